@@ -1,0 +1,21 @@
+"""Typed errors of the scoring core.
+
+Every error the core raises for bad input is a `PPPError`, so each face (the CLI,
+the terminal app) can catch one type and show its message as a single line.
+"""
+
+
+class PPPError(ValueError):
+    """Bad input to ppp-tui: the message is one line a user can act on."""
+
+
+class WeightError(PPPError):
+    """A weight pair outside [0, 1] or not summing to 1.0."""
+
+
+class RunError(PPPError):
+    """A run that breaks the input contract (SPEC 1), located by its JSON path."""
+
+    def __init__(self, message: str, path: str = "") -> None:
+        self.path = path
+        super().__init__(f"{path}: {message}" if path else message)

@@ -1,0 +1,112 @@
+"""The run model: runs, agents and their trajectories (SPEC 1), as plain frozen objects."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+
+
+class Effort(StrEnum):
+    """How much a question costs the user to answer (SPEC 3)."""
+
+    LOW = "low"
+    MEDIUM = "medium"
+    HIGH = "high"
+
+
+class Severity(StrEnum):
+    """A violation's severity: error / warning, or the trajectory schema's three."""
+
+    ERROR = "error"
+    WARNING = "warning"
+    MINOR = "minor"
+    MAJOR = "major"
+    CRITICAL = "critical"
+
+
+class Source(StrEnum):
+    """Where a question's effort label or a violation came from."""
+
+    LABEL = "label"  # present in the imported data
+    CLASSIFIER = "classifier"  # effort decided by ppp-tui's classifier
+    EXTRACTED = "extracted"  # question found in a response and classified
+    CHECKER = "checker"  # violation decided by a preference rule checker
+
+
+@dataclass(frozen=True)
+class Turn:
+    prompt: str = ""
+    response: str = ""
+    token_count: int | None = None
+    latency_ms: int | None = None
+    timestamp: str | None = None
+
+
+@dataclass(frozen=True)
+class Question:
+    text: str
+    effort: Effort
+    turn: int | None = None
+    source: Source = Source.LABEL
+
+
+@dataclass(frozen=True)
+class Violation:
+    preference: str
+    severity: Severity = Severity.ERROR
+    # A violation's own penalty magnitude wins over every configured one (SPEC 2).
+    penalty: float | None = None
+    turn: int | None = None
+    source: Source = Source.LABEL
+
+
+@dataclass(frozen=True)
+class Trajectory:
+    turns: tuple[Turn, ...] = ()
+    questions: tuple[Question, ...] = ()
+    violations: tuple[Violation, ...] = ()
+    # Stated preferences that no rule checker could decide for this agent.
+    unchecked: tuple[str, ...] = ()
+
+    def effort_counts(self) -> tuple[int, int, int]:
+        """(low, medium, high) question counts."""
+        low = medium = high = 0
+        for question in self.questions:
+            if question.effort is Effort.LOW:
+                low += 1
+            elif question.effort is Effort.MEDIUM:
+                medium += 1
+            else:
+                high += 1
+        return low, medium, high
+
+
+@dataclass(frozen=True)
+class Agent:
+    name: str
+    technical: float
+    trajectory: Trajectory | None = None
+    model: str | None = None
+    relevance: float | None = None
+    confidence: float | None = None
+    output: str | None = None
+
+
+@dataclass(frozen=True)
+class Run:
+    id: str
+    agents: tuple[Agent, ...]
+    spec_id: str | None = None
+    stage: str | None = None
+    task: str | None = None
+    created_at: str | None = None
+    preferences: tuple[str, ...] = ()
+    selected_agent: str | None = None
+    preferred_agent: str | None = None
+    iterations: tuple[float, ...] = ()
+
+    def agent(self, name: str) -> Agent | None:
+        for agent in self.agents:
+            if agent.name == name:
+                return agent
+        return None

@@ -1,0 +1,504 @@
+"""The PPP paper's user preferences: the catalogue, their penalties and the rule checkers.
+
+In the paper (arXiv:2511.02208) a user preference constrains the questions the agent asks
+the user, not its final answer. This module names the paper's 20 preferences, gives each
+its category and penalties (SPEC section 4, and the paper's own values for the `paper`
+preset), and decides, where a rule can, whether an agent's questions comply.
+
+The paper's public code (sunnweiwei/PPP-Agent, `envs/userville.py`, `REWARD_FUNCTIONS`) has
+two kinds of preference:
+
+- judged ones: the simulated user tags each `ask_question` call `[Reward 0]` when it breaks
+  the preference, and each such call costs 0.1 or 0.5. Their wording lives in the paper's
+  data set, not its code, so each description here states the plausible reading that the
+  checkers apply.
+- coded ones, computed from the whole trajectory: no_ask, only_begin, ask_many and
+  answer_more, each costing 1 per violation.
+
+An `ask_question` call of the paper is one turn here: the questions an agent asks in the
+same turn were one query to the user.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Literal
+
+Category = Literal["language", "format", "content", "question_style", "none"]
+
+
+@dataclass(frozen=True)
+class Preference:
+    """One user preference: what it asks of the agent's questions and what breaking it costs."""
+
+    name: str
+    category: Category
+    default_penalty: float
+    paper_penalty: float
+    description: str
+
+
+@dataclass(frozen=True)
+class AskedQuestion:
+    """A question the agent asked the user."""
+
+    text: str
+    turn: int | None = None  # 1-based turn the question was asked in; None = unknown
+
+
+@dataclass(frozen=True)
+class RuleViolation:
+    """A preference that the agent's questions broke."""
+
+    preference: str  # canonical name
+    # The offending question. Whole-trajectory rules name the question that first broke
+    # them where there is one (no_ask, only_begin, ask_many) and None where there is not
+    # (answer_more: a question that was never asked).
+    question: str | None
+    turn: int | None
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    """What the rule checkers decided about one agent's questions."""
+
+    violations: tuple[RuleViolation, ...]
+    # Stated preferences no rule can decide (canonical names), in stated order, no duplicates.
+    unchecked: tuple[str, ...]
+
+
+# SPEC section 4: default penalty per violation by category.
+_DEFAULT_PENALTY: Mapping[Category, float] = MappingProxyType(
+    {"language": 0.10, "format": 0.05, "content": 0.05, "question_style": 0.05, "none": 0.0}
+)
+
+# The paper's penalties (envs/userville.py, REWARD_FUNCTIONS).
+_PAPER_JUDGED_MINOR = 0.1  # -0.1 per [Reward 0] question
+_PAPER_JUDGED_MAJOR = 0.5  # -0.5 per [Reward 0] question
+_PAPER_CODED = 1.0  # the code-computed rules cost -1 per violation
+_PAPER_NONE = 0.0  # no_preference and professional have no reward function in the code
+
+UNKNOWN_PENALTY = 0.05
+
+# At most this many words make a concise question: the upper bound of the seeds' "medium"
+# length (ADR-001-002), past which they call a question long.
+CONCISE_MAX_WORDS = 20
+# answer_more: the paper's code penalises min(ask_turn - 3, 0), so three asking turns suffice.
+ANSWER_MORE_MIN_TURNS = 3
+# length: SPEC section 4 reads it as exactly three sentences.
+LENGTH_SENTENCES = 3
+
+
+def _preference(name: str, category: Category, paper: float, description: str) -> Preference:
+    return Preference(name, category, _DEFAULT_PENALTY[category], paper, description)
+
+
+CATALOGUE: Mapping[str, Preference] = MappingProxyType(
+    {
+        p.name: p
+        for p in (
+            # Seen in training.
+            _preference(
+                "no_preference",
+                "none",
+                _PAPER_NONE,
+                "No preference: any question is fine.",
+            ),
+            _preference(
+                "concise_question",
+                "question_style",
+                _PAPER_JUDGED_MINOR,
+                f"Keep each question short: at most {CONCISE_MAX_WORDS} words.",
+            ),
+            _preference(
+                "detail_question",
+                "question_style",
+                _PAPER_JUDGED_MINOR,
+                "Give each question full context: what you found and why you ask.",
+            ),
+            _preference(
+                "answer_more",
+                "question_style",
+                _PAPER_CODED,
+                f"Ask in at least {ANSWER_MORE_MIN_TURNS} separate turns: the user is glad to"
+                " answer more.",
+            ),
+            _preference(
+                "only_begin",
+                "question_style",
+                _PAPER_CODED,
+                "Ask questions only in your first turn, never later.",
+            ),
+            _preference(
+                "no_ask",
+                "question_style",
+                _PAPER_CODED,
+                "Do not ask the user any question.",
+            ),
+            _preference(
+                "do_selection",
+                "question_style",
+                _PAPER_JUDGED_MAJOR,
+                "Offer options to pick from (this or that, or a list) instead of open questions.",
+            ),
+            # The paper's code gives professional no reward function: nothing to penalise.
+            _preference(
+                "professional",
+                "question_style",
+                _PAPER_NONE,
+                "The user is an expert: technical, precise questions are welcome.",
+            ),
+            _preference(
+                "amateur",
+                "question_style",
+                _PAPER_JUDGED_MINOR,
+                "The user is no programmer: ask in plain words, without code details.",
+            ),
+            _preference(
+                "ask_many",
+                "question_style",
+                _PAPER_CODED,
+                "Ask all your questions together in one turn, not spread over several.",
+            ),
+            _preference(
+                "one_question",
+                "question_style",
+                _PAPER_JUDGED_MAJOR,
+                "Ask at most one question per turn.",
+            ),
+            _preference(
+                "first_try",
+                "question_style",
+                _PAPER_JUDGED_MINOR,
+                "Try the task yourself first; ask only after a first attempt.",
+            ),
+            # Unseen in training: every one costs 0.5 per judged question in the paper.
+            _preference(
+                "lang_ita",
+                "language",
+                _PAPER_JUDGED_MAJOR,
+                "Write every question in Italian.",
+            ),
+            _preference(
+                "lang_multi",
+                "language",
+                _PAPER_JUDGED_MAJOR,
+                "Write every question in more than one language.",
+            ),
+            _preference(
+                "capital",
+                "format",
+                _PAPER_JUDGED_MAJOR,
+                "Write every question in capital letters only (code aside).",
+            ),
+            _preference(
+                "commas",
+                "format",
+                _PAPER_JUDGED_MAJOR,
+                "Write every question without a single comma.",
+            ),
+            _preference(
+                "json",
+                "format",
+                _PAPER_JUDGED_MAJOR,
+                "Write every question as a JSON object.",
+            ),
+            _preference(
+                "joke",
+                "content",
+                _PAPER_JUDGED_MAJOR,
+                "Include a joke in every question.",
+            ),
+            _preference(
+                "snippet",
+                "content",
+                _PAPER_JUDGED_MAJOR,
+                "Include a code snippet (inline `code` or a code block) in every question.",
+            ),
+            _preference(
+                "length",
+                "format",
+                _PAPER_JUDGED_MAJOR,
+                f"Write every question in exactly {LENGTH_SENTENCES} sentences.",
+            ),
+        )
+    }
+)
+
+# The seeds write no_commas for the paper's commas.
+ALIASES: Mapping[str, str] = MappingProxyType({"no_commas": "commas"})
+
+
+def canonical(name: str) -> str:
+    """The catalogue name for `name`: trimmed, lower-cased, aliases resolved."""
+    key = name.strip().lower()
+    return ALIASES.get(key, key)
+
+
+def is_known(name: str) -> bool:
+    """Whether `name` (or its alias) is one of the paper's 20 preferences."""
+    return canonical(name) in CATALOGUE
+
+
+def paper_penalties() -> dict[str, float]:
+    """The `paper` preset: each preference's penalty per violation in the paper's code."""
+    return {name: p.paper_penalty for name, p in CATALOGUE.items()}
+
+
+# --- Reading a question's text --------------------------------------------------------------
+
+# Code is set aside for the prose rules (capital letters, language, sentences): identifiers
+# cannot be capitalised or translated without changing what they name.
+_FENCED_CODE = re.compile(r"```.*?(?:```|\Z)", re.DOTALL)
+_INLINE_CODE = re.compile(r"`[^`\n]+`")
+_INDENTED_CODE = re.compile(r"^(?:\t| {4,})\S.*$", re.MULTILINE)
+_JSON_FENCE = re.compile(r"\A```(?:json)?\s*(.*?)\s*```\Z", re.DOTALL | re.IGNORECASE)
+_LETTERS = re.compile(r"[^\W\d_]+")
+_ALNUM = re.compile(r"[^\W_]")
+_QUESTION_MARKS = re.compile(r"[?\uff1f]+")  # ASCII and full-width question marks
+# A run of stops ends a sentence when a space or the end follows; the lookbehind starts
+# the match at the run's first stop so that long runs stay linear.
+_SENTENCE_END = re.compile(r"(?<![.!?\uff1f\u2026])[.!?\uff1f\u2026]+[\"')\]]*(?=\s|\Z)")
+# A full stop after these does not end a sentence.
+_ABBREVIATION_END = re.compile(
+    r"\b(?:e\.g|i\.e|etc|vs|cf|approx|mr|mrs|ms|dr|no)\.\Z", re.IGNORECASE
+)
+_ABBREVIATION_MAX = len("approx.")
+# Options offered to pick from: "A or B", a list of two or more items, or (a) ... (b) ...
+_OR_CHOICE = re.compile(r"\b(?:or|either|oppure)\b", re.IGNORECASE)
+_LIST_ITEM = re.compile(r"^[ \t]*(?:[-*•]|\(?[A-Za-z0-9]\)|[A-Za-z0-9][.:])\s+\S", re.MULTILINE)
+_INLINE_OPTION = re.compile(r"\(\s*[A-Za-z0-9]\s*\)\s*\S")
+
+
+def _word_set(words: str) -> frozenset[str]:
+    return frozenset(words.split())
+
+
+# Very common Italian function words. Words English also uses often (a, in, i, come, per,
+# me, no, so, all) and coding abbreviations (ai, ci, vi) are left out so that English is never
+# mistaken for Italian.
+_ITALIAN_WORDS = _word_set(
+    """
+    il lo la gli le un una uno l dell della dello delle degli dei del di da dal dalla dai nel
+    nella nei nelle nell sul sulla sull al alla alle allo che chi cosa quale quali quanto quanti
+    dove quando perché perche non è e ed o oppure ma anche con questo questa questi quello
+    quella sono sei hai ho ha posso puoi vuoi devo deve preferisci mi ti si ne più già ancora
+    se tuo tua tuoi nostro essere fare usi usare
+    """
+)
+# English function words: a question is Italian only if its Italian words outnumber these.
+_ENGLISH_WORDS = _word_set(
+    """
+    the a an is are was be do does did you your i we it to of in on for with and or should
+    would could can will which what where when why how this that there have has any want need
+    my me
+    """
+)
+# Italian when at least a quarter of the words are Italian function words and they outnumber
+# the English ones: ordinary Italian has far more, while Spanish, which shares a few (la, del,
+# con), stays below.
+_ITALIAN_MIN_SHARE = 0.25
+
+
+def _prose(text: str) -> str:
+    text = _FENCED_CODE.sub(" ", text)
+    text = _INLINE_CODE.sub(" ", text)
+    return _INDENTED_CODE.sub(" ", text)
+
+
+def _question_count(text: str) -> int:
+    # Every asked question is at least one, even when it does not end in "?".
+    return max(1, len(_QUESTION_MARKS.findall(_prose(text))))
+
+
+def _sentence_count(prose: str) -> int:
+    count = 0
+    start = 0
+    for match in _SENTENCE_END.finditer(prose):
+        # Only the few characters before the stop can hold an abbreviation.
+        if _ABBREVIATION_END.search(prose, max(0, match.start() - _ABBREVIATION_MAX), match.end()):
+            continue
+        if _ALNUM.search(prose[start : match.end()]):
+            count += 1
+        start = match.end()
+    # Text after the last full stop is a sentence too, punctuated or not.
+    if _ALNUM.search(prose[start:]):
+        count += 1
+    return count
+
+
+def _is_italian(prose: str) -> bool:
+    words = [w.lower() for w in _LETTERS.findall(prose)]
+    italian = sum(w in _ITALIAN_WORDS for w in words)
+    english = sum(w in _ENGLISH_WORDS for w in words)
+    return italian > english and italian >= _ITALIAN_MIN_SHARE * len(words)
+
+
+def _is_json_object(text: str) -> bool:
+    body = text.strip()
+    fenced = _JSON_FENCE.match(body)
+    if fenced:
+        body = fenced.group(1)
+    try:
+        return isinstance(json.loads(body), dict)
+    except ValueError:
+        return False
+
+
+# --- Per-question rules: True when the question complies -------------------------------------
+
+_QUESTION_RULES: Mapping[str, Callable[[str], bool]] = MappingProxyType(
+    {
+        # A comma anywhere (ASCII or full-width) breaks it, code included: the agent can
+        # always leave code out of a question.
+        "commas": lambda text: "," not in text and "\uff0c" not in text,
+        "capital": lambda text: not any(c.islower() for c in _prose(text)),
+        "json": _is_json_object,
+        "length": lambda text: _sentence_count(_prose(text)) == LENGTH_SENTENCES,
+        "snippet": lambda text: bool(
+            _FENCED_CODE.search(text) or _INLINE_CODE.search(text) or _INDENTED_CODE.search(text)
+        ),
+        # A question with no words at all (only code) has nothing to translate.
+        "lang_ita": lambda text: not _LETTERS.search(_prose(text)) or _is_italian(_prose(text)),
+        "do_selection": lambda text: bool(
+            _OR_CHOICE.search(text)
+            or len(_LIST_ITEM.findall(text)) >= 2
+            or len(_INLINE_OPTION.findall(text)) >= 2
+        ),
+        "concise_question": lambda text: len(text.split()) <= CONCISE_MAX_WORDS,
+    }
+)
+
+# A rule returns its violations, or None when the questions lack what it needs to decide
+# (their turns).
+_Rule = Callable[[str, Sequence[AskedQuestion]], tuple[RuleViolation, ...] | None]
+
+
+def _each_question(complies: Callable[[str], bool]) -> _Rule:
+    # The paper penalises every question the user tags [Reward 0], so one violation each.
+    def rule(name: str, questions: Sequence[AskedQuestion]) -> tuple[RuleViolation, ...]:
+        return tuple(RuleViolation(name, q.text, q.turn) for q in questions if not complies(q.text))
+
+    return rule
+
+
+def _by_turn(
+    questions: Sequence[AskedQuestion],
+) -> tuple[dict[int, list[AskedQuestion]], list[AskedQuestion]]:
+    """Questions grouped by known turn, in turn order, and those whose turn is unknown."""
+    known: dict[int, list[AskedQuestion]] = {}
+    unknown: list[AskedQuestion] = []
+    for q in questions:
+        if q.turn is None:
+            unknown.append(q)
+        else:
+            known.setdefault(q.turn, []).append(q)
+    return dict(sorted(known.items())), unknown
+
+
+def _turns_unknowable(questions: Sequence[AskedQuestion], unknown: list[AskedQuestion]) -> bool:
+    # With two or more questions and a turn missing, the number of asking turns is unknown.
+    return bool(unknown) and len(questions) > 1
+
+
+def _no_ask(name: str, questions: Sequence[AskedQuestion]) -> tuple[RuleViolation, ...]:
+    # Paper: -int(ask_turn > 0), one penalty however many questions were asked.
+    if not questions:
+        return ()
+    first = questions[0]
+    return (RuleViolation(name, first.text, first.turn),)
+
+
+def _only_begin(name: str, questions: Sequence[AskedQuestion]) -> tuple[RuleViolation, ...] | None:
+    # Paper: -int('ask_question' in str(messages[3:])), i.e. one penalty if any question
+    # comes after the agent's first response.
+    late = [q for q in questions if q.turn is not None and q.turn > 1]
+    if late:
+        first = min(late, key=lambda q: q.turn or 0)
+        return (RuleViolation(name, first.text, first.turn),)
+    if any(q.turn is None for q in questions):
+        return None
+    return ()
+
+
+def _ask_many(name: str, questions: Sequence[AskedQuestion]) -> tuple[RuleViolation, ...] | None:
+    # Paper: -int(ask_turn > 1), one penalty once questions are spread over two turns.
+    known, unknown = _by_turn(questions)
+    if len(known) >= 2:
+        first_of_second_turn = list(known.values())[1][0]
+        return (RuleViolation(name, first_of_second_turn.text, first_of_second_turn.turn),)
+    if _turns_unknowable(questions, unknown):
+        return None
+    return ()
+
+
+def _answer_more(name: str, questions: Sequence[AskedQuestion]) -> tuple[RuleViolation, ...] | None:
+    # Paper: min(ask_turn - 3, 0), one penalty per asking turn short of three.
+    known, unknown = _by_turn(questions)
+    if len(known) >= ANSWER_MORE_MIN_TURNS:
+        return ()
+    if _turns_unknowable(questions, unknown):
+        return None
+    missing = ANSWER_MORE_MIN_TURNS - len(known) - len(unknown)
+    return tuple(RuleViolation(name, None, None) for _ in range(missing))
+
+
+def _one_question(
+    name: str, questions: Sequence[AskedQuestion]
+) -> tuple[RuleViolation, ...] | None:
+    # The paper's user judges each ask_question call, so a turn asking two or more questions
+    # is one violation, named by the question that went past the first.
+    known, unknown = _by_turn(questions)
+    asks = [*known.values(), *([q] for q in unknown)]
+    violations: list[RuleViolation] = []
+    for ask in asks:
+        asked = 0
+        for q in ask:
+            asked += _question_count(q.text)
+            if asked > 1:
+                violations.append(RuleViolation(name, q.text, q.turn))
+                break
+    if not violations and _turns_unknowable(questions, unknown):
+        return None
+    return tuple(violations)
+
+
+_CHECKERS: Mapping[str, _Rule] = MappingProxyType(
+    {
+        **{name: _each_question(complies) for name, complies in _QUESTION_RULES.items()},
+        "no_ask": _no_ask,
+        "only_begin": _only_begin,
+        "ask_many": _ask_many,
+        "answer_more": _answer_more,
+        "one_question": _one_question,
+    }
+)
+
+
+def has_checker(name: str) -> bool:
+    """Whether a rule decides compliance with `name` (no_preference needs none)."""
+    return canonical(name) in _CHECKERS
+
+
+def check_questions(preferences: Sequence[str], questions: Sequence[AskedQuestion]) -> CheckResult:
+    """Decide which stated preferences the agent's questions break.
+
+    Violations come in stated-preference order. A preference no rule covers, an unknown
+    name, or a turn-based rule facing questions without turns is reported unchecked.
+    """
+    violations: list[RuleViolation] = []
+    unchecked: list[str] = []
+    for name in dict.fromkeys(canonical(p) for p in preferences):
+        if name == "no_preference":
+            continue
+        rule = _CHECKERS.get(name)
+        found = rule(name, questions) if rule is not None else None
+        if found is None:
+            unchecked.append(name)
+        else:
+            violations.extend(found)
+    return CheckResult(tuple(violations), tuple(unchecked))

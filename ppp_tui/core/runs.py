@@ -1,0 +1,276 @@
+"""Turning one decoded JSON run (SPEC 1) into a `Run`, completing what is missing.
+
+Validation names the JSON path of the first problem ($.agents[1].technical_score).
+Where the data leaves labels out, the core fills them in and records the source:
+questions extracted from turn responses, efforts from the classifier (with the
+run's task text as context), violations from the preference rule checkers.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+from collections.abc import Mapping
+from typing import Any
+
+from .effort import classify
+from .errors import RunError
+from .extraction import extract_questions
+from .model import Agent, Effort, Question, Run, Severity, Source, Trajectory, Turn, Violation
+from .preferences import AskedQuestion, check_questions
+from .scoring import states_preferences
+
+EFFORTS = tuple(e.value for e in Effort)
+SEVERITIES = tuple(s.value for s in Severity)
+
+
+def content_id(obj: Mapping[str, Any]) -> str:
+    """A stable id from a run's content, so importing the same run twice adds nothing."""
+    body = {key: value for key, value in obj.items() if key != "id"}
+    digest = hashlib.sha256(
+        json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
+    ).hexdigest()
+    return f"run-{digest[:16]}"
+
+
+def _type_name(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int | float):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list):
+        return "a list"
+    return "an object" if isinstance(value, dict) else type(value).__name__
+
+
+def _object(value: Any, path: str) -> Mapping[str, Any]:
+    if not isinstance(value, dict):
+        raise RunError(f"expected an object, got {_type_name(value)}", path)
+    return value
+
+
+def _list(value: Any, path: str) -> list[Any]:
+    if not isinstance(value, list):
+        raise RunError(f"expected a list, got {_type_name(value)}", path)
+    return value
+
+
+def _string(obj: Mapping[str, Any], key: str, path: str, required: bool = False) -> str | None:
+    value = obj.get(key)
+    if value is None:
+        if required:
+            raise RunError(f"{key} is required", path)
+        return None
+    if not isinstance(value, str):
+        raise RunError(f"expected a string, got {_type_name(value)}", f"{path}.{key}")
+    if required and not value.strip():
+        raise RunError(f"{key} must not be empty", f"{path}.{key}")
+    return value
+
+
+def _number(value: Any, path: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        raise RunError(f"expected a number, got {_type_name(value)}", path)
+    return float(value)
+
+
+def _unit(obj: Mapping[str, Any], key: str, path: str, required: bool = False) -> float | None:
+    """A number in [0, 1] (technical score, relevance, confidence)."""
+    if obj.get(key) is None:
+        if required:
+            raise RunError(f"{key} is required", path)
+        return None
+    value = _number(obj[key], f"{path}.{key}")
+    if not 0.0 <= value <= 1.0:
+        raise RunError(f"{key} must be in [0, 1], got {obj[key]}", f"{path}.{key}")
+    return value
+
+
+def _turn_number(obj: Mapping[str, Any], path: str) -> int | None:
+    value = obj.get("turn")
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise RunError(f"turn must be a whole number >= 0, got {value!r}", f"{path}.turn")
+    return value
+
+
+def _optional_int(obj: Mapping[str, Any], key: str, path: str) -> int | None:
+    value = obj.get(key)
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
+        raise RunError(f"{key} must be a number >= 0, got {value!r}", f"{path}.{key}")
+    return int(value)
+
+
+def _turns(raw: Any, path: str) -> tuple[Turn, ...]:
+    turns = []
+    for i, item in enumerate(_list(raw, path)):
+        where = f"{path}[{i}]"
+        turn = _object(item, where)
+        turns.append(
+            Turn(
+                prompt=_string(turn, "prompt", where) or "",
+                response=_string(turn, "response", where) or "",
+                token_count=_optional_int(turn, "token_count", where),
+                latency_ms=_optional_int(turn, "latency_ms", where),
+                timestamp=_string(turn, "timestamp", where),
+            )
+        )
+    return tuple(turns)
+
+
+def _questions(raw: Any, path: str, task: str | None) -> tuple[Question, ...]:
+    questions = []
+    for i, item in enumerate(_list(raw, path)):
+        where = f"{path}[{i}]"
+        question = _object(item, where)
+        text = _string(question, "text", where, required=True) or ""
+        label = question.get("effort")
+        if label is None:
+            effort, source = classify(text, task).effort, Source.CLASSIFIER
+        elif isinstance(label, str) and label.lower() in EFFORTS:
+            effort, source = Effort(label.lower()), Source.LABEL
+        else:
+            raise RunError(
+                f"effort must be one of {', '.join(EFFORTS)}, got {label!r}", f"{where}.effort"
+            )
+        questions.append(Question(text, effort, _turn_number(question, where), source))
+    return tuple(questions)
+
+
+def _violations(raw: Any, path: str) -> tuple[Violation, ...]:
+    violations = []
+    for i, item in enumerate(_list(raw, path)):
+        where = f"{path}[{i}]"
+        violation = _object(item, where)
+        preference = _string(violation, "preference", where, required=True) or ""
+        severity_raw = violation.get("severity", "error")
+        if not isinstance(severity_raw, str) or severity_raw.lower() not in SEVERITIES:
+            raise RunError(
+                f"severity must be one of {', '.join(SEVERITIES)}, got {severity_raw!r}",
+                f"{where}.severity",
+            )
+        penalty = None
+        if violation.get("penalty") is not None:
+            penalty = _number(violation["penalty"], f"{where}.penalty")
+            if penalty < 0:
+                raise RunError(
+                    f"penalty is a magnitude and must be >= 0, got {penalty:g}", f"{where}.penalty"
+                )
+        violations.append(
+            Violation(
+                preference,
+                Severity(severity_raw.lower()),
+                penalty,
+                _turn_number(violation, where),
+            )
+        )
+    return tuple(violations)
+
+
+def _extracted(turns: tuple[Turn, ...], task: str | None) -> tuple[Question, ...]:
+    return tuple(
+        Question(text, classify(text, task).effort, number, Source.EXTRACTED)
+        for number, turn in enumerate(turns, start=1)
+        for text in extract_questions(turn.response)
+    )
+
+
+def _trajectory(raw: Any, path: str, task: str | None, preferences: tuple[str, ...]) -> Trajectory:
+    obj = _object(raw, path)
+    turns = _turns(obj.get("turns") or [], f"{path}.turns")
+    if obj.get("questions") is None:
+        questions = _extracted(turns, task)
+    else:
+        questions = _questions(obj["questions"], f"{path}.questions", task)
+    unchecked: tuple[str, ...] = ()
+    if obj.get("violations") is not None:
+        violations = _violations(obj["violations"], f"{path}.violations")
+    elif states_preferences(preferences) and (questions or turns):
+        # SPEC 1: the rule checkers decide what they can; the rest stays unchecked.
+        result = check_questions(preferences, [AskedQuestion(q.text, q.turn) for q in questions])
+        violations = tuple(
+            Violation(v.preference, Severity.ERROR, None, v.turn, Source.CHECKER)
+            for v in result.violations
+        )
+        unchecked = result.unchecked
+    else:
+        violations = ()
+    return Trajectory(turns, questions, violations, unchecked)
+
+
+def _agent(raw: Any, path: str, task: str | None, preferences: tuple[str, ...]) -> Agent:
+    obj = _object(raw, path)
+    name = _string(obj, "name", path, required=True) or ""
+    trajectory = obj.get("trajectory")
+    return Agent(
+        name=name,
+        technical=_unit(obj, "technical_score", path, required=True) or 0.0,
+        trajectory=None
+        if trajectory is None
+        else _trajectory(trajectory, f"{path}.trajectory", task, preferences),
+        model=_string(obj, "model", path),
+        relevance=_unit(obj, "relevance", path),
+        confidence=_unit(obj, "confidence", path),
+        output=_string(obj, "output", path),
+    )
+
+
+def run_from_dict(raw: Any, path: str = "$") -> Run:
+    """Validate and complete one run; raises `RunError` naming the JSON path."""
+    obj = _object(raw, path)
+    task = _string(obj, "task", path)
+    preferences_raw = obj.get("preferences") or []
+    preferences = []
+    for i, item in enumerate(_list(preferences_raw, f"{path}.preferences")):
+        if not isinstance(item, str) or not item.strip():
+            raise RunError(f"expected a preference name, got {item!r}", f"{path}.preferences[{i}]")
+        preferences.append(item.strip())
+    prefs = tuple(preferences)
+    if "agents" not in obj:
+        raise RunError("agents is required (a list of at least one agent)", path)
+    agents_raw = _list(obj["agents"], f"{path}.agents")
+    if not agents_raw:
+        raise RunError("agents must hold at least one agent", f"{path}.agents")
+    agents = tuple(
+        _agent(item, f"{path}.agents[{i}]", task, prefs) for i, item in enumerate(agents_raw)
+    )
+    seen: set[str] = set()
+    for i, agent in enumerate(agents):
+        if agent.name in seen:
+            raise RunError(f"duplicate agent name {agent.name!r}", f"{path}.agents[{i}].name")
+        seen.add(agent.name)
+    iterations = tuple(
+        _number(value, f"{path}.iterations[{i}]")
+        for i, value in enumerate(_list(obj.get("iterations") or [], f"{path}.iterations"))
+    )
+    run_id = obj.get("id")
+    if run_id is None:
+        run_id = content_id(obj)
+    elif isinstance(run_id, int) and not isinstance(run_id, bool):
+        run_id = str(run_id)
+    elif not isinstance(run_id, str) or not run_id.strip():
+        raise RunError(f"id must be a non-empty string, got {run_id!r}", f"{path}.id")
+    for key in ("selected_agent", "preferred_agent"):
+        named = _string(obj, key, path)
+        if named is not None and named not in seen:
+            raise RunError(f"{named!r} is not one of the run's agents", f"{path}.{key}")
+    return Run(
+        id=run_id,
+        agents=agents,
+        spec_id=_string(obj, "spec_id", path),
+        stage=_string(obj, "stage", path),
+        task=task,
+        created_at=_string(obj, "created_at", path),
+        preferences=prefs,
+        selected_agent=_string(obj, "selected_agent", path),
+        preferred_agent=_string(obj, "preferred_agent", path),
+        iterations=iterations,
+    )

@@ -1,0 +1,239 @@
+"""The PPP formulas of SPEC 2: R_Proact, R_Pers, interaction, final, and ranking.
+
+final = C + P * w_technical + Q * w_interaction, where (C, P, Q) depend only on the
+agent and the settings (`coefficients`). The whole-database arrays in `regret` use
+the same decomposition, so that one agent's score never depends on which face asked.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from functools import cmp_to_key
+
+from .model import Agent, Run, Severity, Violation
+from .preferences import CATALOGUE, UNKNOWN_PENALTY, canonical
+from .relevance import LOW_RELEVANCE, relevance_weight
+from .settings import ProactivitySettings, Settings, Weights
+
+# Finals equal to 9 decimals are ties (SPEC 2 tie rule); the arrays quantise alike.
+TIE_SCALE = 1e9
+
+
+def tie_key(final: float) -> int:
+    """The quantised final both the per-run ranking and the arrays compare."""
+    return round(final * TIE_SCALE)
+
+
+def r_proact(low: int, medium: int, high: int, settings: ProactivitySettings) -> float:
+    """+bonus with no question or only low-effort ones, else the medium/high penalties."""
+    del low  # low-effort questions add nothing once any other question was asked
+    if medium == 0 and high == 0:
+        return settings.low_effort_bonus
+    return -(settings.medium_penalty * medium + settings.high_penalty * high)
+
+
+def penalty_for(preference: str, settings: Settings) -> float:
+    """An error-severity violation's cost: config override, else catalogue, else unknown."""
+    name = canonical(preference)
+    if name in settings.penalties:
+        return settings.penalties[name]
+    known = CATALOGUE.get(name)
+    return known.default_penalty if known is not None else UNKNOWN_PENALTY
+
+
+def violation_penalty(violation: Violation, settings: Settings) -> float:
+    """The magnitude one violation costs (SPEC 2): its own penalty wins over all others."""
+    if violation.penalty is not None:
+        return violation.penalty
+    pers = settings.personalization
+    match violation.severity:
+        case Severity.ERROR:
+            return penalty_for(violation.preference, settings)
+        case Severity.WARNING:
+            return pers.warning_penalty
+        case Severity.MINOR:
+            return pers.minor_penalty
+        case Severity.MAJOR:
+            return pers.major_penalty
+        case Severity.CRITICAL:
+            return pers.critical_penalty
+
+
+def states_preferences(preferences: Iterable[str]) -> bool:
+    """True when the run states a preference other than no_preference."""
+    return any(canonical(p) != "no_preference" for p in preferences)
+
+
+def r_pers(total_penalty: float, has_violations: bool, stated: bool, settings: Settings) -> float:
+    """-(sum of penalties) with violations; the compliance bonus only if something was stated."""
+    if has_violations:
+        return -total_penalty
+    return settings.personalization.compliance_bonus if stated else 0.0
+
+
+def coefficients(
+    technical: float, interaction: float | None, settings: Settings
+) -> tuple[float, float, float]:
+    """(C, P, Q) with final = C + P * w_technical + Q * w_interaction."""
+    if not settings.enabled:
+        return technical, 0.0, 0.0
+    if interaction is None:
+        # The seeds' backward-compatible fallback, or "neutral": w_t * technical.
+        if settings.missing_trajectory == "neutral":
+            return 0.0, technical, 0.0
+        return technical, 0.0, 0.0
+    return 0.0, technical, interaction
+
+
+def final_score(
+    technical: float, interaction: float | None, weights: Weights, settings: Settings
+) -> float:
+    c, p, q = coefficients(technical, interaction, settings)
+    return c + p * weights.technical + q * weights.interaction
+
+
+@dataclass(frozen=True)
+class AgentScore:
+    name: str
+    rank: int
+    technical: float
+    r_proact: float | None
+    r_pers: float | None
+    interaction: float | None
+    final: float
+    gap: float  # best final minus this one
+    has_trajectory: bool
+    questions: tuple[int, int, int]  # (low, medium, high)
+    violations: int
+    penalty: float  # sum of this agent's violation penalties
+    relevance: float | None
+    confidence: float | None
+
+    @property
+    def weight(self) -> float | None:
+        """Seed 004's relevance x confidence weight."""
+        return relevance_weight(self.relevance, self.confidence)
+
+    @property
+    def low_relevance(self) -> bool:
+        return self.relevance is not None and self.relevance < LOW_RELEVANCE
+
+    @property
+    def flags(self) -> tuple[str, ...]:
+        flags = []
+        if not self.has_trajectory:
+            flags.append("no trajectory")
+        if self.low_relevance:
+            flags.append("low relevance")
+        return tuple(flags)
+
+
+@dataclass(frozen=True)
+class Ranking:
+    run_id: str
+    stage: str | None
+    weights: Weights
+    ppp_enabled: bool
+    agents: tuple[AgentScore, ...]  # rank order
+
+    @property
+    def best(self) -> AgentScore:
+        return self.agents[0]
+
+    @property
+    def best_agent(self) -> str:
+        return self.agents[0].name
+
+    @property
+    def confidence(self) -> float:
+        return self.agents[0].final
+
+    @property
+    def margin(self) -> float | None:
+        """Best final minus the runner-up's; None for a single agent."""
+        if len(self.agents) < 2:
+            return None
+        return self.agents[0].final - self.agents[1].final
+
+    def agent(self, name: str) -> AgentScore | None:
+        for score in self.agents:
+            if score.name == name:
+                return score
+        return None
+
+
+@dataclass(frozen=True)
+class _Scored:
+    agent: Agent
+    r_proact: float | None
+    r_pers: float | None
+    interaction: float | None
+    final: float
+    penalty: float
+
+
+def _score(agent: Agent, stated: bool, weights: Weights, settings: Settings) -> _Scored:
+    trajectory = agent.trajectory
+    if trajectory is None:
+        final = final_score(agent.technical, None, weights, settings)
+        return _Scored(agent, None, None, None, final, 0.0)
+    penalty = sum(violation_penalty(v, settings) for v in trajectory.violations)
+    proact = r_proact(*trajectory.effort_counts(), settings.proactivity)
+    pers = r_pers(penalty, bool(trajectory.violations), stated, settings)
+    interaction = proact + pers
+    final = final_score(agent.technical, interaction, weights, settings)
+    return _Scored(agent, proact, pers, interaction, final, penalty)
+
+
+def _compare(a: _Scored, b: _Scored) -> int:
+    """SPEC 2: final descending, then technical descending, then name ascending."""
+    pairs = ((tie_key(b.final), tie_key(a.final)), (b.agent.technical, a.agent.technical))
+    for left, right in pairs:
+        if left != right:
+            return -1 if left < right else 1
+    if a.agent.name != b.agent.name:
+        return -1 if a.agent.name < b.agent.name else 1
+    return 0
+
+
+def rank_agents(
+    agents: Sequence[Agent],
+    preferences: Sequence[str],
+    weights: Weights,
+    settings: Settings,
+) -> list[AgentScore]:
+    stated = states_preferences(preferences)
+    scored = [_score(agent, stated, weights, settings) for agent in agents]
+    # With PPP off, final is the technical score, so this is the technical-only ranking.
+    scored.sort(key=cmp_to_key(_compare))
+    best = scored[0].final if scored else 0.0
+    result = []
+    for rank, s in enumerate(scored, start=1):
+        trajectory = s.agent.trajectory
+        result.append(
+            AgentScore(
+                name=s.agent.name,
+                rank=rank,
+                technical=s.agent.technical,
+                r_proact=s.r_proact,
+                r_pers=s.r_pers,
+                interaction=s.interaction,
+                final=s.final,
+                gap=best - s.final,
+                has_trajectory=trajectory is not None,
+                questions=trajectory.effort_counts() if trajectory else (0, 0, 0),
+                violations=len(trajectory.violations) if trajectory else 0,
+                penalty=s.penalty,
+                relevance=s.agent.relevance,
+                confidence=s.agent.confidence,
+            )
+        )
+    return result
+
+
+def rank_run(run: Run, settings: Settings, weights: Weights | None = None) -> Ranking:
+    """Rank a run's agents under `weights`, else the run stage's configured weights."""
+    chosen = weights if weights is not None else settings.weights_for(run.stage)
+    agents = rank_agents(run.agents, run.preferences, chosen, settings)
+    return Ranking(run.id, run.stage, chosen, settings.enabled, tuple(agents))

@@ -1,0 +1,171 @@
+"""Every constant of the PPP formulas, with the SPEC defaults, and weight handling.
+
+A `Settings` object is what config.toml becomes once read; the core never reads
+files itself. Weight pairs are validated here so that every face reports the same
+error text (SPEC 5).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from types import MappingProxyType
+from typing import Literal
+
+from .errors import WeightError
+
+MissingTrajectory = Literal["technical_only", "neutral"]
+MISSING_TRAJECTORY_MODES: tuple[MissingTrajectory, ...] = ("technical_only", "neutral")
+
+# The six spec-kit stages that have their own weight tables (SPEC 1 and 5).
+STAGES: tuple[str, ...] = ("plan", "tasks", "implement", "validate", "audit", "unlock")
+
+WEIGHT_SUM_TOLERANCE = 0.001
+
+
+def _fmt(value: float) -> str:
+    """Print a weight the way a user typed it: 0.6, not 0.6000000000000001."""
+    return f"{value:.6g}"
+
+
+@dataclass(frozen=True)
+class Weights:
+    """A technical / interaction weight pair, validated on construction."""
+
+    technical: float
+    interaction: float
+
+    def __post_init__(self) -> None:
+        validate_weights(self.technical, self.interaction)
+
+    @classmethod
+    def from_technical(cls, technical: float) -> Weights:
+        """The pair the slider and the tuner produce: interaction = 1 - technical."""
+        return cls(technical, round(1.0 - technical, 12))
+
+
+def validate_weights(technical: float, interaction: float, table: str = "ppp.weights") -> None:
+    """Raise `WeightError` naming `table` unless both weights are in [0, 1] and sum to 1."""
+    for name, value in (("technical", technical), ("interaction", interaction)):
+        if isinstance(value, bool) or not isinstance(value, int | float) or math.isnan(value):
+            raise WeightError(f"{table}: {name} must be a number, got {value!r}")
+        if not 0.0 <= value <= 1.0:
+            raise WeightError(f"{table}: {name} must be in [0, 1], got {name}={_fmt(value)}")
+    total = technical + interaction
+    if abs(total - 1.0) > WEIGHT_SUM_TOLERANCE:
+        raise WeightError(
+            f"{table}: weights must sum to 1.0, got technical={_fmt(technical)}"
+            f" + interaction={_fmt(interaction)} = {_fmt(total)}"
+        )
+
+
+@dataclass(frozen=True)
+class ProactivitySettings:
+    low_effort_bonus: float = 0.05
+    medium_penalty: float = 0.1
+    high_penalty: float = 0.5
+
+
+@dataclass(frozen=True)
+class PersonalizationSettings:
+    compliance_bonus: float = 0.05
+    warning_penalty: float = 0.02
+    # The trajectory schema's severities (SPEC 2).
+    minor_penalty: float = 0.01
+    major_penalty: float = 0.03
+    critical_penalty: float = 0.05
+
+
+def _frozen(mapping: Mapping[str, float] | None = None) -> Mapping[str, float]:
+    return MappingProxyType(dict(mapping or {}))
+
+
+@dataclass(frozen=True)
+class Settings:
+    """The effective PPP configuration: SPEC 2 and 5 defaults unless overridden."""
+
+    enabled: bool = True
+    missing_trajectory: MissingTrajectory = "technical_only"
+    weights: Weights = Weights(0.7, 0.3)
+    stage_weights: Mapping[str, Weights] = field(default_factory=lambda: MappingProxyType({}))
+    proactivity: ProactivitySettings = ProactivitySettings()
+    personalization: PersonalizationSettings = PersonalizationSettings()
+    # Per-preference penalty overrides ([ppp.penalties]); the catalogue gives the rest.
+    penalties: Mapping[str, float] = field(default_factory=_frozen)
+
+    def __post_init__(self) -> None:
+        if self.missing_trajectory not in MISSING_TRAJECTORY_MODES:
+            raise WeightError(
+                f"ppp: missing_trajectory must be one of {', '.join(MISSING_TRAJECTORY_MODES)},"
+                f" got {self.missing_trajectory!r}"
+            )
+        # Freeze caller-supplied dicts so a Settings can be shared between threads.
+        object.__setattr__(self, "stage_weights", MappingProxyType(dict(self.stage_weights)))
+        object.__setattr__(self, "penalties", _frozen(self.penalties))
+
+    def weights_for(self, stage: str | None) -> Weights:
+        """The stage's own table if it has one, else the global weights (seed 002)."""
+        if stage is not None and stage in self.stage_weights:
+            return self.stage_weights[stage]
+        return self.weights
+
+    def with_weights(self, weights: Weights, stage: str | None = None) -> Settings:
+        """A copy with the global weights, or one stage's weights, replaced."""
+        if stage is None:
+            return replace(self, weights=weights)
+        return replace(self, stage_weights={**self.stage_weights, stage: weights})
+
+
+@dataclass(frozen=True)
+class Preset:
+    """A named weight configuration offered in the app and the CLI (seed 002)."""
+
+    key: str
+    label: str
+    weights: Weights
+    stage_weights: Mapping[str, Weights]
+    paper_penalties: bool = False
+
+    def apply(self, settings: Settings) -> Settings:
+        from .preferences import paper_penalties
+
+        penalties = paper_penalties() if self.paper_penalties else settings.penalties
+        return replace(
+            settings,
+            weights=self.weights,
+            stage_weights=self.stage_weights,
+            penalties=penalties,
+        )
+
+
+# The seeds' stage recommendations (seed 002, SPEC 5): `config init` writes these.
+STAGE_TUNED: Mapping[str, Weights] = MappingProxyType(
+    {
+        "plan": Weights(0.6, 0.4),
+        "tasks": Weights(0.7, 0.3),
+        "implement": Weights(0.7, 0.3),
+        "validate": Weights(0.75, 0.25),
+        "audit": Weights(0.8, 0.2),
+        "unlock": Weights(0.8, 0.2),
+    }
+)
+
+_NO_STAGES: Mapping[str, Weights] = MappingProxyType({})
+
+PRESETS: tuple[Preset, ...] = (
+    Preset("balanced", "Balanced 70/30", Weights(0.7, 0.3), _NO_STAGES),
+    Preset("technical", "Technical 80/20", Weights(0.8, 0.2), _NO_STAGES),
+    Preset("interaction", "Interaction 60/40", Weights(0.6, 0.4), _NO_STAGES),
+    Preset("stage", "Stage-tuned", Weights(0.7, 0.3), STAGE_TUNED),
+    # The paper's own penalties (-0.1 / -0.5 per violating question) at 70/30.
+    Preset("paper", "Paper", Weights(0.7, 0.3), _NO_STAGES, paper_penalties=True),
+)
+
+
+def preset(key: str) -> Preset:
+    for candidate in PRESETS:
+        if candidate.key == key:
+            return candidate
+    names = ", ".join(p.key for p in PRESETS)
+    raise WeightError(f"unknown preset {key!r}; choose one of {names}")
