@@ -105,25 +105,37 @@ _DECISION = re.compile(
     re.VERBOSE,
 )
 
-# The answer is a pick among offered alternatives.
-_OPTIONS = re.compile(
-    r"""
-    \s(?:or|vs\.?|versus)\s|\beither\b|\boptions?\s*(?:\(?[a-d1-4]\)|[:-])
-    |(?:^|\s)\(?[a-d1-4]\)\s|(?<![/\w])\w+/\w+(?![/\w])|\bone\s+of\s+(?:these|those|the\s+(?:two|three))
-    |\bwhich\s+(?:one|of\s+(?:these|those|them|the\s+(?:two|three)))\b|\(y/n\)|yes\s+or\s+no
-    """,
-    re.VERBOSE,
-)
+# The answer is a pick among offered alternatives. Literal substring tests gate the
+# regular expressions: most questions have no "/" or ")" at all.
+_OPTION_WORDS = (" or ", " vs", "versus", "either", "one of", "which one", "which of")
+_SLASH_OPTION = re.compile(r"(?:^|[\s(])[a-z0-9]+/[a-z0-9]+(?=[\s?,.)]|$)")
+_LETTER_OPTION = re.compile(r"(?:^|\s)\(?[a-d1-4]\)\s|\boptions?\s*(?:\(?[a-d1-4]\)|[:-])")
+
+
+def _offers_options(text: str) -> bool:
+    if any(word in text for word in _OPTION_WORDS):
+        return True
+    if "/" in text and _SLASH_OPTION.search(text):
+        return True
+    return ("option" in text or ")" in text) and _LETTER_OPTION.search(text) is not None
+
 
 # A confirmation of what the agent is about to do: yes or no, nothing to weigh.
-_CONFIRM = re.compile(
+_CONFIRM_START = re.compile(
     r"""
-    ^(?:just\s+to\s+(?:confirm|check|be\s+sure)|to\s+confirm|can\s+you\s+confirm|confirm)\b
-    |^(?:so\s+)?you\s+(?:want|'d\s+like|would\s+like)\s+me\s+to\b
-    |\b(?:right|correct|ok(?:ay)?|still\s+what\s+you\s+want|as\s+(?:it\s+is|is))\s*\??$
+    (?:just\s+to\s+(?:confirm|check|be\s+sure)|to\s+confirm|can\s+you\s+confirm|confirm)\b
+    |(?:so\s+)?you\s+(?:want|'d\s+like|would\s+like)\s+me\s+to\b
     """,
     re.VERBOSE,
 )
+_CONFIRM_END = re.compile(
+    r"\b(?:right|correct|ok(?:ay)?|still\s+what\s+you\s+want|as\s+(?:it\s+)?is)\s*\??$"
+)
+
+
+def _confirms(core: str) -> bool:
+    return _CONFIRM_START.match(core) is not None or _CONFIRM_END.search(core[-32:]) is not None
+
 
 _AUX = re.compile(
     r"^(?:should|shall|can|may|could|would|will|do|does|did|is|are|am|was|were|have|has|had"
@@ -161,7 +173,8 @@ _OPENER = (
     r"(?:what|which|how|where|when|who|why|should|shall|can|could|would|will|do|does|did"
     r"|is|are|have|has|may|if)\b"
 )
-_SPLIT = re.compile(rf"(?<=[?.!])\s+(?=\S)|,?\s+(?:and|also|plus)\s+(?:also\s+)?(?={_OPENER})")
+_SENTENCE = re.compile(r"(?<=[?.!])\s+(?=\S)")
+_SPLIT = re.compile(rf";\s+|,?\s+(?:and|also|plus)\s+(?:also\s+)?(?={_OPENER})")
 
 _WORD = re.compile(r"[a-z0-9][a-z0-9._+#:-]*")
 _STOP = frozenset(
@@ -314,20 +327,10 @@ def split_parts(question: str) -> list[str]:
     Sentences that are statements ("The plan adds 3 resources.") are context for the
     question beside them, not parts of their own.
     """
-    pieces = [p.strip(" ,") for p in _SPLIT.split(question.strip())]
-    asked = [p for p in pieces if p.endswith("?")]
-    if asked and len(asked) < len(pieces):
-        # Keep the statement-free question parts, but a part that does not end in "?"
-        # and sits inside a question ("X, and Y?") belongs to it.
-        joined: list[str] = []
-        pending: list[str] = []
-        for piece in pieces:
-            pending.append(piece)
-            if piece.endswith("?"):
-                joined.append(" ".join(pending))
-                pending = []
-        asked = joined
-    return asked or [p for p in pieces if p] or [question.strip()]
+    sentences = [p.strip() for p in _SENTENCE.split(question.strip()) if p.strip()]
+    asked = [p for p in sentences if p.endswith("?")] or sentences
+    parts = [part.strip(" ,") for sentence in asked for part in _SPLIT.split(sentence)]
+    return [p for p in parts if p] or [question.strip()]
 
 
 def _core(lower: str) -> str:
@@ -345,12 +348,13 @@ def _part_effort(text: str, whole: str) -> Effort:
     core = _core(lower)
     if _REQUEST.search(core):
         return Effort.HIGH
-    confirm = _CONFIRM.search(core) is not None
+    confirm = _confirms(core)
     if _SCOPE.search(lower) and not confirm:
         return Effort.HIGH
-    if _OPEN_PREFERENCE.match(core) and not _OPTIONS.search(core):
+    options = _offers_options(core)
+    if not options and _OPEN_PREFERENCE.match(core):
         return Effort.MEDIUM
-    options = _OPTIONS.search(core) is not None or _ENUMERATED.search(whole) is not None
+    options = options or (")" in whole and _ENUMERATED.search(whole) is not None)
     fact = _FACT.search(core) is not None
     decision = confirm or (_DECISION.search(core) is not None and not fact)
     words = len(lower.split())
@@ -425,34 +429,54 @@ VALUE_WINDOW = 3
 HEAD_WORDS = 4
 
 
+@dataclass(frozen=True)
+class _Task:
+    """A task text prepared once for all the questions asked about it."""
+
+    tokens: tuple[str, ...]
+    positions: dict[str, tuple[int, ...]]  # stem -> token indexes
+    slots: tuple[re.Pattern[str], ...]  # slot cues whose kind of value the task states
+
+
+@lru_cache(maxsize=4096)
+def _task(context: str) -> _Task:
+    lower = context.lower()
+    tokens = tuple(_TOKEN.findall(lower))
+    positions: dict[str, list[int]] = {}
+    for index, token in enumerate(tokens):
+        positions.setdefault(_stem(token), []).append(index)
+    slots = tuple(cue for cue, value in _SLOTS if value.search(lower))
+    return _Task(tokens, {k: tuple(v) for k, v in positions.items()}, slots)
+
+
 def answered_by(question: str, context: str | None) -> bool:
     """True when the run's task text already states the answer, so asking is low effort.
 
-    The task must give a concrete value (a number, a duration, a name in quotes or
-    backticks, a path) either right beside a word the question asks about ("a line
-    length of 100" answers "What line length?") or of the kind the question asks for
-    ("for PostgreSQL 16" answers "Which database version?"). Merely sharing the
-    subject ("Add an admin API" vs "What auth method for the admin API?") is not enough.
+    The task must give a concrete value (a number, a duration, a quoted literal)
+    right beside a word the question asks about ("a line length of 100" answers "What
+    line length?"), or a value of the kind the question asks for ("for PostgreSQL 16"
+    answers "Which database version?"). Merely sharing the subject ("Add an admin
+    API" vs "What auth method for the admin API?") is not enough.
     """
     if not context:
         return False
-    lower_q = question.lower()
-    lower_c = context.lower()
+    task = _task(context)
     asked = _head(split_parts(question)[0])
-    tokens = _TOKEN.findall(lower_c)
-    stems = [_stem(t) for t in tokens]
-    for index, stem in enumerate(stems):
-        if stem not in asked:
-            continue
-        # Quantities stand either side of what they measure ("a 10-minute TTL", "a
-        # line length of 100"); a quoted literal follows it ("fill X with 'unknown'").
-        before = tokens[max(0, index - VALUE_WINDOW) : index]
-        after = tokens[index + 1 : index + VALUE_WINDOW + 1]
-        if any(t[0].isdigit() for t in before) or any(
-            _VALUE.search(t) and _stem(t) not in asked for t in after
-        ):
-            return True
-    return any(cue.search(lower_q) and value.search(lower_c) for cue, value in _SLOTS)
+    tokens = task.tokens
+    for stem in asked:
+        for index in task.positions.get(stem, ()):
+            # Quantities stand either side of what they measure ("a 10-minute TTL", "a
+            # line length of 100"); a quoted literal follows it ("fill X with 'unknown'").
+            before = tokens[max(0, index - VALUE_WINDOW) : index]
+            after = tokens[index + 1 : index + VALUE_WINDOW + 1]
+            if any(t[0].isdigit() for t in before) or any(
+                _VALUE.search(t) and _stem(t) not in asked for t in after
+            ):
+                return True
+    if task.slots:
+        lower = question.lower()
+        return any(cue.search(lower) for cue in task.slots)
+    return False
 
 
 def _head(part: str) -> set[str]:
@@ -461,20 +485,39 @@ def _head(part: str) -> set[str]:
     return set(words[:HEAD_WORDS])
 
 
+def _demands_work(lower: str) -> bool:
+    return _WORK.search(lower) is not None or _REQUEST.search(lower) is not None
+
+
 @lru_cache(maxsize=65536)
 def classify(question: str, context: str | None = None) -> Classification:
     """Classify a question's effort; `context` is the run's task text, if known."""
     parts = tuple(Part(text, _part_effort(text, question)) for text in split_parts(question))
-    lower = question.lower()
-    if _WORK.search(lower) or _REQUEST.search(lower):
+    return Classification(
+        question, _overall(question, context, parts), parts, _answered(question, context)
+    )
+
+
+def _answered(question: str, context: str | None) -> bool:
+    return not _demands_work(question.lower()) and answered_by(question, context)
+
+
+def _overall(question: str, context: str | None, parts: tuple[Part, ...]) -> Effort:
+    if _demands_work(question.lower()):
         # Investigation, fetching or depth anywhere in it (ADR: these override), and
         # no task text can do that work for the user.
-        return Classification(question, Effort.HIGH, parts)
+        return Effort.HIGH
     if answered_by(question, context):
-        return Classification(question, Effort.LOW, parts, answered_by_context=True)
-    effort = max((p.effort for p in parts), key=_ORDER.__getitem__)
-    return Classification(question, effort, parts)
+        return Effort.LOW
+    return max((p.effort for p in parts), key=_ORDER.__getitem__)
 
 
+@lru_cache(maxsize=65536)
 def classify_effort(question: str, context: str | None = None) -> Effort:
-    return classify(question, context).effort
+    """Just the effort (the import's hot path): parts only when needed."""
+    lower = question.lower()
+    if _demands_work(lower):
+        return Effort.HIGH
+    if answered_by(question, context):
+        return Effort.LOW
+    return max((_part_effort(p, question) for p in split_parts(question)), key=_ORDER.__getitem__)

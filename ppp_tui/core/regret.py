@@ -49,8 +49,8 @@ class AgentRow:
 class ScoreArrays:
     """Whole-database score columns, loaded once; settings-independent."""
 
-    run_ids: tuple[str, ...]
-    stages: tuple[str | None, ...]
+    run_ids: npt.NDArray[np.object_]  # (runs,)
+    stages: npt.NDArray[np.object_]  # (runs,) stage names, None for none
     names: npt.NDArray[np.object_]  # (runs, slots) agent names, "" in padding
     technical: FloatArray  # (runs, slots)
     interaction: FloatArray  # (runs, slots), nan where there is no trajectory
@@ -80,9 +80,13 @@ class ScoreArrays:
                 valid[row, slot] = True
                 if agent.name == preferred_name:
                     preferred[row] = slot
+        run_ids = np.empty(count, dtype=object)
+        run_ids[:] = [run_id for run_id, _, _, _ in collected]
+        stages = np.empty(count, dtype=object)
+        stages[:] = [stage for _, stage, _, _ in collected]
         return cls(
-            run_ids=tuple(run_id for run_id, _, _, _ in collected),
-            stages=tuple(stage for _, stage, _, _ in collected),
+            run_ids=run_ids,
+            stages=stages,
             names=names,
             technical=technical,
             interaction=interaction,
@@ -108,19 +112,19 @@ class ScoreArrays:
         return self.preferred >= 0
 
     def subset(self, mask: BoolArray) -> ScoreArrays:
-        index = np.flatnonzero(mask)
         return ScoreArrays(
-            run_ids=tuple(self.run_ids[i] for i in index),
-            stages=tuple(self.stages[i] for i in index),
-            names=self.names[index],
-            technical=self.technical[index],
-            interaction=self.interaction[index],
-            valid=self.valid[index],
-            preferred=self.preferred[index],
+            run_ids=self.run_ids[mask],
+            stages=self.stages[mask],
+            names=self.names[mask],
+            technical=self.technical[mask],
+            interaction=self.interaction[mask],
+            valid=self.valid[mask],
+            preferred=self.preferred[mask],
         )
 
     def stage_mask(self, stage: str | None) -> BoolArray:
-        return np.fromiter((s == stage for s in self.stages), dtype=bool, count=len(self))
+        mask: BoolArray = np.equal(self.stages, stage)
+        return mask
 
     def lines(self, settings: Settings) -> Lines:
         """The (C, P, Q) coefficients of every agent under `settings` (SPEC 2)."""
@@ -142,8 +146,12 @@ class ScoreArrays:
         c = np.where(self.valid, c, -np.inf)
         p = np.where(self.valid, p, 0.0)
         q = np.where(self.valid, q, 0.0)
-        tech_weights = np.array([settings.weights_for(s).technical for s in self.stages])
-        inter_weights = np.array([settings.weights_for(s).interaction for s in self.stages])
+        tech_weights = np.full(len(self), settings.weights.technical)
+        inter_weights = np.full(len(self), settings.weights.interaction)
+        for stage, weights in settings.stage_weights.items():
+            mask = self.stage_mask(stage)
+            tech_weights[mask] = weights.technical
+            inter_weights[mask] = weights.interaction
         return Lines(self, c, p, q, tech_weights, inter_weights)
 
 
@@ -256,7 +264,8 @@ class Lines:
         )
 
     def marked_only(self) -> Lines:
-        return self.subset(self.arrays.marked)
+        marked = self.arrays.marked
+        return self if marked.all() else self.subset(marked)
 
 
 def _first_max(values: FloatArray, mask: BoolArray) -> IntArray:
@@ -265,12 +274,16 @@ def _first_max(values: FloatArray, mask: BoolArray) -> IntArray:
     return result
 
 
-def _start(a: FloatArray, b: FloatArray, valid: BoolArray) -> IntArray:
-    """The envelope's line just right of w = 0: max a, then max slope, then slot order."""
-    key = np.where(valid, np.rint(a * TIE_SCALE), -np.inf)
-    top = key == key.max(axis=1, keepdims=True)
-    slope = np.where(top, np.rint(b * TIE_SCALE), -np.inf)
-    result: IntArray = np.argmax(slope == slope.max(axis=1, keepdims=True), axis=1)
+def _start(a: FloatArray, b: FloatArray) -> IntArray:
+    """The envelope's line just right of w = 0: max a, then max slope, then slot order.
+
+    Padding has a = -inf, so it is never on top.
+    """
+    top = a >= a.max(axis=1, keepdims=True) - 0.5 / TIE_SCALE
+    slope = np.where(top, b, -np.inf)
+    result: IntArray = np.argmax(
+        slope >= slope.max(axis=1, keepdims=True) - 0.5 / TIE_SCALE, axis=1
+    )
     return result
 
 
@@ -290,7 +303,7 @@ def _profile(lines: Lines) -> _Profile:
     preferred = lines.arrays.preferred
     n, _ = a.shape
     rows = np.arange(n)
-    selected = _start(a, b, valid)
+    selected = _start(a, b)
     a_pref, b_pref = a[rows, preferred], b[rows, preferred]
     regret0 = float(np.mean(a[rows, selected] - a_pref))
     slope0 = float(np.mean(b[rows, selected] - b_pref))

@@ -14,7 +14,7 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
-from .effort import classify
+from .effort import classify_effort
 from .errors import RunError
 from .extraction import extract_questions
 from .model import Agent, Effort, Question, Run, Severity, Source, Trajectory, Turn, Violation
@@ -134,7 +134,7 @@ def _questions(raw: Any, path: str, task: str | None) -> tuple[Question, ...]:
         text = _string(question, "text", where, required=True) or ""
         label = question.get("effort")
         if label is None:
-            effort, source = classify(text, task).effort, Source.CLASSIFIER
+            effort, source = classify_effort(text, task), Source.CLASSIFIER
         elif isinstance(label, str) and label.lower() in EFFORTS:
             effort, source = Effort(label.lower()), Source.LABEL
         else:
@@ -177,7 +177,7 @@ def _violations(raw: Any, path: str) -> tuple[Violation, ...]:
 
 def _extracted(turns: tuple[Turn, ...], task: str | None) -> tuple[Question, ...]:
     return tuple(
-        Question(text, classify(text, task).effort, number, Source.EXTRACTED)
+        Question(text, classify_effort(text, task), number, Source.EXTRACTED)
         for number, turn in enumerate(turns, start=1)
         for text in extract_questions(turn.response)
     )

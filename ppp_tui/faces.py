@@ -1,0 +1,71 @@
+"""Shared presentation for the faces: the SPEC 7 JSON documents and plain-text tables."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import click
+
+from .core.model import Run
+from .core.scoring import Ranking
+
+
+def rank_document(ranking: Ranking) -> dict[str, Any]:
+    """The `rank --json` document of SPEC 7."""
+    return {
+        "run_id": ranking.run_id,
+        "stage": ranking.stage,
+        "weights": {
+            "technical": ranking.weights.technical,
+            "interaction": ranking.weights.interaction,
+        },
+        "ppp_enabled": ranking.ppp_enabled,
+        "best_agent": ranking.best_agent,
+        "confidence": ranking.confidence,
+        "margin": ranking.margin,
+        "agents": [
+            {
+                "name": a.name,
+                "rank": a.rank,
+                "technical": a.technical,
+                "r_proact": a.r_proact,
+                "r_pers": a.r_pers,
+                "interaction": a.interaction,
+                "final": a.final,
+                "has_trajectory": a.has_trajectory,
+                "questions": dict(zip(("low", "medium", "high"), a.questions, strict=True)),
+                "violations": a.violations,
+            }
+            for a in ranking.agents
+        ],
+    }
+
+
+def _num(value: float | None, signed: bool = False) -> str:
+    if value is None:
+        return "—"
+    return f"{value:+.3f}" if signed else f"{value:.3f}"
+
+
+def render_ranking(run: Run, ranking: Ranking) -> None:
+    """A plain table a person reads in a terminal."""
+    w = ranking.weights
+    margin = "" if ranking.margin is None else f", margin {ranking.margin:.3f}"
+    stage = run.stage or "no stage"
+    click.secho(f"{run.id}  ({stage})", bold=True, nl=False)
+    click.echo(
+        f"  weights {w.technical:.2f}/{w.interaction:.2f}"
+        f"{'' if ranking.ppp_enabled else '  PPP off'}"
+        f"  best: {ranking.best_agent} ({ranking.confidence:.3f}{margin})"
+    )
+    header = f"  {'#':>2}  {'agent':<16} {'technical':>9} {'R_Proact':>9} {'R_Pers':>8}"
+    click.echo(header + f" {'interact':>9} {'final':>7}  questions l/m/h  flags")
+    for a in ranking.agents:
+        low, medium, high = a.questions
+        click.echo(
+            f"  {a.rank:>2}  {a.name[:16]:<16} {_num(a.technical):>9} "
+            f"{_num(a.r_proact, True):>9} {_num(a.r_pers, True):>8} "
+            f"{_num(a.interaction, True):>9} {_num(a.final):>7}  "
+            f"{low:>5}/{medium}/{high:<6}  {', '.join(a.flags)}"
+        )
+    click.echo()

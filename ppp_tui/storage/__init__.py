@@ -1,0 +1,1 @@
+"""Storage and files: reading run files, the SQLite store, config.toml. No textual here."""

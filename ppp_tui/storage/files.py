@@ -1,0 +1,102 @@
+"""Reading runs from JSON, JSON Lines or standard input (SPEC 1).
+
+Each decoded run comes with its location (file and line for JSON Lines, file and
+JSON path for JSON), so every error can name where it is.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from ..core.errors import PPPError, RunError
+from ..core.model import Run
+from ..core.runs import run_from_dict
+
+FileFormat = Literal["auto", "json", "jsonl"]
+
+
+@dataclass(frozen=True)
+class Record:
+    """One decoded run object and where it came from."""
+
+    source: str  # file name, or "<stdin>"
+    line: int | None  # 1-based line for JSON Lines
+    path: str  # JSON path of the run object: "$" or "$[3]"
+    raw: Any
+
+    @property
+    def where(self) -> str:
+        return f"{self.source}:{self.line}" if self.line is not None else self.source
+
+    def parse(self) -> Run:
+        """The validated run; errors name file, line and JSON path."""
+        try:
+            return run_from_dict(self.raw, self.path)
+        except RunError as error:
+            raise PPPError(f"{self.where}: {error}") from None
+
+
+def _read_text(name: str) -> tuple[str, str]:
+    if name == "-":
+        return "<stdin>", sys.stdin.read()
+    path = Path(name)
+    try:
+        return name, path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise PPPError(f"{name}: no such file") from None
+    except IsADirectoryError:
+        raise PPPError(f"{name}: is a directory, not a run file") from None
+    except UnicodeDecodeError as error:
+        raise PPPError(f"{name}: not UTF-8 text ({error.reason} at byte {error.start})") from None
+    except OSError as error:
+        raise PPPError(f"{name}: cannot read ({error.strerror})") from None
+
+
+def _lines(source: str, text: str) -> Iterator[Record]:
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            raw = json.loads(line)
+        except json.JSONDecodeError as error:
+            raise PPPError(f"{source}:{number}: invalid JSON: {error.msg} (column {error.colno})")
+        yield Record(source, number, "$", raw)
+
+
+def _document(source: str, text: str) -> Iterator[Record]:
+    try:
+        raw = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise PPPError(
+            f"{source}: invalid JSON: {error.msg} (line {error.lineno}, column {error.colno})"
+        ) from None
+    if isinstance(raw, list):
+        for index, item in enumerate(raw):
+            yield Record(source, None, f"$[{index}]", item)
+    else:
+        yield Record(source, None, "$", raw)
+
+
+def _looks_like_lines(name: str, text: str) -> bool:
+    if name.endswith((".jsonl", ".ndjson")):
+        return True
+    if name.endswith(".json"):
+        return False
+    # Standard input or another name: JSON Lines if the first line is a whole object.
+    first = text.lstrip().split("\n", 1)[0]
+    try:
+        return isinstance(json.loads(first), dict) and first.strip() != text.strip()
+    except json.JSONDecodeError:
+        return False
+
+
+def read_records(name: str, fmt: FileFormat = "auto") -> Iterator[Record]:
+    """Decode the runs of one file (or "-" for standard input)."""
+    source, text = _read_text(name)
+    lines = fmt == "jsonl" or (fmt == "auto" and _looks_like_lines(name, text))
+    yield from (_lines(source, text) if lines else _document(source, text))
