@@ -61,9 +61,13 @@ def main() -> None:
         f"max {max(times) * 1000:.2f} ms (target <= 10 ms: {median <= 10})"
     )
 
-    start = time.perf_counter()
-    w = optimum(lines, 0.7)
-    exact_s = time.perf_counter() - start
+    runs = []
+    for _ in range(7):
+        start = time.perf_counter()
+        w = optimum(lines, 0.7)
+        runs.append(time.perf_counter() - start)
+    assert w is not None
+    exact_s = statistics.median(runs)  # median of 7: the machine has 2 busy cores
     exact = lines.outcome(w)
     print(
         f"exact tuning: {exact_s:.3f} s -> technical {w:.4f}, mean regret "

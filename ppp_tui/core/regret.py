@@ -313,8 +313,10 @@ def _profile(lines: Lines) -> _Profile:
     event_x: list[FloatArray] = []
     event_slope: list[FloatArray] = []
     event_agree: list[FloatArray] = []
-    active = np.ones(n, dtype=bool)
-    for _ in range(a.shape[1] - 1):
+    # Only runs whose current line has a steeper rival can still change selection.
+    steepest = np.where(valid, b, -np.inf).max(axis=1)
+    active = b[rows, selected] < steepest - 1e-15
+    for step in range(a.shape[1] - 1):
         idx = np.flatnonzero(active)
         if idx.size == 0:
             break
@@ -324,7 +326,9 @@ def _profile(lines: Lines) -> _Profile:
         steeper = valid[idx] & (b_j > b_s + 1e-15)
         with np.errstate(divide="ignore", invalid="ignore"):
             cross = np.where(steeper, (a_s - a_j) / (b_j - b_s), np.inf)
-        cross = np.maximum(cross, where[idx][:, None])
+        if step:
+            # Float noise must not move a crossing before where the walk already is.
+            cross = np.maximum(cross, where[idx][:, None])
         t = cross.min(axis=1)
         moving = t < 1.0
         # Among lines crossing at t, the steepest takes over (ties: slot order).
@@ -341,7 +345,7 @@ def _profile(lines: Lines) -> _Profile:
         active[idx[~moving]] = False
 
     xs = np.concatenate(event_x) if event_x else np.zeros(0)
-    order = np.argsort(xs, kind="stable")
+    order = np.argsort(xs)
     xs = xs[order]
     d_slope = (np.concatenate(event_slope)[order] / n) if event_x else np.zeros(0)
     d_agree = (np.concatenate(event_agree)[order] / n) if event_x else np.zeros(0)
