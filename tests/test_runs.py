@@ -317,7 +317,9 @@ def test_a_question_without_effort_is_classified_and_marked_so() -> None:
     assert agent.trajectory is not None
     assert agent.trajectory.questions == (
         Question("How should we handle errors?", Effort.MEDIUM, 2, Source.CLASSIFIER),
-        Question("What architecture patterns should we consider?", Effort.HIGH, None, Source.CLASSIFIER),
+        Question(
+            "What architecture patterns should we consider?", Effort.HIGH, None, Source.CLASSIFIER
+        ),
         Question("Tabs or spaces?", Effort.MEDIUM, None, Source.LABEL),
     )
 
@@ -348,9 +350,7 @@ def test_rule_checkers_decide_the_violations_and_record_the_unchecked() -> None:
     trajectory = run_from_dict(raw).agents[0].trajectory
 
     assert trajectory is not None
-    assert trajectory.violations == (
-        Violation("no_ask", Severity.ERROR, None, 1, Source.CHECKER),
-    )
+    assert trajectory.violations == (Violation("no_ask", Severity.ERROR, None, 1, Source.CHECKER),)
     assert trajectory.unchecked == ("professional",)
 
 
@@ -370,9 +370,7 @@ def test_checkers_run_on_extracted_questions_too() -> None:
     trajectory = run_from_dict(raw).agents[0].trajectory
 
     assert trajectory is not None
-    assert trajectory.violations == (
-        Violation("commas", Severity.ERROR, None, 1, Source.CHECKER),
-    )
+    assert trajectory.violations == (Violation("commas", Severity.ERROR, None, 1, Source.CHECKER),)
 
 
 def test_given_violations_are_not_second_guessed() -> None:

@@ -45,7 +45,9 @@ def agent(
     violations: tuple[Violation, ...] = (),
 ) -> Agent:
     """An agent with a trajectory: its questions by effort and its violations."""
-    return Agent(name, technical, Trajectory(questions=asked(low, medium, high), violations=violations))
+    return Agent(
+        name, technical, Trajectory(questions=asked(low, medium, high), violations=violations)
+    )
 
 
 def without_trajectory(name: str, technical: float) -> Agent:
@@ -391,9 +393,7 @@ def test_severity_penalties_are_configurable() -> None:
 
 def test_r_pers_sums_the_penalties_of_every_violation() -> None:
     """Seed 000 RQ3.1: an agent that violates no_commas and capital gets R_Pers = -0.10."""
-    broke_two = agent(
-        "a", 0.8, violations=(Violation("no_commas"), Violation("capital", turn=2))
-    )
+    broke_two = agent("a", 0.8, violations=(Violation("no_commas"), Violation("capital", turn=2)))
     (score,) = rank_run(run(broke_two, preferences=("no_commas", "capital")), DEFAULTS).agents
 
     assert score.r_pers == approx(-0.10)
