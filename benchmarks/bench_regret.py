@@ -17,10 +17,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _data import marked_runs  # noqa: E402
+from _data import marked_runs
 
-from ppp_tui.core.regret import optimum, tune  # noqa: E402
-from ppp_tui.core.settings import Settings  # noqa: E402
+from ppp_tui.core.regret import optimum, tune
+from ppp_tui.core.settings import Settings
 
 
 def grid_search(

@@ -103,11 +103,13 @@ def test_bad_run_is_one_line_with_file_line_and_path(tmp_path: Path) -> None:
         ("{not json", "invalid JSON"),
         ('{"agents": []}', "$.agents: agents must hold at least one agent"),
         (
-            '{"agents": [{"name": "a", "technical_score": 0.5}, {"name": "a", "technical_score": 0.4}]}',
+            '{"agents": [{"name": "a", "technical_score": 0.5},'
+            ' {"name": "a", "technical_score": 0.4}]}',
             "duplicate agent name 'a'",
         ),
         (
-            '{"agents": [{"name": "a", "technical_score": 0.5, "trajectory": {"questions": [{"text": "Why?", "effort": "huge"}]}}]}',
+            '{"agents": [{"name": "a", "technical_score": 0.5, "trajectory":'
+            ' {"questions": [{"text": "Why?", "effort": "huge"}]}}]}',
             "effort must be one of low, medium, high",
         ),
     ],

@@ -375,11 +375,6 @@ def test_penalties_override_the_catalogue_for_errors_only() -> None:
     assert violation_penalty(Violation("json", penalty=0.01), settings) == 0.01
 
 
-@pytest.mark.xfail(
-    reason="Settings.penalties keys are not canonicalised: an override spelled no_commas "
-    "(the seeds' name for commas) is ignored and the catalogue's 0.05 applies",
-    strict=True,
-)
 def test_a_penalty_override_spelled_no_commas_applies_to_commas() -> None:
     settings = Settings(penalties={"no_commas": 0.2})
     assert penalty_for("commas", settings) == 0.2

@@ -57,11 +57,6 @@ def test_natural_phrasings_of_each_task_type(task: str, expected: TaskType) -> N
     assert task_type(task) is expected
 
 
-@pytest.mark.xfail(
-    reason="'Create' and 'implementation' count as two code-generation cues against one "
-    "documentation cue, so seed 004's own documentation example is classified code_generation",
-    strict=True,
-)
 def test_seed004_implementation_plan_documentation_is_a_documentation_task() -> None:
     """Seed 004, scenario 1: "Create implementation plan documentation" -> DOCUMENTATION."""
     assert task_type("Create implementation plan documentation") is TaskType.DOCUMENTATION
@@ -218,14 +213,7 @@ def test_the_best_of_equal_scores_is_the_earliest() -> None:
     "scores",
     [
         [8.0, 8.1, 8.1],
-        pytest.param(
-            [8.7, 8.8, 8.8],
-            marks=pytest.mark.xfail(
-                reason="8.7 + 0.1 is 8.799999999999999 in floats, so a gain of exactly 0.1 "
-                "counts as an improvement at 8.7 but not at 8.0 (no tolerance on the threshold)",
-                strict=True,
-            ),
-        ),
+        [8.7, 8.8, 8.8],
     ],
 )
 def test_a_gain_of_exactly_one_tenth_is_a_plateau_anywhere_on_the_scale(

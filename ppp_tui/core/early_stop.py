@@ -14,6 +14,9 @@ from typing import Literal
 PLATEAU_GAIN = 0.1
 PLATEAU_PATIENCE = 2
 REGRESSION_DROP = 0.3
+# Scores are decimals (8.7, 8.8): a gain of exactly 0.1 is "not more than 0.1" even
+# though 8.7 + 0.1 is 8.7999... in binary floating point.
+EPSILON = 1e-9
 
 StopReason = Literal["plateau", "regression", "completed", "empty"]
 
@@ -43,11 +46,11 @@ def analyse(scores: Sequence[float]) -> EarlyStop:
     stopped_at, reason = len(scores), "completed"
     for index in range(1, len(scores)):
         score = scores[index]
-        if score > reference + PLATEAU_GAIN:
+        if score - reference > PLATEAU_GAIN + EPSILON:
             reference, plateau = score, 0
         else:
             plateau += 1
-        if score < scores[index - 1] - REGRESSION_DROP:
+        if scores[index - 1] - score > REGRESSION_DROP + EPSILON:
             stopped_at, reason = index + 1, "regression"
             break
         if plateau >= PLATEAU_PATIENCE:

@@ -123,7 +123,7 @@ class ScoreArrays:
         )
 
     def stage_mask(self, stage: str | None) -> BoolArray:
-        mask: BoolArray = np.equal(self.stages, stage)
+        mask: BoolArray = self.stages == stage
         return mask
 
     def lines(self, settings: Settings) -> Lines:

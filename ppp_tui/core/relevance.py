@@ -24,7 +24,7 @@ class TaskType(StrEnum):
 _CUES: tuple[tuple[TaskType, str], ...] = (
     (
         TaskType.DEBUGGING,
-        r"fix(es|ed|ing)?|bugs?|debug\w*|crash\w*|errors?|exceptions?|fail\w*|broken|"
+        r"fix(es|ed|ing)?|bugs?|debug\w*|crash\w*|errors?(?!\s+handling)|exceptions?|fail\w*|broken|"
         r"regressions?|traceback|stack ?traces?|diagnos\w*|troubleshoot\w*|hangs?|"
         r"flaky|leaks?|not working|doesn'?t work|investigat\w*|root cause|panics?",
     ),
@@ -53,15 +53,18 @@ _CUES: tuple[tuple[TaskType, str], ...] = (
     ),
 )
 _PATTERNS = tuple((kind, re.compile(rf"\b(?:{cues})\b", re.IGNORECASE)) for kind, cues in _CUES)
+# Creation verbs ("add", "create", "write") go with every kind of task, so they count
+# half: "Create implementation plan documentation" is documentation.
+_CUE_WEIGHT = {TaskType.CODE_GENERATION: 0.5}
 
 
 def task_type(task: str | None) -> TaskType:
     """Classify a run's task text (seed 004's `classifyTask`)."""
     if not task:
         return TaskType.GENERAL
-    best, best_hits = TaskType.GENERAL, 0
+    best, best_hits = TaskType.GENERAL, 0.0
     for kind, pattern in _PATTERNS:
-        hits = len(pattern.findall(task))
+        hits = len(pattern.findall(task)) * _CUE_WEIGHT.get(kind, 1.0)
         if hits > best_hits:
             best, best_hits = kind, hits
     return best

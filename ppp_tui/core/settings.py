@@ -14,6 +14,7 @@ from types import MappingProxyType
 from typing import Literal
 
 from .errors import WeightError
+from .preferences import canonical, paper_penalties
 
 MissingTrajectory = Literal["technical_only", "neutral"]
 MISSING_TRAJECTORY_MODES: tuple[MissingTrajectory, ...] = ("technical_only", "neutral")
@@ -102,7 +103,9 @@ class Settings:
             )
         # Freeze caller-supplied dicts so a Settings can be shared between threads.
         object.__setattr__(self, "stage_weights", MappingProxyType(dict(self.stage_weights)))
-        object.__setattr__(self, "penalties", _frozen(self.penalties))
+        # `no_commas` in [ppp.penalties] is the same preference as `commas`.
+        penalties = {canonical(name): value for name, value in self.penalties.items()}
+        object.__setattr__(self, "penalties", _frozen(penalties))
 
     def weights_for(self, stage: str | None) -> Weights:
         """The stage's own table if it has one, else the global weights (seed 002)."""
@@ -128,8 +131,6 @@ class Preset:
     paper_penalties: bool = False
 
     def apply(self, settings: Settings) -> Settings:
-        from .preferences import paper_penalties
-
         penalties = paper_penalties() if self.paper_penalties else settings.penalties
         return replace(
             settings,

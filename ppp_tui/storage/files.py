@@ -64,7 +64,8 @@ def _lines(source: str, text: str) -> Iterator[Record]:
         try:
             raw = json.loads(line)
         except json.JSONDecodeError as error:
-            raise PPPError(f"{source}:{number}: invalid JSON: {error.msg} (column {error.colno})")
+            message = f"invalid JSON: {error.msg} (column {error.colno})"
+            raise PPPError(f"{source}:{number}: {message}") from None
         yield Record(source, number, "$", raw)
 
 
