@@ -22,6 +22,7 @@ string, so the classifier is deterministic and fast (see benchmarks/).
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -489,35 +490,29 @@ def _demands_work(lower: str) -> bool:
     return _WORK.search(lower) is not None or _REQUEST.search(lower) is not None
 
 
+def _highest(efforts: Iterable[Effort]) -> Effort:
+    return max(efforts, key=_ORDER.__getitem__)
+
+
 @lru_cache(maxsize=65536)
 def classify(question: str, context: str | None = None) -> Classification:
     """Classify a question's effort; `context` is the run's task text, if known."""
     parts = tuple(Part(text, _part_effort(text, question)) for text in split_parts(question))
-    return Classification(
-        question, _overall(question, context, parts), parts, _answered(question, context)
-    )
-
-
-def _answered(question: str, context: str | None) -> bool:
-    return not _demands_work(question.lower()) and answered_by(question, context)
-
-
-def _overall(question: str, context: str | None, parts: tuple[Part, ...]) -> Effort:
     if _demands_work(question.lower()):
         # Investigation, fetching or depth anywhere in it (ADR: these override), and
         # no task text can do that work for the user.
-        return Effort.HIGH
+        return Classification(question, Effort.HIGH, parts)
     if answered_by(question, context):
-        return Effort.LOW
-    return max((p.effort for p in parts), key=_ORDER.__getitem__)
+        return Classification(question, Effort.LOW, parts, answered_by_context=True)
+    return Classification(question, _highest(p.effort for p in parts), parts)
 
 
 @lru_cache(maxsize=65536)
 def classify_effort(question: str, context: str | None = None) -> Effort:
-    """Just the effort (the import's hot path): parts only when needed."""
+    """Just the effort, as `classify` decides it, without building the parts (import's hot path)."""
     lower = question.lower()
     if _demands_work(lower):
         return Effort.HIGH
     if answered_by(question, context):
         return Effort.LOW
-    return max((_part_effort(p, question) for p in split_parts(question)), key=_ORDER.__getitem__)
+    return _highest(_part_effort(p, question) for p in split_parts(question))
