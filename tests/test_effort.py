@@ -199,3 +199,9 @@ def test_the_sets_do_not_share_examples() -> None:
     assert not labelled & holdout
     assert not labelled & blind
     assert not holdout & blind
+
+
+def test_an_imperative_request_without_you_is_still_high() -> None:
+    """'Please send ...' asks the user to fetch something, though it never says 'you'."""
+    assert classify_effort("Please send the prod config?") is Effort.HIGH
+    assert classify_effort("Paste the failing stack trace here?") is Effort.HIGH

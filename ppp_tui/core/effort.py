@@ -77,10 +77,20 @@ _REQUEST = re.compile(
         |pull|export|dump|capture|record|find|locate|look|describe|explain|list|document
         |measure|time|monitor|ask|contact|get|fetch|give\s+me|dig|write\s+up|sketch|outline
         |summari[sz]e|spell\s+out|detail|enumerate|map\s+out|go\s+through|confirm\s+with)\b
-    |^(?:please\s+)?(?:send|share|provide|paste|upload|attach|describe|explain)\b
     """,
     re.VERBOSE,
 )
+_REQUEST_START = re.compile(
+    r"(?:please\s+)?(?:send|share|provide|paste|upload|attach|describe|explain)\b"
+)
+
+
+def _requests(text: str) -> bool:
+    """The user is asked to go and do something (every such cue but one says "you")."""
+    if _REQUEST_START.match(text):
+        return True
+    return "you" in text and _REQUEST.search(text) is not None
+
 
 # Knowledge the user is asked to report: what they have, know, or see out there.
 _FACT = re.compile(
@@ -91,6 +101,9 @@ _FACT = re.compile(
     """,
     re.VERBOSE,
 )
+
+# Every _FACT cue holds one of these: a cheap test before the regular expression.
+_FACT_GATES = ("you", "actually", "currently", "now", "today", "prod", "there", "got")
 
 # The user decides rather than reports: a wish, a preference, a requirement.
 _DECISION = re.compile(
@@ -347,7 +360,7 @@ def _core(lower: str) -> str:
 def _part_effort(text: str, whole: str) -> Effort:
     lower = text.lower().replace("\u2019", "'")
     core = _core(lower)
-    if _REQUEST.search(core):
+    if _requests(core):
         return Effort.HIGH
     confirm = _confirms(core)
     if _SCOPE.search(lower) and not confirm:
@@ -356,7 +369,7 @@ def _part_effort(text: str, whole: str) -> Effort:
     if not options and _OPEN_PREFERENCE.match(core):
         return Effort.MEDIUM
     options = options or (")" in whole and _ENUMERATED.search(whole) is not None)
-    fact = _FACT.search(core) is not None
+    fact = any(gate in core for gate in _FACT_GATES) and _FACT.search(core) is not None
     decision = confirm or (_DECISION.search(core) is not None and not fact)
     words = len(lower.split())
     if not decision and (fact or _VERB.search(core)) and (_WH.match(core) or _AUX.match(core)):
@@ -487,7 +500,7 @@ def _head(part: str) -> set[str]:
 
 
 def _demands_work(lower: str) -> bool:
-    return _WORK.search(lower) is not None or _REQUEST.search(lower) is not None
+    return _WORK.search(lower) is not None or _requests(lower)
 
 
 def _highest(efforts: Iterable[Effort]) -> Effort:
