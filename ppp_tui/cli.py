@@ -5,11 +5,14 @@ from __future__ import annotations
 import json
 import sys
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from .core.errors import PPPError
+
+if TYPE_CHECKING:
+    from .storage.files import FileFormat
 
 
 class _Group(click.Group):
@@ -62,7 +65,7 @@ def cli() -> None:
     help="Input format; auto decides by the file name and content.",
 )
 @click.option("--json", "as_json", is_flag=True, help="One rank document per run (JSON Lines).")
-def score(files: Sequence[str], technical: float | None, fmt: str, as_json: bool) -> None:
+def score(files: Sequence[str], technical: float | None, fmt: FileFormat, as_json: bool) -> None:
     """Rank the runs of JSON / JSON Lines FILES without touching the database.
 
     \b
@@ -78,7 +81,7 @@ def score(files: Sequence[str], technical: float | None, fmt: str, as_json: bool
     settings = Settings()
     weights = Weights.from_technical(technical) if technical is not None else None
     for name in files:
-        for record in read_records(name, fmt):  # type: ignore[arg-type]
+        for record in read_records(name, fmt):
             run = record.parse()
             ranking = rank_run(run, settings, weights)
             if as_json:

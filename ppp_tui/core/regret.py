@@ -15,7 +15,7 @@ agents are ordered by the SPEC 2 tie rule (technical descending, then name), so
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -202,7 +202,6 @@ class Tuning:
     cv_folds: int | None = None
     cv_mean_regret: float | None = None
     cv_agreement: float | None = None
-    breakpoints: FloatArray = field(default_factory=lambda: np.zeros(0), repr=False)
 
     @property
     def interaction(self) -> float:
@@ -430,7 +429,6 @@ def tune(
         cv_folds=cv[0] if cv else None,
         cv_mean_regret=cv[1] if cv else None,
         cv_agreement=cv[2] if cv else None,
-        breakpoints=profile.xs[1:-1],
     )
 
 
