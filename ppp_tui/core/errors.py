@@ -19,3 +19,7 @@ class RunError(PPPError):
     def __init__(self, message: str, path: str = "") -> None:
         self.path = path
         super().__init__(f"{path}: {message}" if path else message)
+
+
+class ConfigError(PPPError):
+    """A config.toml that cannot be read, does not validate, or cannot be saved safely."""

@@ -28,6 +28,7 @@ class Record:
     line: int | None  # 1-based line for JSON Lines
     path: str  # JSON path of the run object: "$" or "$[3]"
     raw: Any
+    error: str | None = None  # a line that is not JSON: reported when parsed
 
     @property
     def where(self) -> str:
@@ -35,6 +36,8 @@ class Record:
 
     def parse(self) -> Run:
         """The validated run; errors name file, line and JSON path."""
+        if self.error is not None:
+            raise PPPError(f"{self.where}: {self.error}")
         try:
             return run_from_dict(self.raw, self.path)
         except RunError as error:
@@ -64,8 +67,10 @@ def _lines(source: str, text: str) -> Iterator[Record]:
         try:
             raw = json.loads(line)
         except json.JSONDecodeError as error:
+            # Reported when parsed, so --skip-invalid can skip just this line.
             message = f"invalid JSON: {error.msg} (column {error.colno})"
-            raise PPPError(f"{source}:{number}: {message}") from None
+            yield Record(source, number, "$", None, message)
+            continue
         yield Record(source, number, "$", raw)
 
 
@@ -96,8 +101,24 @@ def _looks_like_lines(name: str, text: str) -> bool:
         return False
 
 
+@dataclass(frozen=True)
+class RecordFile:
+    """The runs of one file, decoded lazily, and how many there are (for progress)."""
+
+    total: int
+    records: Iterator[Record]
+
+
+def open_records(name: str, fmt: FileFormat = "auto") -> RecordFile:
+    """Read one file (or "-" for standard input); the runs decode as they are iterated."""
+    source, text = _read_text(name)
+    if fmt == "jsonl" or (fmt == "auto" and _looks_like_lines(name, text)):
+        total = sum(1 for line in text.splitlines() if line.strip())
+        return RecordFile(total, _lines(source, text))
+    records = list(_document(source, text))
+    return RecordFile(len(records), iter(records))
+
+
 def read_records(name: str, fmt: FileFormat = "auto") -> Iterator[Record]:
     """Decode the runs of one file (or "-" for standard input)."""
-    source, text = _read_text(name)
-    lines = fmt == "jsonl" or (fmt == "auto" and _looks_like_lines(name, text))
-    yield from (_lines(source, text) if lines else _document(source, text))
+    return open_records(name, fmt).records

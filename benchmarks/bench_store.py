@@ -1,0 +1,82 @@
+"""Store and CLI wall-clock figures on a 100k-run demo database (issue 3 targets).
+
+    python benchmarks/bench_store.py [--runs 100000] [--keep DIR]
+
+Prints: importing the demo runs as JSON Lines with `ppp-tui import` against
+`sqlite-utils insert --nl` of the same lines (target: within 1.5x), and the whole-
+process times of `ppp-tui rank` (<= 0.3 s), `regret` (<= 1 s) and `tune` (<= 2 s).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from ppp_tui.storage.demo import generate
+
+BIN = Path(sys.executable).parent
+
+
+def timed(args: list[str], env: dict[str, str], repeat: int = 1) -> float:
+    """Median wall-clock seconds of running `args` as a process."""
+    times = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        subprocess.run(args, env=env, check=True, stdout=subprocess.DEVNULL)
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--runs", type=int, default=100_000)
+    parser.add_argument("--keep", type=Path, help="Keep the files in this folder.")
+    args = parser.parse_args()
+    folder = args.keep or Path(tempfile.mkdtemp(prefix="ppp-bench-"))
+    folder.mkdir(parents=True, exist_ok=True)
+    lines = folder / "runs.jsonl"
+    start = time.perf_counter()
+    with lines.open("w", encoding="utf-8") as out:
+        for run in generate(args.runs, seed=0):
+            out.write(json.dumps(run) + "\n")
+    size = lines.stat().st_size / 1e6
+    print(f"demo runs: {args.runs} written in {time.perf_counter() - start:.1f} s ({size:.0f} MB)")
+
+    env = {**os.environ, "PPP_TUI_CONFIG": str(folder / "config.toml")}
+    ours = folder / "ppp.db"
+    theirs = folder / "plain.db"
+    for path in (ours, theirs):
+        path.unlink(missing_ok=True)
+    ppp = str(BIN / "ppp-tui")
+    t_ours = timed([ppp, "import", str(lines), "--db", str(ours)], env)
+    t_theirs = timed(
+        [str(BIN / "sqlite-utils"), "insert", str(theirs), "runs", str(lines), "--nl"], env
+    )
+    print(
+        f"import: ppp-tui {t_ours:.1f} s ({args.runs / t_ours:,.0f} runs/s),"
+        f" sqlite-utils insert --nl {t_theirs:.1f} s; ratio {t_ours / t_theirs:.2f}x"
+        " (target <= 1.5x)"
+    )
+    db = ["--db", str(ours)]
+    run_id = "demo-000042"
+    t_rank = timed([ppp, "rank", run_id, *db], env, repeat=5)
+    t_regret = timed([ppp, "regret", *db], env, repeat=3)
+    t_tune = timed([ppp, "tune", *db], env, repeat=3)
+    t_help = timed([ppp, "--help"], env, repeat=5)
+    print(f"rank one run: {t_rank:.3f} s (target <= 0.3 s; `ppp-tui --help` {t_help:.3f} s)")
+    print(f"regret over the database: {t_regret:.2f} s (target <= 1 s)")
+    print(f"tune (exact, with curve and 5-fold CV): {t_tune:.2f} s (target <= 2 s)")
+    if args.keep is None:
+        shutil.rmtree(folder)
+
+
+if __name__ == "__main__":
+    main()

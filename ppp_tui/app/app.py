@@ -1,0 +1,235 @@
+"""`ppp-tui browse`: the terminal app (SPEC 8)."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from textual import work
+from textual.app import App
+from textual.binding import Binding
+from textual.message import Message
+
+from ..core.errors import PPPError
+from ..core.settings import Settings
+from .screens import HelpScreen, QuitScreen, RunScreen, RunsScreen
+from .workspace import Workspace
+
+WEIGHT_STEP = 0.05
+
+
+class PPPApp(App[None]):
+    """Browse runs, move the weights, watch rankings, agreement and regret follow."""
+
+    TITLE = "ppp-tui"
+    CSS_PATH = "app.tcss"
+    BINDINGS = [
+        Binding("q", "quit_app", "Quit", id="app.quit"),
+        Binding("question_mark", "help", "Help", key_display="?", id="app.help"),
+        Binding(
+            "left_square_bracket",
+            "nudge(-1)",
+            "Technical -0.05",
+            key_display="[",
+            id="app.technical_down",
+        ),
+        Binding(
+            "right_square_bracket",
+            "nudge(1)",
+            "Technical +0.05",
+            key_display="]",
+            id="app.technical_up",
+        ),
+        Binding("ctrl+s", "save", "Save weights", id="app.save"),
+    ]
+
+    class Loaded(Message):
+        pass
+
+    class LoadFailed(Message):
+        def __init__(self, error: str) -> None:
+            super().__init__()
+            self.error = error
+
+    def __init__(self, db_path: Path, config_path: Path) -> None:
+        super().__init__()
+        self.db_path = db_path
+        self.config_path = config_path
+        self.workspace: Workspace | None = None
+        # Seconds from a slider's Changed message to the refreshed screen, per step.
+        self.step_latencies: list[float] = []
+        self.sub_title = str(db_path)
+
+    def on_mount(self) -> None:
+        self.push_screen(RunsScreen())
+        self.load()
+
+    @work(thread=True, exclusive=True, group="load")
+    def load(self) -> None:
+        """Open the database and load its arrays off the UI thread."""
+        from ..storage.config import load_settings
+        from ..storage.store import Store
+
+        config_error = None
+        try:
+            settings = load_settings(self.config_path)
+        except PPPError as error:
+            settings, config_error = Settings(), str(error)
+        try:
+            store = Store.open(self.db_path, create=False)
+            workspace = Workspace(store, self.config_path, settings, config_error)
+            workspace.load()
+        except PPPError as error:
+            self.post_message(self.LoadFailed(str(error)))
+            return
+        self.workspace = workspace
+        self.post_message(self.Loaded())
+
+    def on_pppapp_loaded(self) -> None:
+        workspace = self.workspace
+        assert workspace is not None
+        if workspace.config_error:
+            self.notify(
+                f"{workspace.config_error}. Using the defaults; saving is off until it is fixed.",
+                title="Invalid config.toml",
+                severity="warning",
+                timeout=12,
+            )
+        self._runs_screen().populate()
+
+    def on_pppapp_load_failed(self, message: LoadFailed) -> None:
+        self._runs_screen().show_error(message.error)
+        self.notify(message.error, title="Cannot open the database", severity="error", timeout=12)
+
+    def _runs_screen(self) -> RunsScreen:
+        for screen in self.screen_stack:
+            if isinstance(screen, RunsScreen):
+                return screen
+        raise LookupError("no runs screen")
+
+    # -- runs ----------------------------------------------------------------------
+
+    def open_run(self, run_id: str) -> None:
+        if self.workspace is None:
+            return
+        try:
+            run = self.workspace.store.get_run(run_id)
+        except PPPError as error:
+            self.notify(str(error), severity="error")
+            return
+        self.push_screen(RunScreen(run))
+
+    def mark_preferred(self, run_id: str, agent: str | None) -> None:
+        workspace = self.workspace
+        if workspace is None:
+            return
+        try:
+            workspace.mark(run_id, agent)
+        except PPPError as error:
+            self.notify(str(error), severity="error")
+            return
+        self.notify(f"{run_id}: preferred {agent}" if agent else f"{run_id}: mark cleared")
+        self._weights_changed()
+
+    # -- weights -------------------------------------------------------------------
+
+    def change_weight(self, technical: float, scope: str | None, started: float) -> None:
+        """The slider's hot path: new weights, then every view that depends on them."""
+        workspace = self.workspace
+        if workspace is None or not workspace.loaded:
+            return
+        workspace.set_technical(technical, scope)
+        self._weights_changed()
+        self.call_after_refresh(self._record_step, started)
+
+    def _record_step(self, started: float) -> None:
+        self.step_latencies.append(time.perf_counter() - started)
+
+    def _weights_changed(self) -> None:
+        """Refresh the open run and the figures now; the runs list when it shows."""
+        screen = self.screen
+        if isinstance(screen, RunScreen):
+            screen.refresh_ranking()
+            screen.sync_weights()
+        self._runs_dirty = True
+        if isinstance(screen, RunsScreen):
+            screen.populate()
+
+    def on_screen_resume(self) -> None:
+        if isinstance(self.screen, RunsScreen) and getattr(self, "_runs_dirty", False):
+            self._runs_dirty = False
+            self.screen.populate()
+
+    def action_nudge(self, direction: int) -> None:
+        workspace = self.workspace
+        if workspace is None or not workspace.loaded:
+            return
+        screen = self.screen
+        scope = screen.scope if isinstance(screen, RunScreen) else None
+        current = workspace.weights_for(scope).technical
+        target = min(1.0, max(0.0, round(current + direction * WEIGHT_STEP, 2)))
+        self.change_weight(target, scope, started=time.perf_counter())
+
+    def apply_preset(self, key: str) -> None:
+        workspace = self.workspace
+        if workspace is None:
+            return
+        if workspace.apply_preset(key):
+            self._reload_scores()
+        else:
+            self._weights_changed()
+        self.notify(f"preset applied: {key}")
+
+    def reset_weights(self) -> None:
+        workspace = self.workspace
+        if workspace is None:
+            return
+        if workspace.reset():
+            self._reload_scores()
+        else:
+            self._weights_changed()
+
+    @work(thread=True, exclusive=True, group="reload")
+    def _reload_scores(self) -> None:
+        """Penalties changed: interaction changes, so the arrays are rebuilt."""
+        assert self.workspace is not None
+        self.workspace.reload_scores()
+        self.call_from_thread(self._weights_changed)
+
+    def action_save(self) -> None:
+        self.save_weights()
+
+    def save_weights(self) -> bool:
+        workspace = self.workspace
+        if workspace is None:
+            return False
+        try:
+            workspace.save()
+        except PPPError as error:
+            self.notify(str(error), title="Not saved", severity="error", timeout=10)
+            return False
+        self.notify(f"weights saved to {self.config_path}")
+        self._weights_changed()
+        return True
+
+    # -- help and quit -------------------------------------------------------------
+
+    def action_help(self) -> None:
+        if not isinstance(self.screen, HelpScreen):
+            self.push_screen(HelpScreen())
+
+    def action_quit_app(self) -> None:
+        workspace = self.workspace
+        if workspace is None or not workspace.dirty:
+            self.exit()
+            return
+
+        def decided(choice: str | None) -> None:
+            if choice == "discard" or (choice == "save" and self.save_weights()):
+                self.exit()
+
+        self.push_screen(QuitScreen(), decided)
+
+    def on_unmount(self) -> None:
+        if self.workspace is not None:
+            self.workspace.store.close()

@@ -1,0 +1,301 @@
+"""The runs list: a line-API table that renders only the rows on screen.
+
+textual's DataTable builds every row up front (about 16 s for 100k runs here);
+this view keeps the rows as an index array into the workspace's run list and
+formats a line when it scrolls into sight, so 100k runs open and scroll at once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+from rich.segment import Segment
+from rich.style import Style
+from textual import events
+from textual.binding import Binding
+from textual.geometry import Size
+from textual.message import Message
+from textual.reactive import reactive
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
+
+from ..storage.store import RunInfo
+from .text import literal
+
+IntArray = npt.NDArray[np.int64]
+
+
+@dataclass(frozen=True)
+class Column:
+    key: str
+    label: str
+    width: int
+    align: str = "<"
+
+
+COLUMNS: tuple[Column, ...] = (
+    Column("id", "run", 20),
+    Column("spec", "spec", 14),
+    Column("stage", "stage", 10),
+    Column("task_type", "task type", 15),
+    Column("agents", "agents", 6, ">"),
+    Column("selected", "selected", 13),
+    Column("preferred", "preferred", 13),
+    Column("regret", "regret", 7, ">"),
+)
+
+
+@dataclass
+class RunRows:
+    """The table's data: run facts plus the selected agent and regret under the weights."""
+
+    infos: Sequence[RunInfo]
+    selected: Sequence[str]  # per run
+    regret: npt.NDArray[np.float64]  # per run, nan when unmarked
+
+
+class RunsTable(ScrollView, can_focus=True):
+    """Every run; `enter` opens the one under the cursor."""
+
+    COMPONENT_CLASSES = {"runs-table--header", "runs-table--cursor", "runs-table--miss"}
+
+    DEFAULT_CSS = """
+    RunsTable {
+        height: 1fr;
+    }
+    RunsTable > .runs-table--header {
+        text-style: bold;
+        background: $panel;
+    }
+    RunsTable > .runs-table--cursor {
+        background: $block-cursor-background;
+        color: $block-cursor-foreground;
+        text-style: bold;
+    }
+    RunsTable:blur > .runs-table--cursor {
+        background: $block-cursor-blurred-background;
+        text-style: none;
+    }
+    RunsTable > .runs-table--miss {
+        color: $warning;
+    }
+    """
+
+    BINDINGS = [
+        Binding("enter", "open", "Open run", id="runs.open"),
+        Binding("up", "move(-1)", "Up", show=False),
+        Binding("down", "move(1)", "Down", show=False),
+        Binding("pageup", "page(-1)", "Page up", show=False),
+        Binding("pagedown", "page(1)", "Page down", show=False),
+        Binding("home", "jump(0)", "First", show=False),
+        Binding("end", "jump(-1)", "Last", show=False),
+        Binding("s", "sort_next", "Sort", id="runs.sort"),
+        Binding("S", "sort_reverse", "Reverse", show=False),
+    ]
+
+    cursor: reactive[int] = reactive(0)
+    sort_key: reactive[str] = reactive("")
+    sort_descending: reactive[bool] = reactive(False)
+
+    class Opened(Message):
+        def __init__(self, run_id: str) -> None:
+            super().__init__()
+            self.run_id = run_id
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.rows = RunRows([], [], np.zeros(0))
+        self.order: IntArray = np.zeros(0, dtype=np.int64)
+        self.filter: Callable[[RunRows], npt.NDArray[np.bool_]] | None = None
+
+    # -- data --------------------------------------------------------------------
+
+    def set_rows(self, rows: RunRows) -> None:
+        """New data (or new weights): keep the filter, the sort and the cursor's run."""
+        current = self.current_run()
+        self.rows = rows
+        self._rebuild(keep=current)
+
+    def set_filter(self, predicate: Callable[[RunRows], npt.NDArray[np.bool_]] | None) -> None:
+        self.filter = predicate
+        self._rebuild(keep=self.current_run())
+
+    def _sort_values(self, key: str) -> npt.NDArray[Any]:
+        rows = self.rows
+        if key == "regret":
+            return np.nan_to_num(rows.regret, nan=-1.0)
+        if key == "agents":
+            return np.fromiter((i.agents for i in rows.infos), np.int64, len(rows.infos))
+        if key == "selected":
+            return np.array(rows.selected, dtype=str)
+        attribute = {"spec": "spec_id"}.get(key, key)
+        return np.array([getattr(i, attribute) or "" for i in rows.infos], dtype=str)
+
+    def _rebuild(self, keep: str | None = None) -> None:
+        count = len(self.rows.infos)
+        if self.filter is not None and count:
+            order = np.flatnonzero(self.filter(self.rows))
+        else:
+            order = np.arange(count)
+        if self.sort_key and len(order):
+            values = self._sort_values(self.sort_key)[order]
+            ranked = np.argsort(values, kind="stable")
+            if self.sort_descending:
+                ranked = ranked[::-1]
+            order = order[ranked]
+        self.order = order.astype(np.int64)
+        self.virtual_size = Size(self._width, len(self.order) + 1)
+        cursor = 0
+        if keep is not None:
+            found = self._find(keep)
+            cursor = found if found is not None else 0
+        self.cursor = min(cursor, max(0, len(self.order) - 1))
+        self._scroll_to_cursor()
+        self.refresh()
+
+    def _find(self, run_id: str) -> int | None:
+        """The display position of a run (a linear scan: only on rebuilds)."""
+        infos = self.rows.infos
+        for position, i in enumerate(self.order):
+            if infos[i].id == run_id:
+                return position
+        return None
+
+    def current_run(self) -> str | None:
+        if not len(self.order):
+            return None
+        return self.rows.infos[int(self.order[min(self.cursor, len(self.order) - 1)])].id
+
+    # -- rendering ---------------------------------------------------------------
+
+    @property
+    def _width(self) -> int:
+        return sum(c.width + 1 for c in COLUMNS)
+
+    def _cells(self, i: int) -> list[str]:
+        info = self.rows.infos[i]
+        regret = self.rows.regret[i]
+        return [
+            literal(info.id, True),
+            literal(info.spec_id, True),
+            literal(info.stage, True),
+            info.task_type,
+            str(info.agents),
+            literal(self.rows.selected[i], True),
+            literal(info.preferred, True),
+            "" if np.isnan(regret) else f"{regret:.3f}",
+        ]
+
+    def _line(self, cells: Sequence[str]) -> str:
+        parts = []
+        for column, cell in zip(COLUMNS, cells, strict=True):
+            text = cell if len(cell) <= column.width else cell[: column.width - 1] + "…"
+            parts.append(f"{text:{column.align}{column.width}}")
+        return " ".join(parts)
+
+    def _header(self) -> str:
+        labels = []
+        for column in COLUMNS:
+            arrow = ""
+            if column.key == self.sort_key:
+                arrow = "▼" if self.sort_descending else "▲"
+            labels.append(column.label + arrow)
+        return self._line(labels)
+
+    def render_line(self, y: int) -> Strip:
+        width = self.size.width
+        scroll_x = int(self.scroll_offset.x)
+        base = self.rich_style
+        if y == 0:
+            style = base + self.get_component_rich_style("runs-table--header")
+            return self._strip(self._header(), style, scroll_x, width)
+        position = int(self.scroll_offset.y) + y - 1
+        if position >= len(self.order):
+            return Strip.blank(width, base)
+        i = int(self.order[position])
+        style = base
+        if self.rows.infos[i].preferred and self.rows.infos[i].preferred != self.rows.selected[i]:
+            style = base + self.get_component_rich_style("runs-table--miss")
+        if position == self.cursor:
+            style = base + self.get_component_rich_style("runs-table--cursor")
+        return self._strip(self._line(self._cells(i)), style, scroll_x, width)
+
+    def _strip(self, text: str, style: Style, scroll_x: int, width: int) -> Strip:
+        line = text[scroll_x : scroll_x + width]
+        return Strip([Segment(line.ljust(width), style)], width)
+
+    # -- movement ----------------------------------------------------------------
+
+    @property
+    def _page(self) -> int:
+        return max(1, self.size.height - 2)
+
+    def watch_cursor(self, old: int, new: int) -> None:
+        self.refresh()
+
+    def _scroll_to_cursor(self) -> None:
+        top = int(self.scroll_offset.y)
+        visible = max(1, self.size.height - 1)
+        if self.cursor < top:
+            self.scroll_to(y=self.cursor, animate=False)
+        elif self.cursor >= top + visible:
+            self.scroll_to(y=self.cursor - visible + 1, animate=False)
+
+    def _move_to(self, position: int) -> None:
+        if not len(self.order):
+            return
+        self.cursor = max(0, min(position, len(self.order) - 1))
+        self._scroll_to_cursor()
+
+    def action_move(self, delta: int) -> None:
+        self._move_to(self.cursor + delta)
+
+    def action_page(self, direction: int) -> None:
+        self._move_to(self.cursor + direction * self._page)
+
+    def action_jump(self, position: int) -> None:
+        self._move_to(position if position >= 0 else len(self.order) - 1)
+
+    def action_open(self) -> None:
+        run_id = self.current_run()
+        if run_id is not None:
+            self.post_message(self.Opened(run_id))
+
+    def sort_by(self, key: str, descending: bool = False) -> None:
+        self.sort_key = key
+        self.sort_descending = descending
+        self._rebuild(keep=self.current_run())
+
+    def action_sort_next(self) -> None:
+        keys = [c.key for c in COLUMNS]
+        following = keys[(keys.index(self.sort_key) + 1) % len(keys)] if self.sort_key else keys[0]
+        self.sort_by(following)
+
+    def action_sort_reverse(self) -> None:
+        self.sort_by(self.sort_key or COLUMNS[0].key, not self.sort_descending)
+
+    def _column_at(self, x: int) -> str | None:
+        x += int(self.scroll_offset.x)
+        left = 0
+        for column in COLUMNS:
+            if left <= x < left + column.width + 1:
+                return column.key
+            left += column.width + 1
+        return None
+
+    async def _on_click(self, event: events.Click) -> None:
+        self.focus()
+        if event.y == 0:
+            key = self._column_at(event.x)
+            if key is not None:
+                self.sort_by(key, key == self.sort_key and not self.sort_descending)
+            return
+        position = int(self.scroll_offset.y) + event.y - 1
+        if position < len(self.order):
+            if position == self.cursor and event.chain >= 2:
+                self.action_open()
+            self._move_to(position)

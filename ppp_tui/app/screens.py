@@ -1,0 +1,507 @@
+"""The app's screens: the runs list, one run side by side, help, and quit."""
+
+from __future__ import annotations
+
+import time
+from typing import TYPE_CHECKING
+
+import numpy as np
+import numpy.typing as npt
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.content import Content
+from textual.screen import ModalScreen, Screen
+from textual.widgets import (
+    Button,
+    DataTable,
+    Footer,
+    Header,
+    Input,
+    Label,
+    Select,
+    Static,
+    TabbedContent,
+    TabPane,
+)
+
+from ..core.early_stop import analyse
+from ..core.model import Run
+from ..core.relevance import task_type
+from ..core.scoring import Ranking, rank_run, violation_penalty
+from .runs_table import RunRows, RunsTable
+from .slider import WeightSlider
+from .text import cell, literal, plain
+from .weights_bar import WeightsBar
+
+if TYPE_CHECKING:
+    from .app import PPPApp
+
+ALL_STAGES = "__all__"
+
+
+class RunsScreen(Screen[None]):
+    """Every run, with the agent selected under the current weights and the mark."""
+
+    BINDINGS = [
+        Binding("/", "search", "Search", id="runs.search"),
+        Binding("escape", "clear_search", "Clear search", show=False),
+    ]
+
+    app: PPPApp
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        with Horizontal(id="runs-tools"):
+            yield Select([], prompt="All stages", id="stage-filter", allow_blank=True)
+            yield Input(placeholder="/ search id, spec or task", id="search")
+        yield Static("Loading runs…", id="runs-message")
+        yield RunsTable(id="runs")
+        yield Static("", id="runs-status")
+        yield Footer()
+
+    @property
+    def table(self) -> RunsTable:
+        return self.query_one(RunsTable)
+
+    def on_mount(self) -> None:
+        self.table.display = False
+        self.table.focus()
+
+    def show_error(self, message: str) -> None:
+        self.query_one("#runs-message", Static).update(plain(message))
+
+    def populate(self) -> None:
+        """Fill the table from the workspace (after loading, and on weight changes)."""
+        workspace = self.app.workspace
+        if workspace is None or not workspace.loaded:
+            return
+        message = self.query_one("#runs-message", Static)
+        if not workspace.infos:
+            message.update(
+                "This database holds no runs yet: import some with `ppp-tui import FILE`"
+                " or create a demo database with `ppp-tui demo`."
+            )
+            return
+        message.display = False
+        outcome = workspace.outcome()
+        arrays = workspace.scores.arrays if workspace.scores else None
+        assert arrays is not None
+        selected = list(arrays.names[np.arange(len(arrays)), outcome.selected])
+        self.table.set_rows(RunRows(workspace.infos, selected, outcome.regret))
+        self.table.display = True
+        stages = self.query_one("#stage-filter", Select)
+        if not stages._options[1:]:
+            names = sorted({i.stage for i in workspace.infos if i.stage})
+            stages.set_options([(name, name) for name in names])
+        self.update_status()
+
+    def update_status(self) -> None:
+        workspace = self.app.workspace
+        if workspace is None or not workspace.loaded:
+            return
+        figures = workspace.figures()
+        shown = len(self.table.order)
+        total = len(workspace.infos)
+        weights = workspace.settings.weights
+        parts = [
+            f"{shown:,} of {total:,} runs" if shown != total else f"{total:,} runs",
+            f"global weights {weights.technical:.2f}/{weights.interaction:.2f}",
+        ]
+        if workspace.settings.stage_weights:
+            parts.append(f"{len(workspace.settings.stage_weights)} stage tables")
+        if figures.marked_runs:
+            parts.append(
+                f"agreement {figures.agreement:.1%}, mean regret {figures.mean_regret:.4f}"
+                f" over {figures.marked_runs:,} marked"
+            )
+        if workspace.dirty:
+            parts.append("● unsaved")
+        self.query_one("#runs-status", Static).update(Content("  ·  ".join(parts)))
+
+    def _apply_filter(self) -> None:
+        stage = self.query_one("#stage-filter", Select).value
+        query = self.query_one("#search", Input).value.strip().lower()
+        if not isinstance(stage, str) and not query:
+            self.table.set_filter(None)
+        else:
+
+            def keep(rows: RunRows) -> npt.NDArray[np.bool_]:
+                return np.fromiter(
+                    (
+                        (not isinstance(stage, str) or i.stage == stage)
+                        and (
+                            not query
+                            or query in i.id.lower()
+                            or query in (i.spec_id or "").lower()
+                            or query in (i.task or "").lower()
+                        )
+                        for i in rows.infos
+                    ),
+                    bool,
+                    len(rows.infos),
+                )
+
+            self.table.set_filter(keep)
+        self.update_status()
+
+    @on(Select.Changed, "#stage-filter")
+    def _stage_changed(self) -> None:
+        self._apply_filter()
+
+    @on(Input.Changed, "#search")
+    def _search_changed(self) -> None:
+        self._apply_filter()
+
+    @on(Input.Submitted, "#search")
+    def _search_done(self) -> None:
+        self.table.focus()
+
+    def action_search(self) -> None:
+        self.query_one("#search", Input).focus()
+
+    def action_clear_search(self) -> None:
+        search = self.query_one("#search", Input)
+        if search.value:
+            search.value = ""
+        self.table.focus()
+
+    @on(RunsTable.Opened)
+    def _open(self, event: RunsTable.Opened) -> None:
+        self.app.open_run(event.run_id)
+
+
+def _bar(value: float | None, width: int = 8) -> str:
+    if value is None:
+        return ""
+    filled = round(value * width)
+    return "█" * filled + "░" * (width - filled) + f" {value:.2f}"
+
+
+def _signed(value: float | None) -> str:
+    return "—" if value is None else f"{value:+.3f}"
+
+
+class RunScreen(Screen[None]):
+    """One run's agents side by side, the highlighted agent's detail, and the weights."""
+
+    BINDINGS = [
+        Binding("escape", "app.pop_screen", "Back", id="run.back"),
+        Binding("p", "prefer", "Mark preferred", id="run.prefer"),
+        Binding("g", "toggle_scope", "Scope", id="run.scope"),
+        Binding("r", "reset", "Reset weights", id="run.reset"),
+    ]
+
+    app: PPPApp
+
+    def __init__(self, run: Run) -> None:
+        super().__init__()
+        self.run = run
+        self.ranking: Ranking | None = None
+        self.scope: str | None = None
+        self._flash: dict[str, float] = {}
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        with Vertical(id="run-body"):
+            yield Static(id="run-header")
+            yield DataTable(id="agents", cursor_type="row", zebra_stripes=True)
+            with TabbedContent(id="detail"):
+                with TabPane("Questions", id="tab-questions"):
+                    yield DataTable(id="questions", cursor_type="row")
+                with TabPane("Violations", id="tab-violations"):
+                    yield DataTable(id="violations", cursor_type="row")
+                with TabPane("Turns", id="tab-turns"):
+                    yield VerticalScroll(Static(id="turns"))
+                with TabPane("Output", id="tab-output"):
+                    yield VerticalScroll(Static(id="output"))
+                with TabPane("Iterations", id="tab-iterations"):
+                    yield Static(id="iterations")
+        yield WeightsBar()
+        yield Footer()
+
+    def on_mount(self) -> None:
+        workspace = self.app.workspace
+        assert workspace is not None
+        self.scope = workspace.scope_of(self.run.stage)
+        agents = self.query_one("#agents", DataTable)
+        agents.add_columns(
+            "#",
+            "agent",
+            "technical",
+            "R_Proact",
+            "R_Pers",
+            "interaction",
+            "final",
+            "gap",
+            "relevance × confidence",
+            "flags",
+            "mark",
+        )
+        self.query_one("#questions", DataTable).add_columns("turn", "effort", "label", "question")
+        self.query_one("#violations", DataTable).add_columns(
+            "turn", "preference", "severity", "penalty", "source"
+        )
+        self._show_header()
+        self._show_iterations()
+        self.refresh_ranking()
+        self.sync_weights()
+        agents.focus()
+
+    # -- the run -----------------------------------------------------------------
+
+    def _show_header(self) -> None:
+        run = self.run
+        facts = [
+            f"stage {run.stage or '—'}",
+            f"spec {run.spec_id or '—'}",
+            f"task type {task_type(run.task).value}",
+            f"preferences {', '.join(run.preferences) or 'none'}",
+        ]
+        header = Content.assemble(
+            (literal(run.id, True), "bold"),
+            "   ",
+            literal("   ".join(facts), True),
+            "\n",
+            ("task: ", "dim"),
+            literal(run.task or "—", True),
+        )
+        self.query_one("#run-header", Static).update(header)
+
+    def _show_iterations(self) -> None:
+        widget = self.query_one("#iterations", Static)
+        if not self.run.iterations:
+            widget.update("No iteration series in this run.")
+            return
+        stop = analyse(self.run.iterations)
+        series = ", ".join(f"{x:g}" for x in self.run.iterations)
+        best = "—" if stop.best_score is None else f"{stop.best_score:g}"
+        widget.update(
+            Content(
+                f"iterations: {series}\n"
+                f"early stop: would stop after iteration {stop.stopped_at} of"
+                f" {stop.iterations} ({stop.reason}), best {best} at iteration"
+                f" {stop.best_iteration}; {stop.saved} iteration(s) saved"
+            )
+        )
+
+    def refresh_ranking(self) -> None:
+        """Re-rank under the current weights; flash agents whose rank changed."""
+        workspace = self.app.workspace
+        assert workspace is not None
+        before = {a.name: a.rank for a in self.ranking.agents} if self.ranking else {}
+        self.ranking = rank_run(self.run, workspace.settings)
+        now = time.monotonic()
+        for agent in self.ranking.agents:
+            if agent.name in before and before[agent.name] != agent.rank:
+                self._flash[agent.name] = now + 1.0
+        table = self.query_one("#agents", DataTable)
+        highlighted = self._highlighted_name()
+        table.clear()
+        preferred = self._preferred()
+        for agent in self.ranking.agents:
+            flashing = self._flash.get(agent.name, 0.0) > now
+            rank_text = cell(
+                f"{agent.rank}{' ↕' if flashing else ''}",
+                "bold reverse yellow" if flashing else "bold",
+            )
+            marks = []
+            if agent.rank == 1:
+                marks.append("selected")
+            if agent.name == preferred:
+                marks.append("★ preferred")
+            table.add_row(
+                rank_text,
+                cell(agent.name),
+                f"{agent.technical:.3f}",
+                _signed(agent.r_proact),
+                _signed(agent.r_pers),
+                _signed(agent.interaction),
+                f"{agent.final:.3f}",
+                f"{agent.gap:.3f}",
+                _bar(agent.weight),
+                ", ".join(agent.flags),
+                " ".join(marks),
+                key=agent.name,
+            )
+        if highlighted is not None:
+            names = [a.name for a in self.ranking.agents]
+            if highlighted in names:
+                table.move_cursor(row=names.index(highlighted), animate=False)
+        if any(t > now for t in self._flash.values()):
+            self.set_timer(1.05, self._end_flash)
+
+    def _end_flash(self) -> None:
+        now = time.monotonic()
+        if self._flash and all(t <= now for t in self._flash.values()):
+            self._flash.clear()
+            self.refresh_ranking()
+
+    def _preferred(self) -> str | None:
+        workspace = self.app.workspace
+        assert workspace is not None
+        i = workspace.index.get(self.run.id)
+        return workspace.infos[i].preferred if i is not None else self.run.preferred_agent
+
+    def _highlighted_name(self) -> str | None:
+        table = self.query_one("#agents", DataTable)
+        if not table.row_count or self.ranking is None:
+            return None
+        row = min(table.cursor_row, len(self.ranking.agents) - 1)
+        return self.ranking.agents[row].name
+
+    @on(DataTable.RowHighlighted, "#agents")
+    def _agent_highlighted(self) -> None:
+        self._show_agent()
+
+    def _show_agent(self) -> None:
+        name = self._highlighted_name()
+        agent = self.run.agent(name) if name else None
+        questions = self.query_one("#questions", DataTable)
+        violations = self.query_one("#violations", DataTable)
+        questions.clear()
+        violations.clear()
+        turns = self.query_one("#turns", Static)
+        output = self.query_one("#output", Static)
+        output.update(plain(agent.output if agent and agent.output else "No output stored."))
+        if agent is None or agent.trajectory is None:
+            turns.update("No trajectory: the technical-only fallback applies to this agent.")
+            return
+        trajectory = agent.trajectory
+        for q in trajectory.questions:
+            questions.add_row(
+                "—" if q.turn is None else str(q.turn),
+                q.effort.value,
+                q.source.value,
+                cell(q.text),
+            )
+        workspace = self.app.workspace
+        assert workspace is not None
+        for v in trajectory.violations:
+            violations.add_row(
+                "—" if v.turn is None else str(v.turn),
+                cell(v.preference),
+                v.severity.value,
+                f"{violation_penalty(v, workspace.settings):.3f}",
+                v.source.value,
+            )
+        if trajectory.unchecked:
+            violations.add_row(
+                "—", cell(", ".join(trajectory.unchecked)), "unchecked", "—", "no rule checker"
+            )
+        if not trajectory.turns:
+            turns.update("No turns recorded.")
+            return
+        parts: list[Content | str] = []
+        for number, turn in enumerate(trajectory.turns, start=1):
+            facts = [
+                f"{turn.token_count} tokens" if turn.token_count is not None else "",
+                f"{turn.latency_ms} ms" if turn.latency_ms is not None else "",
+                literal(turn.timestamp, True),
+            ]
+            heading = f"turn {number}  " + "  ".join(f for f in facts if f)
+            parts += [Content.styled(heading, "bold"), "\n"]
+            if turn.prompt:
+                parts += [Content.styled("prompt: ", "dim"), literal(turn.prompt), "\n"]
+            parts += [Content.styled("response: ", "dim"), literal(turn.response), "\n\n"]
+        turns.update(Content.assemble(*parts))
+
+    # -- weights -----------------------------------------------------------------
+
+    def sync_weights(self) -> None:
+        workspace = self.app.workspace
+        assert workspace is not None
+        bar = self.query_one(WeightsBar)
+        technical = workspace.weights_for(self.scope).technical
+        bar.show(technical, self.scope, workspace.dirty)
+        bar.show_figures(workspace.figures())
+
+    @on(WeightSlider.Changed)
+    def _slider_moved(self, event: WeightSlider.Changed) -> None:
+        event.stop()
+        self.app.change_weight(event.value, self.scope, started=time.perf_counter())
+
+    @on(WeightsBar.PresetChosen)
+    def _preset(self, event: WeightsBar.PresetChosen) -> None:
+        self.app.apply_preset(event.key)
+
+    def action_toggle_scope(self) -> None:
+        """Edit the global pair, or this run's stage's own table."""
+        workspace = self.app.workspace
+        assert workspace is not None
+        if self.run.stage is None:
+            self.notify("This run has no stage: only the global weights apply.")
+            return
+        if self.scope is None:
+            self.scope = self.run.stage
+            if self.run.stage not in workspace.settings.stage_weights:
+                # A new stage table starts from the weights the run has now.
+                current = workspace.weights_for(self.run.stage).technical
+                workspace.set_technical(current, self.run.stage)
+        else:
+            self.scope = None
+        self.sync_weights()
+
+    def action_reset(self) -> None:
+        self.app.reset_weights()
+
+    def action_prefer(self) -> None:
+        name = self._highlighted_name()
+        if name is None:
+            return
+        self.app.mark_preferred(self.run.id, None if name == self._preferred() else name)
+
+
+class HelpScreen(ModalScreen[None]):
+    """Every key, and what the scores mean."""
+
+    BINDINGS = [Binding("escape,q,question_mark", "dismiss", "Close")]
+
+    TEXT = """\
+Keys
+  enter       open the highlighted run
+  escape      back
+  left/right  move the focused slider by 0.01 (pageup/pagedown: 0.1)
+  [ / ]       technical weight -0.05 / +0.05, from anywhere
+  p           mark the highlighted agent as the one you preferred (again: clear)
+  g           slider scope: global weights, or the run's stage table
+  r           reset the weights to what config.toml holds
+  ctrl+s      save the weights to config.toml
+  /           search runs by id, spec or task
+  s / S       sort the runs by the next column / reverse it (or click a header)
+  ctrl+p      command palette, themes included
+  ?           this help
+  q           quit (asks first if weights are unsaved)
+
+Scores (SPEC 2)
+  R_Proact     +0.05 with no questions or only low-effort ones,
+               else -(0.1 x medium + 0.5 x high)
+  R_Pers       -(sum of violation penalties); else +0.05 if the run states a preference
+  interaction  R_Proact + R_Pers
+  final        w_t x technical + w_i x interaction  (no trajectory: technical)
+  regret       final(selected) - final(preferred) over the runs you marked
+"""
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="help"):
+            yield Label("ppp-tui help", id="help-title")
+            yield Static(Content(self.TEXT))
+            yield Label("escape to close", id="help-close")
+
+
+class QuitScreen(ModalScreen[str]):
+    """Asked before quitting with unsaved weights: save, discard, or stay."""
+
+    BINDINGS = [Binding("escape", "dismiss('cancel')", "Cancel")]
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="quit"):
+            yield Label("The weights have unsaved changes. Save them to config.toml?")
+            with Horizontal(id="quit-buttons"):
+                yield Button("Save and quit", variant="primary", id="save")
+                yield Button("Quit without saving", variant="error", id="discard")
+                yield Button("Cancel", id="cancel")
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        self.dismiss(event.button.id or "cancel")

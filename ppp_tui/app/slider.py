@@ -1,0 +1,146 @@
+"""A one-line horizontal slider for a value in [0, 1] (textual has none built in).
+
+Our own rather than textual-slider (GPL-3.0, incompatible with this MIT project).
+It is dragged or clicked with the mouse and moved with the keys; every change
+posts `WeightSlider.Changed`, so listeners must stay cheap (they do: re-ranking
+is array arithmetic).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from textual import events
+from textual.binding import Binding
+from textual.content import Content
+from textual.message import Message
+from textual.reactive import reactive
+from textual.widget import Widget
+
+STEP = 0.01
+PAGE = 0.1
+
+
+def snap(value: float) -> float:
+    """Clamp to [0, 1] and round away binary noise (0.7000000001 -> 0.7)."""
+    return min(1.0, max(0.0, round(value, 10)))
+
+
+class WeightSlider(Widget, can_focus=True):
+    """The technical weight; interaction is 1 - value."""
+
+    DEFAULT_CSS = """
+    WeightSlider {
+        height: 1;
+        width: 1fr;
+        min-width: 12;
+    }
+    """
+
+    BINDINGS = [
+        Binding("left", "step(-1)", "-0.01", show=False, id="slider.left"),
+        Binding("right", "step(1)", "+0.01", show=False, id="slider.right"),
+        Binding("pageup", "page(1)", "+0.1", show=False),
+        Binding("pagedown", "page(-1)", "-0.1", show=False),
+        Binding("home", "set_value(0)", "0", show=False),
+        Binding("end", "set_value(1)", "1", show=False),
+    ]
+
+    value: reactive[float] = reactive(0.7)
+    # Marks drawn on the track (e.g. the tuned optimum), as values in [0, 1].
+    marks: reactive[tuple[float, ...]] = reactive(())
+
+    @dataclass
+    class Changed(Message):
+        slider: WeightSlider
+        value: float
+
+        @property
+        def control(self) -> WeightSlider:
+            return self.slider
+
+    def __init__(
+        self,
+        value: float = 0.7,
+        *,
+        name: str | None = None,
+        id: str | None = None,
+        classes: str | None = None,
+    ) -> None:
+        super().__init__(name=name, id=id, classes=classes)
+        self.set_reactive(WeightSlider.value, snap(value))
+        self._dragging = False
+
+    def validate_value(self, value: float) -> float:
+        return snap(value)
+
+    def watch_value(self, value: float) -> None:
+        self.post_message(self.Changed(self, value))
+
+    # -- geometry ----------------------------------------------------------------
+
+    @property
+    def _track(self) -> int:
+        return max(2, self.size.width)
+
+    def _position(self, value: float) -> int:
+        return round(value * (self._track - 1))
+
+    def _value_at(self, x: int) -> float:
+        return round(min(max(x, 0), self._track - 1) / (self._track - 1), 2)
+
+    def render(self) -> Content:
+        knob = self._position(self.value)
+        focused = self.has_focus
+        marks = {self._position(m) for m in self.marks}
+        parts: list[tuple[str, str]] = []
+        for x in range(self._track):
+            if x == knob:
+                parts.append(("●", "bold $accent" if focused else "bold $foreground"))
+            elif x in marks:
+                parts.append(("┃", "bold $warning"))
+            elif x < knob:
+                parts.append(("━", "$accent" if focused else "$foreground 70%"))
+            else:
+                parts.append(("─", "$foreground 30%"))
+        return Content.assemble(*parts)
+
+    # -- input -------------------------------------------------------------------
+
+    def action_step(self, direction: int) -> None:
+        hundredths = round(self.value * 100)
+        if direction > 0 and self.value * 100 < hundredths - 1e-9:
+            hundredths -= 1  # an off-grid value (a tuned one) goes to its neighbour
+        if direction < 0 and self.value * 100 > hundredths + 1e-9:
+            hundredths += 1
+        self.value = (hundredths + direction) / 100
+
+    def action_page(self, direction: int) -> None:
+        self.value = self.value + direction * PAGE
+
+    def action_set_value(self, value: float) -> None:
+        self.value = value
+
+    async def _on_mouse_down(self, event: events.MouseDown) -> None:
+        self.focus()
+        self.capture_mouse()
+        self._dragging = True
+        self.value = self._value_at(event.x)
+        event.stop()
+
+    async def _on_mouse_move(self, event: events.MouseMove) -> None:
+        if self._dragging:
+            self.value = self._value_at(event.x)
+            event.stop()
+
+    async def _on_mouse_up(self, event: events.MouseUp) -> None:
+        if self._dragging:
+            self._dragging = False
+            self.release_mouse()
+            event.stop()
+
+    def on_focus(self) -> None:
+        self.refresh()
+
+    def on_blur(self) -> None:
+        self.refresh()

@@ -1,0 +1,189 @@
+"""What the terminal app works on: the database's arrays, the weights being edited.
+
+No textual here: the screens call this, and tests can drive it directly. The
+slider's hot path is `set_technical`: it changes one weight pair and recomputes
+agreement and mean regret over every marked run with array arithmetic.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+import numpy as np
+import numpy.typing as npt
+
+from ..core.errors import PPPError
+from ..core.regret import Lines, Outcome
+from ..core.settings import Settings, Weights, preset
+from ..reports import Scores
+from ..storage.store import RunInfo, Store
+
+FloatArray = npt.NDArray[np.float64]
+
+
+@dataclass(frozen=True)
+class Figures:
+    """Agreement and mean regret over the marked runs under the weights being edited."""
+
+    marked_runs: int
+    mean_regret: float | None
+    agreement: float | None
+    seconds: float  # how long the whole-database recomputation took
+
+
+class Workspace:
+    """The database, the saved settings, and the settings being edited."""
+
+    def __init__(
+        self,
+        store: Store,
+        config_path: Path,
+        saved: Settings,
+        config_error: str | None = None,
+    ) -> None:
+        self.store = store
+        self.config_path = config_path
+        self.saved = saved  # what config.toml holds (defaults if it is invalid)
+        self.config_error = config_error  # saving is refused while this is set
+        self.settings = saved
+        self.infos: list[RunInfo] = []
+        self.index: dict[str, int] = {}
+        self.scores: Scores | None = None
+        self._marked: Lines | None = None
+        self._marked_weights: FloatArray | None = None
+
+    # -- loading (slow: call from a worker thread) ---------------------------------
+
+    def load(self) -> None:
+        """Read the runs list and the score arrays (about a second at 100k runs)."""
+        infos = self.store.run_infos()
+        scores = Scores.load(self.store, self.settings)
+        self.infos = infos
+        self.index = {info.id: i for i, info in enumerate(infos)}
+        self._install(scores)
+
+    def _install(self, scores: Scores) -> None:
+        self.scores = scores
+        marked = scores.lines.marked_only()
+        self._marked = marked
+        self._marked_weights = marked.tech_weights.copy()
+
+    def reload_scores(self) -> None:
+        """After a change that alters interaction (penalties): rebuild the arrays."""
+        self._install(Scores.load(self.store, self.settings))
+
+    @property
+    def loaded(self) -> bool:
+        return self.scores is not None
+
+    # -- weights -------------------------------------------------------------------
+
+    def weights_for(self, stage: str | None) -> Weights:
+        return self.settings.weights_for(stage)
+
+    def scope_of(self, stage: str | None) -> str | None:
+        """The table the slider edits for a run of `stage`: its own, else global (None)."""
+        if stage is not None and stage in self.settings.stage_weights:
+            return stage
+        return None
+
+    def set_technical(self, technical: float, scope: str | None) -> Figures:
+        """The slider's step: new weights for one scope, then agreement and regret."""
+        weights = Weights.from_technical(technical)
+        self.settings = self.settings.with_weights(weights, scope)
+        return self.figures()
+
+    def apply_preset(self, key: str) -> bool:
+        """Apply a preset; True when penalties changed, so the arrays need a reload."""
+        before = self.settings.penalties
+        chosen = preset(key)
+        settings = chosen.apply(self.settings)
+        if not chosen.paper_penalties:
+            # Leaving the Paper preset brings back the configured penalties.
+            settings = replace(settings, penalties=self.saved.penalties)
+        self.settings = settings
+        return dict(settings.penalties) != dict(before)
+
+    def reset(self) -> bool:
+        """Back to what config.toml holds; True when penalties changed."""
+        changed = dict(self.settings.penalties) != dict(self.saved.penalties)
+        self.settings = self.saved
+        return changed
+
+    @property
+    def dirty(self) -> bool:
+        """Weights differ from the saved ones."""
+        return self.settings.weights != self.saved.weights or dict(
+            self.settings.stage_weights
+        ) != dict(self.saved.stage_weights)
+
+    def run_weights(self) -> FloatArray:
+        """The technical weight each marked run is scored under now."""
+        assert self._marked is not None
+        stages = self._marked.arrays.stages
+        result = np.full(len(stages), self.settings.weights.technical)
+        for stage, weights in self.settings.stage_weights.items():
+            result[stages == stage] = weights.technical
+        return result
+
+    def figures(self) -> Figures:
+        """Agreement and mean regret over all marked runs under the current weights."""
+        if self._marked is None:
+            return Figures(0, None, None, 0.0)
+        start = time.perf_counter()
+        outcome = self.marked_outcome()
+        return Figures(
+            outcome.marked_runs,
+            outcome.mean_regret,
+            outcome.agreement,
+            time.perf_counter() - start,
+        )
+
+    def marked_outcome(self) -> Outcome:
+        assert self._marked is not None
+        technical = self.run_weights()
+        return self._marked.outcome(technical, 1.0 - technical)
+
+    def outcome(self) -> Outcome:
+        """Every run (marked or not) under the current weights: the runs list's column."""
+        assert self.scores is not None
+        lines = self.scores.lines
+        stages = lines.arrays.stages
+        technical = np.full(len(stages), self.settings.weights.technical)
+        for stage, weights in self.settings.stage_weights.items():
+            technical[stages == stage] = weights.technical
+        return lines.outcome(technical, 1.0 - technical)
+
+    # -- saving and marking ----------------------------------------------------------
+
+    def save(self, note: str | None = None) -> None:
+        """Write the edited weights to config.toml (refused while it is invalid)."""
+        from ..storage.config import save_weights
+
+        if self.config_error is not None:
+            raise PPPError(f"not saved: fix config.toml first ({self.config_error})")
+        stages = {
+            stage: weights
+            for stage, weights in self.settings.stage_weights.items()
+            if self.saved.stage_weights.get(stage) != weights
+        }
+        weights = self.settings.weights if self.settings.weights != self.saved.weights else None
+        save_weights(self.config_path, weights, stages, note=note)
+        self.saved = replace(
+            self.saved, weights=self.settings.weights, stage_weights=self.settings.stage_weights
+        )
+
+    def mark(self, run_id: str, agent: str | None) -> None:
+        """Store the user's preferred agent and refresh the marked-run arrays."""
+        self.store.mark(run_id, agent, source="app")
+        i = self.index.get(run_id)
+        if i is None or self.scores is None:
+            return
+        self.infos[i] = replace(self.infos[i], preferred=agent)
+        # The arrays' rows are the runs list's rows: patch the one mark in place.
+        arrays = self.scores.arrays
+        slots = np.flatnonzero(arrays.names[i] == agent) if agent is not None else np.zeros(0)
+        arrays.preferred[i] = int(slots[0]) if len(slots) else -1
+        self._install(self.scores)

@@ -1,0 +1,125 @@
+"""The run store's SQLite schema and its forward migrations.
+
+The schema version lives in PRAGMA user_version. Each migration takes the database
+from version N to N + 1; a database newer than the last migration is refused, never
+rewritten. Tables are plain enough that `datasette runs.db` reads well: one row per
+run, per agent, per trajectory, turn, question, violation and preferred-agent mark.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable
+
+_V1 = """
+CREATE TABLE runs (
+    id TEXT PRIMARY KEY,
+    spec_id TEXT,
+    stage TEXT,
+    task TEXT,
+    task_type TEXT NOT NULL,
+    created_at TEXT,
+    preferences TEXT NOT NULL DEFAULT '[]',      -- JSON list of stated preference names
+    states_preferences INTEGER NOT NULL DEFAULT 0, -- 1 if one other than no_preference
+    selected_agent TEXT,                          -- the system's own pick, as imported
+    preferred_agent TEXT,                         -- the current mark (history: preferred_marks)
+    iterations TEXT NOT NULL DEFAULT '[]',        -- JSON list of quality scores
+    agents INTEGER NOT NULL,
+    imported_at TEXT NOT NULL
+);
+CREATE INDEX runs_stage ON runs(stage);
+CREATE INDEX runs_spec ON runs(spec_id);
+CREATE INDEX runs_created ON runs(created_at);
+
+CREATE TABLE agents (
+    id INTEGER PRIMARY KEY,
+    run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+    position INTEGER NOT NULL,                    -- order in the imported run
+    name TEXT NOT NULL,
+    model TEXT,
+    technical REAL NOT NULL,
+    relevance REAL,
+    confidence REAL,
+    output TEXT,
+    UNIQUE (run_id, name)
+);
+
+-- One row per agent that has a trajectory: none means "no trajectory" (SPEC 1).
+CREATE TABLE trajectories (
+    id INTEGER PRIMARY KEY,
+    agent_id INTEGER NOT NULL UNIQUE REFERENCES agents(id) ON DELETE CASCADE,
+    run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+    q_low INTEGER NOT NULL,                       -- question counts by effort
+    q_medium INTEGER NOT NULL,
+    q_high INTEGER NOT NULL,
+    violations INTEGER NOT NULL,
+    unchecked TEXT NOT NULL DEFAULT '[]'          -- stated preferences no checker decided
+);
+CREATE INDEX trajectories_run ON trajectories(run_id);
+
+CREATE TABLE trajectory_turns (
+    id INTEGER PRIMARY KEY,
+    trajectory_id INTEGER NOT NULL REFERENCES trajectories(id) ON DELETE CASCADE,
+    turn INTEGER NOT NULL,                        -- 1-based
+    prompt TEXT,
+    response TEXT,
+    token_count INTEGER,
+    latency_ms INTEGER,
+    timestamp TEXT
+);
+CREATE INDEX trajectory_turns_trajectory ON trajectory_turns(trajectory_id);
+
+CREATE TABLE trajectory_questions (
+    id INTEGER PRIMARY KEY,
+    trajectory_id INTEGER NOT NULL REFERENCES trajectories(id) ON DELETE CASCADE,
+    turn INTEGER,
+    text TEXT NOT NULL,
+    effort TEXT NOT NULL CHECK (effort IN ('low', 'medium', 'high')),
+    source TEXT NOT NULL                          -- label, classifier or extracted
+);
+CREATE INDEX trajectory_questions_trajectory ON trajectory_questions(trajectory_id);
+
+CREATE TABLE trajectory_violations (
+    id INTEGER PRIMARY KEY,
+    trajectory_id INTEGER NOT NULL REFERENCES trajectories(id) ON DELETE CASCADE,
+    turn INTEGER,
+    preference TEXT NOT NULL,
+    severity TEXT NOT NULL,
+    penalty REAL,                                 -- the violation's own penalty, if given
+    source TEXT NOT NULL                          -- label or checker
+);
+CREATE INDEX trajectory_violations_trajectory ON trajectory_violations(trajectory_id);
+
+-- Every change of a run's preferred agent, kept with its time (agent NULL: cleared).
+CREATE TABLE preferred_marks (
+    id INTEGER PRIMARY KEY,
+    run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+    agent TEXT,
+    marked_at TEXT NOT NULL,
+    source TEXT NOT NULL                          -- import, cli or app
+);
+CREATE INDEX preferred_marks_run ON preferred_marks(run_id);
+"""
+
+
+def _create(conn: sqlite3.Connection) -> None:
+    # Statement by statement: executescript would commit the migration's transaction.
+    for statement in _V1.split(";"):
+        if statement.strip():
+            conn.execute(statement)
+
+
+# MIGRATIONS[n] takes a database at version n to version n + 1.
+MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (_create,)
+SCHEMA_VERSION = len(MIGRATIONS)
+OUR_TABLES = frozenset(
+    {
+        "runs",
+        "agents",
+        "trajectories",
+        "trajectory_turns",
+        "trajectory_questions",
+        "trajectory_violations",
+        "preferred_marks",
+    }
+)

@@ -1,0 +1,267 @@
+"""The demo data set: deterministic, valid SPEC 1 runs with everything the app can show."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from collections import Counter
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ppp_tui.core.early_stop import analyse
+from ppp_tui.core.effort import answered_by
+from ppp_tui.core.errors import PPPError
+from ppp_tui.core.model import Effort, Run, Source
+from ppp_tui.core.preferences import is_known
+from ppp_tui.core.regret import ScoreArrays, tune
+from ppp_tui.core.relevance import TaskType, task_type
+from ppp_tui.core.runs import run_from_dict
+from ppp_tui.core.scoring import rank_run
+from ppp_tui.core.settings import STAGES, Settings
+from ppp_tui.storage import demo
+from ppp_tui.storage.files import read_records
+from ppp_tui.storage.store import Store
+
+Json = dict[str, Any]
+
+
+@pytest.fixture(scope="module")
+def raw() -> list[Json]:
+    return list(demo.generate(demo.DEMO_SIZE, seed=0))
+
+
+@pytest.fixture(scope="module")
+def parsed(raw: list[Json]) -> list[Run]:
+    return [run_from_dict(run) for run in raw]
+
+
+def agents(raw: list[Json]) -> list[Json]:
+    return [agent for run in raw for agent in run["agents"]]
+
+
+def test_same_seed_same_runs_and_another_seed_other_runs() -> None:
+    first = list(demo.generate(300, seed=5))
+    assert first == list(demo.generate(300, seed=5))
+    assert json.dumps(first) == json.dumps(list(demo.generate(300, seed=5)))
+    other = list(demo.generate(300, seed=6))
+    assert other != first
+    assert [r["task"] for r in other] != [r["task"] for r in first]
+
+
+def test_output_does_not_depend_on_hash_randomisation() -> None:
+    code = (
+        "import json; from ppp_tui.storage import demo;"
+        " print(json.dumps(list(demo.generate(150, 4))))"
+    )
+    env = {**os.environ, "PYTHONHASHSEED": "123"}
+    out = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
+    ).stdout
+    assert json.loads(out) == list(demo.generate(150, 4))
+
+
+def test_default_size_and_edge_counts() -> None:
+    assert demo.DEMO_SIZE == 2000
+    assert list(demo.generate(0)) == []
+    assert len(list(demo.generate(1, seed=3))) == 1
+    with pytest.raises(ValueError):
+        list(demo.generate(-1))
+
+
+def test_runs_are_json_and_read_back_as_import_would(raw: list[Json], tmp_path: Path) -> None:
+    assert len(raw) == demo.DEMO_SIZE
+    path = tmp_path / "demo.jsonl"
+    path.write_text("\n".join(json.dumps(run) for run in raw) + "\n", encoding="utf-8")
+    read = [record.parse() for record in read_records(str(path))]
+    assert [run.id for run in read] == [run["id"] for run in raw]
+
+
+def test_every_run_parses_and_selected_is_the_default_pick(
+    raw: list[Json], parsed: list[Run]
+) -> None:
+    settings = Settings()
+    for run in parsed:
+        assert run.selected_agent == rank_run(run, settings).best_agent
+    assert len({run.id for run in parsed}) == len(parsed)
+    assert all(re.fullmatch(r"demo-\d{6}", run["id"]) for run in raw)
+    assert raw[0]["id"] == "demo-000001"
+
+
+def test_generate_parsed_pairs_each_run_with_its_parse() -> None:
+    pairs = list(demo.generate_parsed(200, seed=9))
+    assert [raw for raw, _ in pairs] == list(demo.generate(200, seed=9))
+    for raw, run in pairs:
+        assert run == run_from_dict(raw)
+
+
+def test_timestamps_are_ordered_iso_and_spread_over_about_ninety_days(raw: list[Json]) -> None:
+    stamps = [run["created_at"] for run in raw]
+    assert all(re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", s) for s in stamps)
+    assert stamps == sorted(stamps)
+    first = datetime.fromisoformat(stamps[0].replace("Z", "+00:00"))
+    last = datetime.fromisoformat(stamps[-1].replace("Z", "+00:00"))
+    assert 80 <= (last - first).days <= 90
+    turn_stamps = [
+        turn["timestamp"]
+        for agent in agents(raw)
+        for turn in agent.get("trajectory", {}).get("turns", [])
+    ]
+    assert turn_stamps and all(s.endswith("Z") for s in turn_stamps)
+
+
+def test_all_stages_some_without_stage_and_spec_ids(raw: list[Json]) -> None:
+    stages = Counter(run.get("stage") for run in raw)
+    assert set(STAGES) < set(stages)
+    assert 0 < stages[None] < 0.1 * len(raw)
+    spec_ids = [run["spec_id"] for run in raw if "spec_id" in run]
+    assert all(re.fullmatch(r"SPEC-KIT-\d{3,}", s) for s in spec_ids)
+    assert 20 < len(set(spec_ids)) < len(raw)
+
+
+def test_task_texts_cover_every_task_type(parsed: list[Run]) -> None:
+    types = Counter(task_type(run.task) for run in parsed)
+    assert set(types) == set(TaskType)
+    assert min(types.values()) > 0.03 * len(parsed)
+    assert len({run.task for run in parsed}) > 500
+
+
+def test_agents_are_realistic(raw: list[Json]) -> None:
+    names = Counter(agent["name"] for agent in agents(raw))
+    assert {"claude-code", "codex", "gemini-cli", "aider", "cursor", "copilot"} <= set(names)
+    assert all(2 <= len(run["agents"]) <= 5 for run in raw)
+    for agent in agents(raw):
+        assert agent["model"]
+        assert 0.0 <= agent["relevance"] <= 1.0
+        assert 0.0 <= agent["confidence"] <= 1.0
+        assert 0.0 <= agent["technical_score"] <= 1.0
+    assert any(agent["relevance"] < 0.5 for agent in agents(raw))
+
+
+def test_agents_have_their_own_character(parsed: list[Run]) -> None:
+    high: Counter[str] = Counter()
+    asked: Counter[str] = Counter()
+    technical: dict[str, list[float]] = {}
+    for run in parsed:
+        for agent in run.agents:
+            technical.setdefault(agent.name, []).append(agent.technical)
+            if agent.trajectory is not None:
+                asked[agent.name] += len(agent.trajectory.questions)
+                high[agent.name] += agent.trajectory.effort_counts()[2]
+    mean = {name: sum(values) / len(values) for name, values in technical.items()}
+    # claude-code: technically the strongest, and the most high-effort questions.
+    assert max(mean, key=mean.__getitem__) == "claude-code"
+    assert max(high, key=high.__getitem__) == "claude-code"
+    assert asked["codex"] < asked["claude-code"] / 2
+
+
+def test_trajectories_absent_empty_and_full(raw: list[Json]) -> None:
+    all_agents = agents(raw)
+    absent = sum("trajectory" not in agent for agent in all_agents)
+    empty = sum(agent.get("trajectory") == {} for agent in all_agents)
+    assert 0.03 * len(all_agents) < absent < 0.2 * len(all_agents)
+    assert 0 < empty < absent
+
+
+def test_questions_of_every_effort_labelled_classified_and_extracted(
+    raw: list[Json], parsed: list[Run]
+) -> None:
+    efforts: Counter[Effort] = Counter()
+    sources: Counter[Source] = Counter()
+    from_context = 0
+    for run in parsed:
+        for agent in run.agents:
+            if agent.trajectory is None:
+                continue
+            for question in agent.trajectory.questions:
+                efforts[question.effort] += 1
+                sources[question.source] += 1
+                if question.source is not Source.LABEL and answered_by(question.text, run.task):
+                    from_context += 1
+    assert set(efforts) == set(Effort)
+    assert all(count > 0.1 * sum(efforts.values()) for count in efforts.values())
+    assert set(sources) >= {Source.LABEL, Source.CLASSIFIER, Source.EXTRACTED}
+    assert from_context > 10  # questions whose answer is in the task text
+    texts = {q["text"] for a in agents(raw) for q in a.get("trajectory", {}).get("questions", [])}
+    assert len(texts) > 300
+
+
+def test_preferences_and_violations(raw: list[Json], parsed: list[Run]) -> None:
+    counts = Counter(len(run.get("preferences", [])) for run in raw)
+    assert {0, 1, 2, 3} <= set(counts)
+    stated = [p for run in raw for p in run.get("preferences", [])]
+    assert "no_preference" in stated
+    assert all(is_known(p) for p in stated)
+    violated: Counter[str] = Counter()
+    severities: Counter[str] = Counter()
+    penalties = 0
+    for agent in agents(raw):
+        for violation in agent.get("trajectory", {}).get("violations", []):
+            violated[violation["preference"]] += 1
+            severities[violation.get("severity", "error")] += 1
+            penalties += "penalty" in violation
+    assert len(violated) >= 4
+    assert set(severities) == {"error", "warning", "minor", "major", "critical"}
+    assert penalties > 0
+    # Some agents leave their violations to the rule checkers.
+    checked = {
+        v.preference
+        for run in parsed
+        for agent in run.agents
+        if agent.trajectory is not None
+        for v in agent.trajectory.violations
+        if v.source is Source.CHECKER
+    }
+    assert len(checked) >= 3
+
+
+def test_iterations_improve_plateau_and_regress(parsed: list[Run]) -> None:
+    series = [run.iterations for run in parsed if run.iterations]
+    assert len(series) > 0.4 * len(parsed)
+    assert all(3 <= len(s) <= 8 for s in series)
+    reasons = Counter(analyse(s).reason for s in series)
+    assert {"plateau", "regression", "completed"} <= set(reasons)
+
+
+def test_about_forty_percent_of_runs_have_a_preferred_agent(parsed: list[Run]) -> None:
+    share = sum(run.preferred_agent is not None for run in parsed) / len(parsed)
+    assert 0.35 < share < 0.45
+
+
+def test_preferred_follows_the_hidden_weights(parsed: list[Run]) -> None:
+    hidden = demo.hidden_settings()
+    marked = [run for run in parsed if run.preferred_agent is not None]
+    agree = sum(rank_run(run, hidden).best_agent == run.preferred_agent for run in marked)
+    assert agree > 0.85 * len(marked)
+
+
+def test_tuning_recovers_the_hidden_weight(parsed: list[Run]) -> None:
+    settings = Settings()
+    arrays = ScoreArrays.from_runs(parsed, settings)
+    tuning = tune(arrays.lines(settings), current=0.7)
+    assert tuning is not None
+    assert abs(tuning.technical - demo.HIDDEN_TECHNICAL) < 0.1
+    assert tuning.mean_regret < tuning.before_mean_regret
+
+
+def test_write_demo_builds_a_database_and_keeps_a_full_one(tmp_path: Path) -> None:
+    path = tmp_path / "demo.db"
+    report = demo.write_demo(path, 300, seed=2)
+    expected = list(demo.generate(300, seed=2))
+    assert report.added == 300
+    assert report.marks == sum("preferred_agent" in run for run in expected)
+    with Store.open(path) as store:
+        assert store.count() == 300
+        assert store.get_run("demo-000042") == run_from_dict(expected[41])
+    with pytest.raises(PPPError, match="--replace"):
+        demo.write_demo(path, 10, seed=2)
+    steps: list[int] = []
+    demo.write_demo(path, 20, seed=3, replace=True, progress=steps.append)
+    assert sum(steps) == 20
+    with Store.open(path) as store:
+        assert store.count() == 20
