@@ -244,13 +244,14 @@ def test_import_of_a_missing_file_exits_1_without_creating_the_database(
 def test_runs_json_lists_every_run_with_its_pick_and_mark(marked: Invoke) -> None:
     rows = as_json(marked("runs", "--json"))
     assert [set(row) for row in rows] == [RUNS_KEYS] * 3
+    # Listed by run id.
     assert [(r["id"], r["selected"], r["preferred"], r["regret"]) for r in rows] == [
-        ("seed-000", "agent_b", "agent_a", 0.395),
-        ("seed-003", "gemini", "claude", 0.095),
         # codex's question breaks the run's no_ask preference: 0.7 * 0.82 < aider's 0.78.
         ("run-0042", "aider", None, None),
+        ("seed-000", "agent_b", "agent_a", 0.395),
+        ("seed-003", "gemini", "claude", 0.095),
     ]
-    assert rows[2]["spec_id"] == "SPEC-KIT-042" and rows[2]["agents"] == 2
+    assert rows[0]["spec_id"] == "SPEC-KIT-042" and rows[0]["agents"] == 2
     plan = as_json(marked("runs", "--stage", "plan", "--json"))
     assert [r["id"] for r in plan] == ["run-0042"]
     assert as_json(marked("runs", "--stage", "audit", "--json")) == []

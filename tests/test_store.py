@@ -591,14 +591,14 @@ def test_get_run_of_an_unknown_id_is_an_error(examples: Store) -> None:
     assert one_line(caught.value) == "unknown run id 'nope'"
 
 
-def test_run_infos_list_runs_in_import_order_and_filter_by_stage(examples: Store) -> None:
+def test_run_infos_list_runs_by_id_and_filter_by_stage(examples: Store) -> None:
     infos = examples.run_infos()
     assert [(i.id, i.stage, i.agents) for i in infos] == [
+        ("run-0042", "plan", 2),
         ("seed-000", "implement", 2),
         ("seed-003", "implement", 3),
-        ("run-0042", "plan", 2),
     ]
-    assert infos[2].spec_id == "SPEC-KIT-042"
+    assert infos[0].spec_id == "SPEC-KIT-042"
     assert [i.id for i in examples.run_infos("plan")] == ["run-0042"]
     assert examples.run_infos("audit") == []
     assert examples.stages() == ["implement", "plan"]
@@ -652,19 +652,21 @@ def test_the_seed_examples_come_out_of_the_database_exactly(examples: Store) -> 
     scores = Scores.load(examples, settings)
     arrays, outcome = scores.arrays, scores.outcome
 
-    def finals(row: int) -> dict[str, float]:
+    def finals(run_id: str) -> dict[str, float]:
+        row = list(arrays.run_ids).index(run_id)
         return {
             arrays.names[row, s]: round(float(outcome.final[row, s]), 9)
             for s in np.flatnonzero(arrays.valid[row])
         }
 
     # Seed 000: agent_b (0.9, no questions) beats agent_a (1.0, three high) 0.645 to 0.25.
-    assert finals(0) == {"agent_a": 0.25, "agent_b": 0.645}
-    assert arrays.names[0, outcome.selected[0]] == "agent_b"
+    assert finals("seed-000") == {"agent_a": 0.25, "agent_b": 0.645}
+    seed_000 = list(arrays.run_ids).index("seed-000")
+    assert arrays.names[seed_000, outcome.selected[seed_000]] == "agent_b"
     # Seed 003 with a stated json preference: 0.625, 0.530 and 0.566 (agent 3's is major).
-    assert finals(1) == {"gemini": 0.625, "claude": 0.53, "gpt": 0.566}
+    assert finals("seed-003") == {"gemini": 0.625, "claude": 0.53, "gpt": 0.566}
     # run-0042: aider has no trajectory, so its final is its technical score.
-    assert finals(2)["aider"] == 0.78
+    assert finals("run-0042")["aider"] == 0.78
 
 
 def test_a_penalty_change_needs_no_reimport(examples: Store) -> None:
@@ -930,7 +932,7 @@ def test_the_random_database_has_what_the_generator_asked_for(random_store: Stor
         > 0
     )
     no_trajectory = conn.execute(
-        "SELECT count(*) FROM agents a LEFT JOIN trajectories t ON t.agent_id = a.id"
+        "SELECT count(*) FROM agents a LEFT JOIN trajectories t ON t.id = a.id"
         " WHERE t.id IS NULL"
     ).fetchone()[0]
     assert no_trajectory > 20

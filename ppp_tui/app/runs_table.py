@@ -190,21 +190,22 @@ class RunsTable(ScrollView, can_focus=True):
             "" if np.isnan(regret) else f"{regret:.3f}",
         ]
 
-    def _line(self, cells: Sequence[str]) -> str:
-        parts = []
+    def _fit(self, cells: Sequence[str]) -> list[str]:
+        """Each cell padded (or cut with …) to its column, plus the gap after it."""
+        fitted = []
         for column, cell in zip(COLUMNS, cells, strict=True):
             text = cell if len(cell) <= column.width else cell[: column.width - 1] + "…"
-            parts.append(f"{text:{column.align}{column.width}}")
-        return " ".join(parts)
+            fitted.append(f"{text:{column.align}{column.width}} ")
+        return fitted
 
-    def _header(self) -> str:
+    def _header(self) -> list[str]:
         labels = []
         for column in COLUMNS:
             arrow = ""
             if column.key == self.sort_key:
                 arrow = "▼" if self.sort_descending else "▲"
             labels.append(column.label + arrow)
-        return self._line(labels)
+        return self._fit(labels)
 
     def render_line(self, y: int) -> Strip:
         width = self.size.width
@@ -222,11 +223,12 @@ class RunsTable(ScrollView, can_focus=True):
             style = base + self.get_component_rich_style("runs-table--miss")
         if position == self.cursor:
             style = base + self.get_component_rich_style("runs-table--cursor")
-        return self._strip(self._line(self._cells(i)), style, scroll_x, width)
+        return self._strip(self._fit(self._cells(i)), style, scroll_x, width)
 
-    def _strip(self, text: str, style: Style, scroll_x: int, width: int) -> Strip:
-        line = text[scroll_x : scroll_x + width]
-        return Strip([Segment(line.ljust(width), style)], width)
+    def _strip(self, cells: list[str], style: Style, scroll_x: int, width: int) -> Strip:
+        # One segment per cell, so exports (SVG screenshots) keep the columns aligned.
+        strip = Strip([Segment(cell, style) for cell in cells])
+        return strip.crop(scroll_x, scroll_x + width).extend_cell_length(width, style)
 
     # -- movement ----------------------------------------------------------------
 

@@ -261,8 +261,8 @@ class RunScreen(Screen[None]):
         ]
         header = Content.assemble(
             (literal(run.id, True), "bold"),
-            "   ",
-            literal("   ".join(facts), True),
+            " │ ",
+            literal(" │ ".join(facts), True),
             "\n",
             ("task: ", "dim"),
             literal(run.task or "—", True),

@@ -19,7 +19,7 @@ class WeightsBar(Horizontal):
     WeightsBar {
         height: 3;
         padding: 0 1;
-        border-top: solid $primary 40%;
+        background: $panel;
     }
     WeightsBar > Label { padding: 1 1 0 0; }
     WeightsBar > WeightSlider { margin: 1 1 0 0; }

@@ -41,17 +41,25 @@ CREATE TABLE agents (
     relevance REAL,
     confidence REAL,
     output TEXT,
+    -- What the whole-database arrays need, so they load without joins. NULL counts
+    -- mean "no trajectory" (the technical-only fallback).
+    q_low INTEGER,                                -- question counts by effort
+    q_medium INTEGER,
+    q_high INTEGER,
+    violations INTEGER,
     UNIQUE (run_id, name)
 );
+-- Covers the whole-database scan, so it never reads the (large) output column.
+CREATE INDEX agents_scores
+    ON agents(run_id, position, name, technical, q_low, q_medium, q_high, violations);
 
--- One row per agent that has a trajectory: none means "no trajectory" (SPEC 1).
+-- One row per agent that has a trajectory (same id as the agent): none means
+-- "no trajectory" (SPEC 1).
 CREATE TABLE trajectories (
-    id INTEGER PRIMARY KEY,
-    agent_id INTEGER NOT NULL UNIQUE REFERENCES agents(id) ON DELETE CASCADE,
+    id INTEGER PRIMARY KEY REFERENCES agents(id) ON DELETE CASCADE,
     run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
-    q_low INTEGER NOT NULL,                       -- question counts by effort
-    q_medium INTEGER NOT NULL,
-    q_high INTEGER NOT NULL,
+    turns INTEGER NOT NULL,
+    questions INTEGER NOT NULL,
     violations INTEGER NOT NULL,
     unchecked TEXT NOT NULL DEFAULT '[]'          -- stated preferences no checker decided
 );

@@ -282,7 +282,7 @@ class Store:
         return [row[0] for row in rows]
 
     def run_infos(self, stage: str | None = None) -> list[RunInfo]:
-        """Every run (or one stage's), in import order."""
+        """Every run (or one stage's), by id: the order of the score arrays."""
         sql = (
             "SELECT id, spec_id, stage, task, task_type, created_at, agents, preferred_agent"
             " FROM runs"
@@ -291,7 +291,7 @@ class Store:
         if stage is not None:
             sql += " WHERE stage = ?"
             params.append(stage)
-        return [RunInfo(*row) for row in self._query(sql + " ORDER BY rowid", params)]
+        return [RunInfo(*row) for row in self._query(sql + " ORDER BY id", params)]
 
     def get_run(self, run_id: str) -> Run:
         """The whole run, as imported (labels and their sources included)."""
@@ -325,10 +325,10 @@ class Store:
         )
 
     def _trajectory(self, agent_id: int) -> Trajectory | None:
-        found = self._query("SELECT id, unchecked FROM trajectories WHERE agent_id = ?", [agent_id])
+        found = self._query("SELECT unchecked FROM trajectories WHERE id = ?", [agent_id])
         if not found:
             return None
-        trajectory_id, unchecked = found[0]
+        trajectory_id, unchecked = agent_id, found[0][0]
         turns = tuple(
             Turn(prompt or "", response or "", tokens, latency, timestamp)
             for prompt, response, tokens, latency, timestamp in self._query(
@@ -356,74 +356,75 @@ class Store:
         return Trajectory(turns, questions, violations, tuple(json.loads(unchecked)))
 
     def agent_columns(self, settings: Settings, stage: str | None = None) -> AgentColumns:
-        """Flat per-agent columns of every run (or one stage's), for the array paths."""
+        """Flat per-agent columns of every run (or one stage's), for the array paths.
+
+        Two ordered scans, runs by id and agents by (run id, position) from a
+        covering index: no joins, and the large text columns are never read.
+        """
         import numpy as np
 
         from ..core.columns import AgentColumns
 
-        where = "" if stage is None else " WHERE r.stage = ?"
-        params = [] if stage is None else [stage]
         runs = self._query(
-            f"SELECT r.id, r.stage, r.preferred_agent, r.states_preferences FROM runs r{where}"
-            " ORDER BY r.rowid",
-            params,
+            "SELECT id, stage, preferred_agent, states_preferences FROM runs ORDER BY id"
         )
         agents = self._query(
-            "SELECT a.run_id, a.name, a.technical, t.id, t.q_medium, t.q_high, t.violations,"
-            " t.q_low"
-            " FROM agents a JOIN runs r ON r.id = a.run_id"
-            f" LEFT JOIN trajectories t ON t.agent_id = a.id{where} ORDER BY a.id",
-            params,
+            "SELECT id, run_id, name, technical, q_low, q_medium, q_high, violations"
+            " FROM agents INDEXED BY agents_scores ORDER BY run_id, position"
         )
         run_ids = np.empty(len(runs), dtype=object)
-        run_ids[:] = [row[0] for row in runs]
         stages = np.empty(len(runs), dtype=object)
-        stages[:] = [row[1] for row in runs]
         preferred = np.empty(len(runs), dtype=object)
-        preferred[:] = [row[2] for row in runs]
-        stated = np.array([bool(row[3]) for row in runs], dtype=bool)
-        position = {run_id: i for i, run_id in enumerate(run_ids)}
-        run_index = np.fromiter((position[row[0]] for row in agents), np.int64, len(agents))
-        names = np.empty(len(agents), dtype=object)
-        names[:] = [row[1] for row in agents]
-        technical = np.fromiter((row[2] for row in agents), np.float64, len(agents))
-        trajectory = np.fromiter(
-            (-1 if row[3] is None else row[3] for row in agents), np.int64, len(agents)
-        )
-        has_trajectory = trajectory >= 0
-        q_medium = np.fromiter((row[4] or 0 for row in agents), np.int64, len(agents))
-        q_high = np.fromiter((row[5] or 0 for row in agents), np.int64, len(agents))
-        violations = np.fromiter((row[6] or 0 for row in agents), np.int64, len(agents))
-        q_low = np.fromiter((row[7] or 0 for row in agents), np.int64, len(agents))
-        penalty = self._penalties(settings, trajectory, violations)
-        # Agents were read in id order; keep each run's agents together in run order.
-        order = np.argsort(run_index, kind="stable")
-        return AgentColumns(
+        stated = np.zeros(len(runs), dtype=bool)
+        if runs:
+            ids, stage_col, preferred_col, stated_col = zip(*runs, strict=True)
+            run_ids[:], stages[:], preferred[:] = ids, stage_col, preferred_col
+            stated[:] = stated_col
+        count = len(agents)
+        names = np.empty(count, dtype=object)
+        if agents:
+            agent_ids, agent_runs, name_col, technical, q_low, q_medium, q_high, violations = zip(
+                *agents, strict=True
+            )
+            names[:] = name_col
+        else:
+            agent_ids = agent_runs = technical = q_low = q_medium = q_high = violations = ()
+        run_index = _run_index(run_ids, agent_runs)
+        has_trajectory = np.array([v is not None for v in violations], dtype=bool)
+
+        def counts(values: tuple[Any, ...]) -> npt.NDArray[np.int64]:
+            return np.array([v or 0 for v in values], dtype=np.int64)
+
+        violation_counts = counts(violations)
+        columns = AgentColumns(
             run_ids=run_ids,
             stages=stages,
             preferred=preferred,
             stated=stated,
-            run_index=run_index[order],
-            names=names[order],
-            technical=technical[order],
-            has_trajectory=has_trajectory[order],
-            q_low=q_low[order],
-            q_medium=q_medium[order],
-            q_high=q_high[order],
-            violations=violations[order],
-            penalty=penalty[order],
+            run_index=run_index,
+            names=names,
+            technical=np.array(technical, dtype=np.float64),
+            has_trajectory=has_trajectory,
+            q_low=counts(q_low),
+            q_medium=counts(q_medium),
+            q_high=counts(q_high),
+            violations=violation_counts,
+            penalty=self._penalties(
+                settings, np.array(agent_ids, dtype=np.int64), violation_counts
+            ),
         )
+        return columns if stage is None else columns.only_stage(stage)
 
     def _penalties(
         self,
         settings: Settings,
-        trajectory: npt.NDArray[np.int64],
+        agent_ids: npt.NDArray[np.int64],
         violations: npt.NDArray[np.int64],
     ) -> npt.NDArray[np.float64]:
         """Each agent's violation penalty sum under `settings`, computed in SQL."""
         import numpy as np
 
-        penalty = np.zeros(len(trajectory))
+        penalty = np.zeros(len(agent_ids))
         if not violations.any():
             return penalty
         pers = settings.personalization
@@ -455,12 +456,29 @@ class Store:
             return penalty
         ids = np.fromiter((row[0] for row in sums), np.int64, len(sums))
         values = np.fromiter((row[1] for row in sums), np.float64, len(sums))
-        order = np.argsort(trajectory)
-        found = np.searchsorted(trajectory, ids, sorter=order)
-        found = np.clip(found, 0, len(trajectory) - 1)
-        hit = trajectory[order[found]] == ids
+        # Trajectory ids are agent ids.
+        order = np.argsort(agent_ids)
+        found = np.clip(np.searchsorted(agent_ids, ids, sorter=order), 0, len(agent_ids) - 1)
+        hit = agent_ids[order[found]] == ids
         penalty[order[found[hit]]] = values[hit]
         return penalty
+
+
+def _run_index(run_ids: npt.NDArray[np.object_], agent_runs: tuple[str, ...]) -> Any:
+    """Each agent's row in the run arrays (agents come grouped, in run id order)."""
+    import numpy as np
+
+    count = len(agent_runs)
+    if not count:
+        return np.zeros(0, dtype=np.int64)
+    runs = np.empty(count, dtype=object)
+    runs[:] = agent_runs
+    starts = np.flatnonzero(np.concatenate(([True], runs[1:] != runs[:-1])))
+    if len(starts) == len(run_ids) and (runs[starts] == run_ids).all():
+        return np.repeat(np.arange(len(run_ids)), np.diff(np.append(starts, count)))
+    # Not grouped as expected (text collation differences): map by id.
+    position = {run_id: i for i, run_id in enumerate(run_ids)}
+    return np.array([position[run_id] for run_id in agent_runs], dtype=np.int64)
 
 
 def remove_database(path: Path) -> None:
@@ -485,9 +503,6 @@ class _Writer:
         self.stamp = now()
         self.next_agent = (
             int(conn.execute("SELECT coalesce(max(id), 0) FROM agents").fetchone()[0]) + 1
-        )
-        self.next_trajectory = (
-            int(conn.execute("SELECT coalesce(max(id), 0) FROM trajectories").fetchone()[0]) + 1
         )
         self.runs: list[tuple[Any, ...]] = []
         self.agents: list[tuple[Any, ...]] = []
@@ -520,6 +535,10 @@ class _Writer:
         for position, agent in enumerate(run.agents):
             agent_id = self.next_agent
             self.next_agent += 1
+            trajectory = agent.trajectory
+            counts: tuple[int | None, ...] = (None, None, None, None)
+            if trajectory is not None:
+                counts = (*trajectory.effort_counts(), len(trajectory.violations))
             self.agents.append(
                 (
                     agent_id,
@@ -531,22 +550,18 @@ class _Writer:
                     agent.relevance,
                     agent.confidence,
                     agent.output,
+                    *counts,
                 )
             )
-            trajectory = agent.trajectory
             if trajectory is None:
                 continue
-            tid = self.next_trajectory
-            self.next_trajectory += 1
-            _, medium, high = counts = trajectory.effort_counts()
+            tid = agent_id
             self.trajectories.append(
                 (
                     tid,
-                    agent_id,
                     run.id,
-                    counts[0],
-                    medium,
-                    high,
+                    len(trajectory.turns),
+                    len(trajectory.questions),
                     len(trajectory.violations),
                     json.dumps(trajectory.unchecked),
                 )
@@ -582,12 +597,13 @@ class _Writer:
             ),
             (
                 "INSERT INTO agents (id, run_id, position, name, model, technical, relevance,"
-                " confidence, output) VALUES (?,?,?,?,?,?,?,?,?)",
+                " confidence, output, q_low, q_medium, q_high, violations)"
+                " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
                 self.agents,
             ),
             (
-                "INSERT INTO trajectories (id, agent_id, run_id, q_low, q_medium, q_high,"
-                " violations, unchecked) VALUES (?,?,?,?,?,?,?,?)",
+                "INSERT INTO trajectories (id, run_id, turns, questions, violations, unchecked)"
+                " VALUES (?,?,?,?,?,?)",
                 self.trajectories,
             ),
             (

@@ -1,0 +1,237 @@
+"""The terminal app driven as a person would: Pilot presses keys and clicks."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from ppp_tui.app.app import PPPApp
+from ppp_tui.app.runs_table import RunsTable
+from ppp_tui.app.screens import HelpScreen, QuitScreen, RunScreen, RunsScreen
+from ppp_tui.app.slider import WeightSlider
+from ppp_tui.storage.config import load_settings
+from ppp_tui.storage.demo import write_demo
+from ppp_tui.storage.files import Record
+from ppp_tui.storage.store import Store
+
+SIZE = (140, 45)
+
+
+@pytest.fixture(scope="module")
+def demo_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("demo") / "demo.db"
+    write_demo(path, 300, seed=3)
+    return path
+
+
+@pytest.fixture
+def db(demo_db: Path, tmp_path: Path) -> Path:
+    """A private copy of the demo database: tests mark runs."""
+    copy = tmp_path / "runs.db"
+    copy.write_bytes(demo_db.read_bytes())
+    return copy
+
+
+async def _loaded(app: PPPApp, pilot) -> None:  # type: ignore[no-untyped-def]
+    await app.workers.wait_for_complete()
+    await pilot.pause()
+
+
+async def test_runs_screen_lists_every_run_with_selected_agent(db: Path, tmp_path: Path) -> None:
+    app = PPPApp(db, tmp_path / "config.toml")
+    async with app.run_test(size=SIZE) as pilot:
+        await _loaded(app, pilot)
+        table = app.screen.query_one(RunsTable)
+        assert len(table.order) == 300
+        assert table.rows.infos[0].id == "demo-000001"
+        # The selected column is the rank-1 agent under the configured weights.
+        with Store.open(db) as store:
+            from ppp_tui.core.scoring import rank_run
+            from ppp_tui.core.settings import Settings
+
+            run = store.get_run("demo-000001")
+        assert table.rows.selected[0] == rank_run(run, Settings()).best_agent
+
+
+async def test_sort_filter_and_search(db: Path, tmp_path: Path) -> None:
+    app = PPPApp(db, tmp_path / "config.toml")
+    async with app.run_test(size=SIZE) as pilot:
+        await _loaded(app, pilot)
+        screen = app.screen
+        assert isinstance(screen, RunsScreen)
+        table = screen.table
+        table.sort_by("agents", descending=True)
+        counts = [table.rows.infos[i].agents for i in table.order]
+        assert counts == sorted(counts, reverse=True)
+        await pilot.press("slash", *"SPEC-KIT-01", "enter")
+        shown = [table.rows.infos[i] for i in table.order]
+        assert shown and all("spec-kit-01" in (i.spec_id or "").lower() for i in shown)
+        await pilot.press("escape")
+        assert len(table.order) == 300
+
+
+async def test_enter_opens_a_run_and_escape_goes_back(db: Path, tmp_path: Path) -> None:
+    app = PPPApp(db, tmp_path / "config.toml")
+    async with app.run_test(size=SIZE) as pilot:
+        await _loaded(app, pilot)
+        await pilot.press("down", "enter")
+        await pilot.pause()
+        assert isinstance(app.screen, RunScreen)
+        assert app.screen.run.id == "demo-000002"
+        await pilot.press("escape")
+        assert isinstance(app.screen, RunsScreen)
+
+
+async def test_slider_keys_rerank_and_update_figures(db: Path, tmp_path: Path) -> None:
+    app = PPPApp(db, tmp_path / "config.toml")
+    async with app.run_test(size=SIZE) as pilot:
+        await _loaded(app, pilot)
+        await pilot.press("enter")
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, RunScreen)
+        slider = screen.query_one(WeightSlider)
+        slider.focus()
+        await pilot.press("left", "left", "left")
+        await pilot.pause()
+        assert slider.value == pytest.approx(0.67)
+        assert app.workspace is not None
+        assert app.workspace.settings.weights_for(screen.run.stage).technical == pytest.approx(
+            0.67
+        )
+        assert screen.ranking is not None
+        assert screen.ranking.weights.technical == pytest.approx(0.67)
+        assert app.step_latencies, "each step is measured"
+        await pilot.press("right_square_bracket")
+        await pilot.pause()
+        assert slider.value == pytest.approx(0.72)
+
+
+async def test_dragging_the_slider_with_the_mouse(db: Path, tmp_path: Path) -> None:
+    app = PPPApp(db, tmp_path / "config.toml")
+    async with app.run_test(size=SIZE) as pilot:
+        await _loaded(app, pilot)
+        await pilot.press("enter")
+        await pilot.pause()
+        slider = app.screen.query_one(WeightSlider)
+        await pilot.click(WeightSlider, offset=(0, 0))
+        await pilot.pause()
+        assert slider.value == 0.0
+        await pilot.click(WeightSlider, offset=(slider.size.width - 1, 0))
+        await pilot.pause()
+        assert slider.value == 1.0
+
+
+async def test_p_marks_the_preferred_agent_with_history(db: Path, tmp_path: Path) -> None:
+    app = PPPApp(db, tmp_path / "config.toml")
+    async with app.run_test(size=SIZE) as pilot:
+        await _loaded(app, pilot)
+        assert app.workspace is not None
+        before = app.workspace.figures().marked_runs
+        await pilot.press("enter")
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, RunScreen)
+        run_id = screen.run.id
+        await pilot.press("down", "p")
+        await pilot.pause()
+        assert screen.ranking is not None
+        chosen = screen.ranking.agents[1].name
+        info = app.workspace.infos[app.workspace.index[run_id]]
+        assert info.preferred == chosen
+        was_marked = screen.run.preferred_agent is not None
+        assert app.workspace.figures().marked_runs == before + (0 if was_marked else 1)
+        await pilot.press("p")  # again on the same agent: the mark is cleared
+        await pilot.pause()
+    with Store.open(db) as store:
+        history = [m.agent for m in store.marks(run_id) if m.source == "app"]
+    assert history == [chosen, None]
+
+
+async def test_ctrl_s_saves_and_unsaved_changes_ask_before_quitting(
+    db: Path, tmp_path: Path
+) -> None:
+    config = tmp_path / "config.toml"
+    config.write_text("# my settings\n[ppp.weights]\ntechnical = 0.7\ninteraction = 0.3\n")
+    app = PPPApp(db, config)
+    async with app.run_test(size=SIZE) as pilot:
+        await _loaded(app, pilot)
+        await pilot.press("right_square_bracket")
+        await pilot.pause()
+        assert app.workspace is not None and app.workspace.dirty
+        await pilot.press("q")
+        await pilot.pause()
+        assert isinstance(app.screen, QuitScreen)
+        await pilot.click("#cancel")
+        await pilot.pause()
+        assert not isinstance(app.screen, QuitScreen)
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        assert not app.workspace.dirty
+    assert load_settings(config).weights.technical == pytest.approx(0.75)
+    assert config.read_text().startswith("# my settings\n")
+
+
+async def test_invalid_config_uses_defaults_and_refuses_to_save(db: Path, tmp_path: Path) -> None:
+    config = tmp_path / "config.toml"
+    broken = "[ppp.weights]\ntechnical = 0.5\ninteraction = 0.6\n"
+    config.write_text(broken)
+    app = PPPApp(db, config)
+    async with app.run_test(size=SIZE) as pilot:
+        await _loaded(app, pilot)
+        assert app.workspace is not None
+        assert app.workspace.settings.weights.technical == 0.7
+        assert "must sum to 1.0" in (app.workspace.config_error or "")
+        await pilot.press("right_square_bracket", "ctrl+s")
+        await pilot.pause()
+    assert config.read_text() == broken
+
+
+async def test_missing_database_shows_a_message(tmp_path: Path) -> None:
+    app = PPPApp(tmp_path / "nothing.db", tmp_path / "config.toml")
+    async with app.run_test(size=SIZE) as pilot:
+        await _loaded(app, pilot)
+        message = app.screen.query_one("#runs-message")
+        assert "no database here" in str(message.render())
+    assert not (tmp_path / "nothing.db").exists()
+
+
+async def test_help_screen(db: Path, tmp_path: Path) -> None:
+    app = PPPApp(db, tmp_path / "config.toml")
+    async with app.run_test(size=SIZE) as pilot:
+        await _loaded(app, pilot)
+        await pilot.press("question_mark")
+        await pilot.pause()
+        assert isinstance(app.screen, HelpScreen)
+        await pilot.press("escape")
+        assert not isinstance(app.screen, HelpScreen)
+
+
+async def test_markup_and_escape_sequences_in_agent_text_stay_literal(tmp_path: Path) -> None:
+    db = tmp_path / "evil.db"
+    raw = {
+        "id": "evil",
+        "task": "[bold red]Owned[/] \x1b[31mred\x1b[0m",
+        "agents": [
+            {
+                "name": "[blink]agent[/blink]",
+                "technical_score": 0.9,
+                "output": "\x1b]0;title\x07 [link=http://x]click[/link]",
+                "trajectory": {"questions": [{"text": "[b]Which[/b] one?", "effort": "low"}]},
+            }
+        ],
+    }
+    with Store.open(db, create=True) as store:
+        store.import_records([Record("t", None, "$", json.loads(json.dumps(raw)))])
+    app = PPPApp(db, tmp_path / "config.toml")
+    async with app.run_test(size=SIZE) as pilot:
+        await _loaded(app, pilot)
+        await pilot.press("enter")
+        await pilot.pause()
+        header = str(app.screen.query_one("#run-header").render())
+        assert "[bold red]Owned[/]" in header
+        assert "\x1b" not in header and "␛[31m" in header
+        agents = app.screen.query_one("#agents")
+        assert "[blink]agent[/blink]" in str(agents.get_row_at(0)[1])  # type: ignore[attr-defined]
