@@ -5,9 +5,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from ppp_tui.core import regret as regret_module
 from ppp_tui.core.model import Agent, Effort, Question, Run, Trajectory
 from ppp_tui.core.regret import AgentRow, ScoreArrays, cross_validate, optimum, tune
-from ppp_tui.core.scoring import rank_run
+from ppp_tui.core.scoring import TIE_SCALE, rank_run
 from ppp_tui.core.settings import STAGE_TUNED, Settings, Weights
 
 
@@ -189,3 +190,185 @@ def test_configured_stage_weights_apply_per_run() -> None:
     outcome = ScoreArrays.build(rows).lines(settings).outcome()
     assert outcome.final[0, 0] == pytest.approx(0.6 * 0.8)
     assert outcome.final[1, 0] == pytest.approx(0.9 * 0.8)
+
+
+def near_flat_rows(rng: np.random.Generator, count: int, gap: float):
+    """Runs whose two agents' finals differ by at most `gap`, crossing anywhere in [0, 1]:
+    mean regret stays within the tolerance across many breakpoints, so tuning is
+    decided by agreement and distance, among many candidate intervals."""
+    rows = []
+    for r in range(count):
+        tech, inter, cross = float(rng.random()), float(rng.random()), float(rng.random())
+        a = AgentRow("a", tech, inter)
+        b = AgentRow("b", tech + gap * (1 - cross), inter - gap * cross)
+        agents = [a, b] + ([AgentRow("c", tech - 0.1, inter - 0.1)] if rng.random() < 0.3 else [])
+        rows.append((f"run-{r}", None, agents, "a" if rng.random() < 0.5 else "b"))
+    return rows
+
+
+def reference_choice(lines, current: float) -> float:
+    """SPEC 6's choice spelled out: every open interval of optimal breakpoints and (if
+    few) every optimal breakpoint, scored by `outcome`, then the tie rule."""
+    profile = regret_module._profile(lines)
+    xs, regret = profile.xs, profile.regret
+    optimal = np.flatnonzero(regret <= regret.min() + regret_module.REGRET_TOLERANCE)
+    lo, hi = int(optimal[0]), int(optimal[-1])
+    candidates = []
+    for k in range(lo, hi):
+        if xs[k + 1] - xs[k] > 1e-12:
+            w = regret_module._inside(float(xs[k]), float(xs[k + 1]), current)
+            candidates.append((float(profile.agreement[k]), -abs(w - current), w))
+    points = [float(x) for x in xs[lo : hi + 1]]
+    if len(points) <= regret_module.MAX_POINT_CANDIDATES or not candidates:
+        for w in dict.fromkeys(points):
+            candidates.append((lines.outcome(w).agreement or 0.0, -abs(w - current), w))
+    top = max(agreement for agreement, _, _ in candidates)
+    near = [c for c in candidates if c[0] >= top - 1e-12]
+    return max(near, key=lambda c: (c[1], -c[2]))[2]
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_tuned_weight_follows_the_tie_rule_among_many_candidates(seed: int) -> None:
+    rng = np.random.default_rng(300 + seed)
+    if seed % 2:
+        rows = near_flat_rows(rng, int(rng.integers(100, 600)), gap=[1e-8, 3e-8, 1e-7][seed % 3])
+    else:
+        rows = random_rows(rng, int(rng.integers(20, 200)))
+    lines = ScoreArrays.build(rows).lines(Settings()).marked_only()
+    grid = np.linspace(0.0, 1.0, 11)
+    for current in (*grid, float(rng.random())):
+        assert optimum(lines, float(current)) == reference_choice(lines, float(current))
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_agreement_at_close_weights_matches_outcome(seed: int) -> None:
+    """Several weights share one selection pass; near-tied runs are selected again."""
+    rng = np.random.default_rng(400 + seed)
+    lines = ScoreArrays.build(random_rows(rng, 150)).lines(Settings()).marked_only()
+    breakpoints = regret_module._profile(lines).xs
+    for base in rng.choice(breakpoints, 5):
+        offsets = (0.0, 1e-13, -1e-12, 1e-10, 2e-9, -5e-9, 1e-6, 0.2)
+        weights = list(dict.fromkeys(min(max(float(base) + d, 0.0), 1.0) for d in offsets))
+        expected = [lines.outcome(w).agreement for w in weights]
+        assert lines.columns.agreements(weights) == expected
+
+
+@pytest.mark.parametrize("agents", [1, 3, 8, 9, 12])
+def test_profile_is_exact_at_its_breakpoints(agents: int) -> None:
+    """Envelope walk (including more slots than the packed first-max lookup handles)."""
+    rng = np.random.default_rng(500 + agents)
+    rows = []
+    for r in range(80):
+        k = int(rng.integers(1, agents + 1))
+        members = [
+            AgentRow(
+                f"agent{j:02d}",
+                float(rng.choice([0.5, 0.8, 1.0])) if rng.random() < 0.4 else float(rng.random()),
+                None if rng.random() < 0.15 else float(rng.choice([0.1, 0.0, -0.5, -1.5])),
+            )
+            for j in range(k)
+        ]
+        rows.append((f"run-{r}", None, members, members[int(rng.integers(0, k))].name))
+    lines = ScoreArrays.build(rows).lines(Settings()).marked_only()
+    profile = regret_module._profile(lines)
+    for x, regret in zip(profile.xs, profile.regret, strict=True):
+        assert lines.outcome(float(x)).mean_regret == pytest.approx(regret, abs=1e-9)
+    tuning = tune(lines, 0.7)
+    assert tuning is not None
+    assert tuning.mean_regret <= brute_force(lines, np.linspace(0, 1, 2001)).min() + 1e-9
+
+
+def test_first_true_matches_argmax() -> None:
+    rng = np.random.default_rng(9)
+    for slots in (1, 2, 5, 8, 9, 13):
+        mask = rng.random((slots, 500)) < 0.3
+        assert np.array_equal(regret_module._first_true(mask), np.argmax(mask, axis=0))
+
+
+def test_tuning_while_the_scratch_is_lent_out() -> None:
+    """A second user of the same arrays (another thread) gets buffers of its own."""
+    rng = np.random.default_rng(11)
+    lines = ScoreArrays.build(random_rows(rng, 60)).lines(Settings()).marked_only()
+    expected = optimum(lines, 0.7)
+    with lines.columns.scratch.lend():
+        assert optimum(lines, 0.7) == expected
+    assert optimum(lines, 0.7) == expected
+
+
+def test_subset_by_mask_or_row_numbers() -> None:
+    rng = np.random.default_rng(12)
+    arrays = ScoreArrays.build(random_rows(rng, 30))
+    lines = arrays.lines(Settings())
+    mask = rng.random(30) < 0.5
+    by_mask, by_rows = lines.subset(mask), lines.subset(np.flatnonzero(mask))
+    assert list(by_mask.arrays.run_ids) == list(arrays.run_ids[mask])
+    assert list(by_rows.arrays.run_ids) == list(arrays.run_ids[mask])
+    assert np.array_equal(by_mask.c, lines.c[mask]) and np.array_equal(by_rows.q, lines.q[mask])
+    with pytest.raises(IndexError):
+        lines.subset(mask[:-1])
+
+
+def reference_breakpoints(lines) -> list[float]:
+    """Every run's envelope walked one run at a time, in plain floats, as SPEC 6 walks it:
+    start at the top line at w = 0 (ties: steepest, then slot order); move to the
+    earliest crossing steeper line (ties within 1e-12: steepest, then slot order)."""
+    half = 0.5 / TIE_SCALE
+    xs = []
+    for r in range(len(lines.arrays)):
+        slots = [j for j in range(lines.c.shape[1]) if lines.arrays.valid[r, j]]
+        a = {j: float(lines.c[r, j]) + float(lines.q[r, j]) for j in slots}
+        b = {j: float(lines.p[r, j]) - float(lines.q[r, j]) for j in slots}
+        top = max(a.values())
+        on_top = [j for j in slots if a[j] >= top - half]
+        steepest = max(b[j] for j in on_top)
+        current = next(j for j in on_top if b[j] >= steepest - half)
+        where = 0.0
+        for step in range(len(slots)):
+            steeper = [j for j in slots if b[j] > b[current] + 1e-15]
+            if not steeper:
+                break
+            cross = {j: (a[current] - a[j]) / (b[j] - b[current]) for j in steeper}
+            if step:
+                cross = {j: max(x, where) for j, x in cross.items()}
+            t = min(cross.values())
+            if not t < 1.0:
+                break
+            at_t = [j for j in steeper if cross[j] <= t + 1e-12]
+            steepest = max(b[j] for j in at_t)
+            current = next(j for j in at_t if b[j] == steepest)
+            xs.append(t)
+            where = t
+    return xs
+
+
+def edge_rows(rng: np.random.Generator, count: int, agents: int):
+    """Lines that cross at w = 0 or w = 1 exactly (in decimals, not in floats), ties,
+    and coincident lines: where rounding decides whether a walk moves."""
+    rows = []
+    for r in range(count):
+        members = []
+        base_t, base_i = float(rng.random()), float(rng.choice([0.1, 0.05, 0.0, -0.5]))
+        for j in range(int(rng.integers(1, agents + 1))):
+            kind = rng.integers(0, 4)
+            if kind == 0:  # same technical: the same final at w = 1
+                tech, inter = base_t, round(float(rng.random()) - 0.5, 2)
+            elif kind == 1:  # same interaction: the same final at w = 0
+                tech, inter = round(float(rng.random()), 3), base_i
+            elif kind == 2:  # an exact copy
+                tech, inter = base_t, base_i
+            else:
+                tech, inter = round(float(rng.random()), 2), round(float(rng.random()) - 0.5, 2)
+            members.append(AgentRow(f"agent{j:02d}", tech, None if rng.random() < 0.1 else inter))
+        rows.append((f"run-{r}", None, members, members[int(rng.integers(0, len(members)))].name))
+    return rows
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_breakpoints_match_a_run_by_run_walk(seed: int) -> None:
+    rng = np.random.default_rng(600 + seed)
+    agents = (2, 3, 5, 10)[seed % 4]
+    make = edge_rows if seed % 2 == 0 else lambda g, n, _: random_rows(g, n)
+    settings = Settings(missing_trajectory="neutral" if seed % 3 == 0 else "technical_only")
+    lines = ScoreArrays.build(make(rng, 400, agents)).lines(settings).marked_only()
+    profile = regret_module._profile(lines)
+    assert sorted(reference_breakpoints(lines)) == list(profile.xs[1:-1])

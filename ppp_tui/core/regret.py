@@ -10,12 +10,20 @@ breakpoints, and reads the exact minimum off them: no grid.
 Arrays are (runs, agent slots); a run with fewer agents pads its row. Within a row
 agents are ordered by the SPEC 2 tie rule (technical descending, then name), so
 "the first maximum" is always the agent the per-run ranking puts first.
+
+Tuning works on a transposed copy, (slots, runs), cached per `Lines` with reusable
+scratch buffers (`Lines.columns`): with few slots, per-slot vector arithmetic is
+many times faster than reductions along each run's short row, and reused buffers
+spare the page faults of fresh multi-megabyte temporaries.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+import threading
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 import numpy as np
@@ -34,6 +42,19 @@ REGRET_TOLERANCE = 1e-9
 # Breakpoints evaluated exactly (with the tie rule) when tuning breaks a tie.
 MAX_POINT_CANDIDATES = 64
 CURVE_POINTS = 101
+
+
+def _rows(mask: BoolArray | IntArray, count: int) -> IntArray:
+    """The row numbers a boolean mask selects (row numbers pass through).
+
+    take() with row numbers copies (runs, slots) rows several times faster than
+    boolean indexing does.
+    """
+    if mask.dtype != np.bool_:
+        return np.asarray(mask, dtype=np.int64)
+    if mask.shape != (count,):
+        raise IndexError(f"a boolean mask of shape {mask.shape} for {count} runs")
+    return np.flatnonzero(mask)
 
 
 @dataclass(frozen=True)
@@ -111,15 +132,17 @@ class ScoreArrays:
     def marked(self) -> BoolArray:
         return self.preferred >= 0
 
-    def subset(self, mask: BoolArray) -> ScoreArrays:
+    def subset(self, mask: BoolArray | IntArray) -> ScoreArrays:
+        """The runs a boolean mask (or row numbers, in order) selects."""
+        rows = _rows(mask, len(self))
         return ScoreArrays(
-            run_ids=self.run_ids[mask],
-            stages=self.stages[mask],
-            names=self.names[mask],
-            technical=self.technical[mask],
-            interaction=self.interaction[mask],
-            valid=self.valid[mask],
-            preferred=self.preferred[mask],
+            run_ids=self.run_ids.take(rows, axis=0),
+            stages=self.stages.take(rows, axis=0),
+            names=self.names.take(rows, axis=0),
+            technical=self.technical.take(rows, axis=0),
+            interaction=self.interaction.take(rows, axis=0),
+            valid=self.valid.take(rows, axis=0),
+            preferred=self.preferred.take(rows, axis=0),
         )
 
     def stage_mask(self, stage: str | None) -> BoolArray:
@@ -237,52 +260,245 @@ class Lines:
             wt = np.asarray(wt)[:, None]
         if np.ndim(wi):
             wi = np.asarray(wi)[:, None]
-        final = self.c + self.p * wt + self.q * wi
+        # final = C + P * w_t + Q * w_i, with two (runs, slots) buffers rather than five
+        # temporaries: addition commutes exactly, so the values are the same bits.
+        final: FloatArray = np.multiply(self.p, wt)
+        np.add(self.c, final, out=final)
+        scratch: FloatArray = np.multiply(self.q, wi)
+        final += scratch
         # The SPEC 2 tie rule: finals equal to 9 decimals tie, and the slot order
         # (technical descending, then name) breaks ties: argmax takes the first.
-        selected = np.argmax(np.rint(final * TIE_SCALE), axis=1)
+        np.multiply(final, TIE_SCALE, out=scratch)
+        selected: IntArray = np.argmax(np.rint(scratch, out=scratch), axis=1)
         return self._score(final, selected)
 
     def _score(self, final: FloatArray, selected: IntArray) -> Outcome:
         preferred = self.arrays.preferred
         marked = preferred >= 0
-        rows = np.arange(len(selected))
+        # final[rows, slot] as a flat gather (final is C-contiguous: built above).
+        flat, base = final.ravel(), np.arange(len(selected)) * final.shape[1]
         safe = np.where(marked, preferred, 0)
-        regret = np.where(marked, final[rows, selected] - final[rows, safe], np.nan)
+        regret = np.where(marked, flat[base + selected] - flat[base + safe], np.nan)
         agree = marked & (selected == preferred)
         return Outcome(selected, final, regret, agree, marked)
 
-    def subset(self, mask: BoolArray) -> Lines:
+    def subset(self, mask: BoolArray | IntArray) -> Lines:
+        """The runs a boolean mask (or row numbers, in order) selects."""
+        rows = _rows(mask, len(self.arrays))
         return Lines(
-            self.arrays.subset(mask),
-            self.c[mask],
-            self.p[mask],
-            self.q[mask],
-            self.tech_weights[mask],
-            self.inter_weights[mask],
+            self.arrays.subset(rows),
+            self.c.take(rows, axis=0),
+            self.p.take(rows, axis=0),
+            self.q.take(rows, axis=0),
+            self.tech_weights.take(rows, axis=0),
+            self.inter_weights.take(rows, axis=0),
         )
 
     def marked_only(self) -> Lines:
         marked = self.arrays.marked
         return self if marked.all() else self.subset(marked)
 
+    @cached_property
+    def columns(self) -> _Columns:
+        """The same coefficients as (slots, runs) arrays, computed once per `Lines`."""
+        return _Columns.build(self)
 
-def _first_max(values: FloatArray, mask: BoolArray) -> IntArray:
-    masked = np.where(mask, values, -np.inf)
-    result: IntArray = np.argmax(masked, axis=1)
+
+class _Scratch:
+    """Two float buffers and a mask of one (slots, runs) shape, lent to one caller at
+    a time and kept between calls: fresh multi-megabyte temporaries each call would
+    cost page faults on the scale of the arithmetic itself."""
+
+    def __init__(self, shape: tuple[int, int]) -> None:
+        self._shape = shape
+        self._lock = threading.Lock()
+        self._buffers: tuple[FloatArray, FloatArray, BoolArray] | None = None
+
+    def __reduce__(self) -> tuple[type[_Scratch], tuple[tuple[int, int]]]:
+        return _Scratch, (self._shape,)  # copies and pickles get buffers of their own
+
+    def _fresh(self) -> tuple[FloatArray, FloatArray, BoolArray]:
+        return np.empty(self._shape), np.empty(self._shape), np.empty(self._shape, dtype=bool)
+
+    @contextmanager
+    def lend(self) -> Iterator[tuple[FloatArray, FloatArray, BoolArray]]:
+        if not self._lock.acquire(blocking=False):
+            yield self._fresh()  # lent out (another thread): this caller gets its own
+            return
+        try:
+            if self._buffers is None:
+                self._buffers = self._fresh()
+            yield self._buffers
+        finally:
+            self._lock.release()
+
+
+@dataclass(frozen=True)
+class _Columns:
+    """What tuning needs of a `Lines`, as (slots, runs) C-contiguous arrays: each
+    agent slot is one contiguous vector, so per-slot arithmetic and reductions over
+    slots (axis 0) run at memory speed, where reductions over a short last axis cost
+    per run."""
+
+    # The (runs, slots) arrays of the `Lines` (shared, not copied: no reference back
+    # to the `Lines`, which caches this), for `Lines.outcome`'s exact arithmetic.
+    c: FloatArray
+    p: FloatArray
+    q: FloatArray
+    preferred: IntArray
+    a: FloatArray  # final at w = 0 (C + Q); -inf in padding
+    b: FloatArray  # slope of final in w (P - Q); -inf in padding, so never steeper
+    steepest: FloatArray  # (runs,) the steepest valid slope of each run
+    # Bounds over valid agents of |P| + |Q| (how fast a final can move with w) and of
+    # |C| + |P| + |Q| (the size of a final, for its rounding error).
+    reach: float
+    size: float
+    # Each run's line on top at w = 1 if it leads every other line there by a clear
+    # margin, else -1: once the walk reaches it, no steeper line crosses it before 1.
+    last: IntArray
+    scratch: _Scratch
+
+    @classmethod
+    @np.errstate(invalid="ignore")  # -inf * 0 in padding, on purpose
+    def build(cls, lines: Lines) -> _Columns:
+        n, slots = lines.c.shape
+        a = np.empty((slots, n))
+        np.add(lines.c.T, lines.q.T, out=a)
+        b = np.empty((slots, n))
+        np.subtract(lines.p.T, lines.q.T, out=b)
+        b[~lines.arrays.valid.T] = -np.inf
+        scratch = _Scratch((slots, n))
+        with scratch.lend() as (work, _, mask):
+            # P and Q are 0 in padding; C is -inf there, which C + C * 0 turns into
+            # nan, which fmax / fmin skip.
+            reach = _largest(lines.p) + _largest(lines.q)
+            c = work.reshape(lines.c.shape)
+            np.multiply(lines.c, 0.0, out=c)
+            np.add(lines.c, c, out=c)
+            size = reach + _largest(c)
+            # Finals at w = 1. A lead of more than 1e-12 * (1 + size) is far beyond
+            # the rounding of the walk's crossings, which then all come out >= 1.
+            end = np.add(a, b, out=work)
+            top = end.max(axis=0)
+            last = _first_true(np.equal(end, top, out=mask))
+            end.ravel()[last * n + np.arange(n)] = -np.inf
+            last[~(top - end.max(axis=0) > 1e-12 * (1.0 + size))] = -1
+        return cls(
+            lines.c,
+            lines.p,
+            lines.q,
+            lines.arrays.preferred,
+            a,
+            b,
+            b.max(axis=0),
+            reach,
+            size,
+            last,
+            scratch,
+        )
+
+    def agreements(self, weights: Sequence[float]) -> list[float]:
+        """`[lines.outcome(w).agreement or 0.0 for w in weights]`, sharing the work.
+
+        A run whose selected agent leads (quantised, as the tie rule compares) by more
+        than any final can move between the weights keeps it at all of them; only
+        the other runs are selected again at each weight.
+        """
+        preferred = self.preferred
+        marked_runs = int((preferred >= 0).sum())
+        if not marked_runs:
+            return [0.0] * len(weights)
+        n = preferred.size
+        first = weights[0]
+        with self.scratch.lend() as (key, work, mask):
+            # The keys in the arrays' (runs, slots) layout, then transposed.
+            by_run = work.reshape(self.c.shape)
+            _keys(self.c, self.p, self.q, first, by_run, key.reshape(self.c.shape))
+            np.copyto(key, by_run.T)
+            top = key.max(axis=0)
+            selected = _first_true(np.equal(key, top, out=mask))
+            # An unmarked run's preferred slot is -1: it never agrees.
+            agree = selected == preferred
+            counts = [int(agree.sum())]
+            if len(weights) == 1:
+                return [counts[0] / marked_runs]
+            key.ravel()[selected * n + np.arange(n)] = -np.inf
+            lead = top - key.max(axis=0)
+        spread = max(abs(w - first) for w in weights)
+        # How far (in quantised units) a key can move from `first`: the weight
+        # change, the rounding of final, and rint's half unit.
+        move = TIE_SCALE * (self.reach * spread + 1e-14 * self.size) + 1.0
+        unsure = np.flatnonzero(~(lead > 2.0 * move + 1.0))
+        sure = counts[0] - int(agree[unsure].sum())
+        c, p, q = self.c[unsure], self.p[unsure], self.q[unsure]
+        for w in weights[1:]:
+            keys = _keys(c, p, q, w, np.empty(c.shape), np.empty(c.shape))
+            chosen = np.argmax(keys, axis=1)
+            counts.append(sure + int((chosen == preferred[unsure]).sum()))
+        return [count / marked_runs for count in counts]
+
+
+def _largest(values: FloatArray) -> float:
+    """The largest |value|, skipping nan (0 if there is none)."""
+    if values.size == 0:
+        return 0.0
+    high, low = float(np.fmax.reduce(values, axis=None)), float(np.fmin.reduce(values, axis=None))
+    return 0.0 if high != high else max(high, -low)
+
+
+def _keys(
+    c: FloatArray, p: FloatArray, q: FloatArray, technical: float, out: FloatArray, work: FloatArray
+) -> FloatArray:
+    """rint(final * TIE_SCALE) at `technical`, into `out`: `Lines.outcome`'s arithmetic,
+    so the same bits and the same selection, ties included."""
+    np.multiply(p, technical, out=out)
+    np.add(c, out, out=out)
+    np.multiply(q, 1.0 - np.asarray(technical), out=work)
+    out += work
+    np.multiply(out, TIE_SCALE, out=out)
+    return np.rint(out, out=out)
+
+
+# The first set slot of each packed bit pattern of up to 8 slots (0 when none is set).
+_FIRST_SET = np.array(
+    [(code & -code).bit_length() - 1 if code else 0 for code in range(256)], dtype=np.int64
+)
+_SLOT_BITS = (1 << np.arange(8, dtype=np.uint8))[:, None]
+
+
+def _first_true(mask: BoolArray) -> IntArray:
+    """`np.argmax(mask, axis=0)` of a (slots, runs) mask: the first true slot, else 0.
+
+    argmax over a short axis 0 costs per run; up to 8 slots, the slots are packed
+    into one byte per run and the first set bit read off a table instead.
+    """
+    if mask.shape[0] > len(_SLOT_BITS):
+        wide: IntArray = np.argmax(mask, axis=0)
+        return wide
+    packed = (mask.view(np.uint8) * _SLOT_BITS[: mask.shape[0]]).sum(axis=0, dtype=np.uint8)
+    result: IntArray = _FIRST_SET[packed]
     return result
 
 
-def _start(a: FloatArray, b: FloatArray) -> IntArray:
+def _start(a: FloatArray, b: FloatArray, work: FloatArray, mask: BoolArray) -> IntArray:
     """The envelope's line just right of w = 0: max a, then max slope, then slot order.
 
-    Padding has a = -inf, so it is never on top.
+    (slots, runs) arrays; `work` and `mask` are scratch of that shape. Padding has
+    a = -inf, so it is never on top.
     """
-    top = a >= a.max(axis=1, keepdims=True) - 0.5 / TIE_SCALE
-    slope = np.where(top, b, -np.inf)
-    result: IntArray = np.argmax(
-        slope >= slope.max(axis=1, keepdims=True) - 0.5 / TIE_SCALE, axis=1
-    )
+    np.subtract(a, a.max(axis=0) - 0.5 / TIE_SCALE, out=work)
+    np.fmin(b, _infinities(work), out=work)  # the slopes of the lines on top
+    np.greater_equal(work, work.max(axis=0) - 0.5 / TIE_SCALE, out=mask)
+    return _first_true(mask)
+
+
+def _infinities(margin: FloatArray) -> FloatArray:
+    """In place: +inf where `margin` >= 0 (x - y >= 0 exactly when x >= y), else -inf.
+
+    fmax / fmin with it select without a branch, where np.where and masked copies
+    cost several times more on unpredictable masks.
+    """
+    result: FloatArray = np.copysign(np.inf, margin, out=margin)
     return result
 
 
@@ -296,64 +512,129 @@ class _Profile:
 
 
 def _profile(lines: Lines) -> _Profile:
-    a = lines.c + lines.q
-    b = lines.p - lines.q
-    valid = lines.arrays.valid
-    preferred = lines.arrays.preferred
-    n, _ = a.shape
-    rows = np.arange(n)
-    selected = _start(a, b)
-    a_pref, b_pref = a[rows, preferred], b[rows, preferred]
-    regret0 = float(np.mean(a[rows, selected] - a_pref))
-    slope0 = float(np.mean(b[rows, selected] - b_pref))
-    agree0 = float(np.mean(selected == preferred))
+    """Walk every run's upper envelope from w = 0 to 1 at once; sum the breakpoints."""
+    columns = lines.columns
+    n = len(lines.arrays)
+    with columns.scratch.lend() as (first, second, mask):
+        start, events = _walk(columns, lines.arrays.preferred, first, second, mask)
+        regret0, slope0, agree0 = (float(np.mean(x)) for x in start)
+        xs = np.concatenate(events[0])
+        order = np.argsort(xs)
+        # Sums along the sorted breakpoints, with the scratch (at least slots * runs
+        # long, and there are at most (slots - 1) * runs breakpoints) for temporaries.
+        e = xs.size
+        points = np.empty(e + 2)
+        points[0], points[-1] = 0.0, 1.0
+        np.take(xs, order, out=points[1:-1])
+        d_slope = second.ravel()[:e]
+        np.take(np.concatenate(events[1]), order, out=d_slope)
+        d_slope /= n
+        slopes = first.ravel()[: e + 1]  # slope after each point
+        slopes[0] = 0.0
+        np.cumsum(d_slope, out=slopes[1:])
+        slopes += slope0
+        steps = second.ravel()[: e + 1]
+        np.subtract(points[1:], points[:-1], out=steps)
+        steps *= slopes
+        regret = np.empty(e + 2)
+        regret[0] = 0.0
+        np.cumsum(steps, out=regret[1:])
+        regret += regret0
+        d_agree = second.ravel()[:e]
+        np.take(np.concatenate(events[2]), order, out=d_agree)
+        d_agree /= n
+        agreement = np.empty(e + 2)  # the last entry repeats
+        agreement[0] = 0.0
+        np.cumsum(d_agree, out=agreement[1:-1])
+        agreement[:-1] += agree0
+        agreement[-1] = agreement[-2]
+    return _Profile(points, regret, agreement)
+
+
+# The walk divides by zero (parallel lines, padding) and subtracts inf from inf (runs
+# that stopped), always in entries it masks off right after.
+@np.errstate(divide="ignore", invalid="ignore")
+def _walk(
+    columns: _Columns,
+    preferred: IntArray,
+    cross_buffer: FloatArray,
+    work_buffer: FloatArray,
+    mask_buffer: BoolArray,
+) -> tuple[
+    tuple[FloatArray, FloatArray, BoolArray],
+    tuple[list[FloatArray], list[FloatArray], list[FloatArray]],
+]:
+    """Per run at w = 0: regret, its slope and agreement; then every breakpoint of the
+    envelopes: (x, slope change, agreement change), step by step in run order."""
+    a, b, steepest, last = columns.a, columns.b, columns.steepest, columns.last
+    slots, n = a.shape
+    runs = np.arange(n)
+    selected = _start(a, b, work_buffer, mask_buffer)
+    # The current envelope line of every run, as it walks right from w = 0.
+    a_sel, b_sel = a.ravel()[selected * n + runs], b.ravel()[selected * n + runs]
+    start = (
+        a_sel - a.ravel()[preferred * n + runs],
+        b_sel - b.ravel()[preferred * n + runs],
+        selected == preferred,
+    )
 
     where = np.zeros(n)
-    event_x: list[FloatArray] = []
-    event_slope: list[FloatArray] = []
-    event_agree: list[FloatArray] = []
-    # Only runs whose current line has a steeper rival can still change selection.
-    steepest = np.where(valid, b, -np.inf).max(axis=1)
-    active = b[rows, selected] < steepest - 1e-15
-    for step in range(a.shape[1] - 1):
+    event_x: list[FloatArray] = [np.zeros(0)]
+    event_slope: list[FloatArray] = [np.zeros(0)]
+    event_agree: list[FloatArray] = [np.zeros(0)]
+    # Only runs whose current line has a steeper rival can still change selection,
+    # and not once they are on their clear last line.
+    active = (b_sel < steepest - 1e-15) & (selected != last)
+    for step in range(slots - 1):
         idx = np.flatnonzero(active)
         if idx.size == 0:
             break
-        s = selected[idx]
-        a_s, b_s = a[idx, s][:, None], b[idx, s][:, None]
-        a_j, b_j = a[idx], b[idx]
-        steeper = valid[idx] & (b_j > b_s + 1e-15)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            cross = np.where(steeper, (a_s - a_j) / (b_j - b_s), np.inf)
+        # While many runs are active, walking all of them (and ignoring the inactive
+        # ones' crossings) is cheaper than gathering the active ones' columns.
+        wide = 3 * idx.size > n
+        if wide:
+            idx = runs
+            a_j, b_j, a_s, b_s, w_s = a, b, a_sel, b_sel, where
+        else:
+            a_j, b_j = np.take(a, idx, axis=1), np.take(b, idx, axis=1)
+            a_s, b_s, w_s = a_sel[idx], b_sel[idx], where[idx]
+        m = idx.size
+        cross, work, mask = cross_buffer[:, :m], work_buffer[:, :m], mask_buffer[:, :m]
+        # Where each steeper line crosses the current one; inf for the others (and
+        # for padding, whose b = -inf is never steeper).
+        np.subtract(a_s, a_j, out=cross)
+        np.subtract(b_j, b_s, out=work)
+        np.divide(cross, work, out=cross)
+        np.subtract(b_s + 1e-15, b_j, out=work)
+        np.fmax(cross, _infinities(work), out=cross)
         if step:
             # Float noise must not move a crossing before where the walk already is.
-            cross = np.maximum(cross, where[idx][:, None])
-        t = cross.min(axis=1)
-        moving = t < 1.0
-        # Among lines crossing at t, the steepest takes over (ties: slot order).
-        at_t = cross <= t[:, None] + 1e-12
-        nxt = _first_max(b_j, at_t & steeper)
-        rows_moving = idx[moving]
-        old, new = s[moving], nxt[moving]
+            np.maximum(cross, w_s, out=cross)
+        t = cross.min(axis=0)
+        moving = np.flatnonzero(t < 1.0)
+        if wide:
+            moving = moving[active[moving]]
+        # Among lines crossing at t, the steepest takes over (ties: slot order). Where
+        # t < 1, a crossing at t is finite, so its line is steeper and valid.
+        np.subtract(t + 1e-12, cross, out=work)  # nan where t = inf: not moving
+        np.fmin(b_j, _infinities(work), out=work)
+        np.equal(work, work.max(axis=0), out=mask)
+        new = _first_true(mask)[moving]
+        rows_moving = moving if wide else idx[moving]
+        old = selected[rows_moving]
+        a_new, b_new = a_j.ravel()[new * m + moving], b_j.ravel()[new * m + moving]
         pref = preferred[rows_moving]
         event_x.append(t[moving])
-        event_slope.append(b[rows_moving, new] - b[rows_moving, old])
+        event_slope.append(b_new - b_s[moving])
         event_agree.append((new == pref).astype(float) - (old == pref).astype(float))
+        active[idx] = False
+        # A run stays active only while a steeper line is left to cross.
+        active[rows_moving] = (steepest[rows_moving] > b_new + 1e-15) & (new != last[rows_moving])
         selected[rows_moving] = new
+        a_sel[rows_moving] = a_new
+        b_sel[rows_moving] = b_new
         where[rows_moving] = t[moving]
-        active[idx[~moving]] = False
-
-    xs = np.concatenate(event_x) if event_x else np.zeros(0)
-    order = np.argsort(xs)
-    xs = xs[order]
-    d_slope = (np.concatenate(event_slope)[order] / n) if event_x else np.zeros(0)
-    d_agree = (np.concatenate(event_agree)[order] / n) if event_x else np.zeros(0)
-    points = np.concatenate(([0.0], xs, [1.0]))
-    slopes = slope0 + np.concatenate(([0.0], np.cumsum(d_slope)))  # slope after each point
-    regret = regret0 + np.concatenate(([0.0], np.cumsum(slopes * np.diff(points))))
-    agreement = agree0 + np.concatenate(([0.0], np.cumsum(d_agree)))
-    agreement = np.concatenate((agreement, agreement[-1:]))
-    return _Profile(points, regret, agreement)
+    return start, (event_x, event_slope, event_agree)
 
 
 def _inside(lo: float, hi: float, target: float) -> float:
@@ -371,25 +652,41 @@ def _inside(lo: float, hi: float, target: float) -> float:
 
 
 def _choose(lines: Lines, profile: _Profile, current: float) -> float:
-    """The optimal weight: least regret, then most agreement, then nearest `current`."""
+    """The optimal weight: least regret, then most agreement, then nearest `current`.
+
+    Candidates are the open intervals between the optimal breakpoints (agreement is
+    constant on each) and, if there are few of them (or no interval), the breakpoints
+    themselves, where the tie rule is evaluated exactly.
+    """
     xs, regret = profile.xs, profile.regret
     best = regret.min()
     optimal = np.flatnonzero(regret <= best + REGRET_TOLERANCE)
     lo, hi = int(optimal[0]), int(optimal[-1])
     # (agreement, -distance, weight) candidates: open intervals, then breakpoints.
-    candidates: list[tuple[float, float, float]] = []
-    for k in range(lo, hi):
-        if xs[k + 1] - xs[k] > 1e-12:
-            w = _inside(float(xs[k]), float(xs[k + 1]), current)
-            candidates.append((float(profile.agreement[k]), -abs(w - current), w))
-    points = [float(x) for x in xs[lo : hi + 1]]
-    if len(points) <= MAX_POINT_CANDIDATES or not candidates:
-        for w in dict.fromkeys(points):
-            agreement = lines.outcome(w).agreement or 0.0
-            candidates.append((agreement, -abs(w - current), w))
-    top = max(agreement for agreement, _, _ in candidates)
-    near = [c for c in candidates if c[0] >= top - 1e-12]
-    return max(near, key=lambda c: (c[1], -c[2]))[2]
+    starts = lo + np.flatnonzero(xs[lo + 1 : hi + 1] - xs[lo:hi] > 1e-12)
+    points: list[tuple[float, float, float]] = []
+    if hi + 1 - lo <= MAX_POINT_CANDIDATES or starts.size == 0:
+        weights = list(dict.fromkeys(float(x) for x in xs[lo : hi + 1]))
+        agreements = lines.columns.agreements(weights)
+        points = [(g, -abs(w - current), w) for g, w in zip(agreements, weights, strict=True)]
+    interval_agreement = profile.agreement[starts]
+    top = max(
+        [agreement for agreement, _, _ in points]
+        + ([float(interval_agreement.max())] if starts.size else [])
+    )
+    # Among the intervals as agreeable as the best candidate, only three can be the
+    # nearest to `current`: the one containing it and the nearest on either side (any
+    # farther interval's point lies beyond these), so only they get a weight.
+    near = starts[interval_agreement >= top - 1e-12]
+    left, right = xs[near], xs[near + 1]
+    containing = near[(left < current) & (current < right)]
+    before = near[right <= current]
+    after = near[left >= current]
+    candidates = [c for c in points if c[0] >= top - 1e-12]
+    for k in (*containing[:1], *before[-1:], *after[:1]):
+        w = _inside(float(xs[k]), float(xs[k + 1]), current)
+        candidates.append((float(profile.agreement[k]), -abs(w - current), w))
+    return max(candidates, key=lambda c: (c[1], -c[2]))[2]
 
 
 def tune(
