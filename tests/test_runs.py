@@ -420,3 +420,19 @@ def test_parsing_leaves_the_decoded_json_unchanged() -> None:
     before = copy.deepcopy(raw)
     run_from_dict(raw)
     assert raw == before
+
+
+@pytest.mark.parametrize("value", [float("nan"), float("inf"), 2**70, -1])
+def test_turn_counts_that_sqlite_cannot_hold_are_a_located_error(value: object) -> None:
+    raw = {
+        "agents": [
+            {
+                "name": "a",
+                "technical_score": 0.5,
+                "trajectory": {"turns": [{"response": "x", "latency_ms": value}]},
+            }
+        ]
+    }
+    with pytest.raises(RunError) as caught:
+        run_from_dict(raw)
+    assert str(caught.value).startswith("$.agents[0].trajectory.turns[0].latency_ms: ")

@@ -932,8 +932,7 @@ def test_the_random_database_has_what_the_generator_asked_for(random_store: Stor
         > 0
     )
     no_trajectory = conn.execute(
-        "SELECT count(*) FROM agents a LEFT JOIN trajectories t ON t.id = a.id"
-        " WHERE t.id IS NULL"
+        "SELECT count(*) FROM agents a LEFT JOIN trajectories t ON t.id = a.id WHERE t.id IS NULL"
     ).fetchone()[0]
     assert no_trajectory > 20
     assert conn.execute("SELECT count(*) FROM runs WHERE id LIKE 'run-%'").fetchone()[0] > 20
@@ -943,3 +942,49 @@ def test_the_random_database_has_what_the_generator_asked_for(random_store: Stor
     marked = Scores.load(random_store, Settings()).outcome.marked_runs
     assert 150 < marked < 401
     assert os.path.exists(random_store.path)
+
+
+def _table_rows(path: Path) -> dict[str, list[tuple[object, ...]]]:
+    conn = sqlite3.connect(path)
+    tables = {}
+    for (name,) in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'"):
+        rows = conn.execute(f"SELECT * FROM {name} ORDER BY rowid").fetchall()
+        # imported_at / marked_at are times of the import itself.
+        tables[name] = [
+            tuple(
+                v
+                for v in row
+                if not (isinstance(v, str) and v.endswith("Z") and v[:2] == "20" and "T" in v)
+            )
+            for row in rows
+        ]
+    conn.close()
+    return tables
+
+
+def test_parallel_parsing_writes_exactly_what_one_process_writes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Big JSON Lines imports parse in worker processes: same rows, same report."""
+    from ppp_tui.storage import store as store_module
+    from ppp_tui.storage.demo import generate
+
+    lines = [json.dumps(run) for run in generate(2400, seed=5)]
+    # Duplicates spread across batches, and bad lines for --skip-invalid.
+    lines += lines[10:20] + lines[1500:1510]
+    lines.insert(700, "{not json")
+    lines.insert(1800, json.dumps({"id": "bad", "agents": [{"name": "x", "technical_score": 2}]}))
+    source = tmp_path / "runs.jsonl"
+    source.write_text("\n".join(lines) + "\n")
+
+    def run_import(path: Path) -> tuple[int, int, list[str]]:
+        with Store.open(path, create=True) as store:
+            report = store.import_records(read_records(str(source)), skip_invalid=True)
+        return report.added, report.skipped, report.invalid
+
+    parallel = run_import(tmp_path / "parallel.db")
+    monkeypatch.setattr(store_module, "_can_fork", lambda: False)
+    single = run_import(tmp_path / "single.db")
+    assert parallel == single
+    assert parallel[0] == 2400 and parallel[1] == 20 and len(parallel[2]) == 2
+    assert _table_rows(tmp_path / "parallel.db") == _table_rows(tmp_path / "single.db")

@@ -100,12 +100,16 @@ def _turn_number(obj: Mapping[str, Any], path: str) -> int | None:
     return value
 
 
+_MAX_INT = 2**63 - 1
+
+
 def _optional_int(obj: Mapping[str, Any], key: str, path: str) -> int | None:
     value = obj.get(key)
     if value is None:
         return None
-    if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
-        raise RunError(f"{key} must be a number >= 0, got {value!r}", f"{path}.{key}")
+    # NaN, infinity and integers beyond SQLite's 64 bits are refused here, not at insert.
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= _MAX_INT:
+        raise RunError(f"{key} must be a number >= 0 (below 2**63), got {value!r}", f"{path}.{key}")
     return int(value)
 
 
@@ -225,6 +229,16 @@ def _agent(raw: Any, path: str, task: str | None, preferences: tuple[str, ...]) 
 
 def run_from_dict(raw: Any, path: str = "$") -> Run:
     """Validate and complete one run; raises `RunError` naming the JSON path."""
+    if type(raw) is dict:
+        try:
+            return _fast_run(raw)
+        except _Unusual:
+            pass  # something to report (or an unusual value): the checked path decides
+    return _checked_run(raw, path)
+
+
+def _checked_run(raw: Any, path: str) -> Run:
+    """`run_from_dict` checking every value on the way, to name the first problem."""
     obj = _object(raw, path)
     task = _string(obj, "task", path)
     preferences_raw = obj.get("preferences") or []
@@ -273,4 +287,253 @@ def run_from_dict(raw: Any, path: str = "$") -> Run:
         selected_agent=_string(obj, "selected_agent", path),
         preferred_agent=_string(obj, "preferred_agent", path),
         iterations=iterations,
+    )
+
+
+# -- the fast path -----------------------------------------------------------------
+#
+# Import's hot path: the same run as `_checked_run` builds, for input of the usual
+# shapes (exact JSON types), with cheap checks and no JSON paths. Anything it does not
+# expect, valid or not, raises `_Unusual` and the checked path starts over, so errors
+# (and the odd valid value, such as a str subclass) come out exactly as before.
+
+_EFFORT = {e.value: e for e in Effort}
+_SEVERITY = {s.value: s for s in Severity}
+_INF = math.inf
+_FLOAT_MAX = 1e308  # an int within this converts to float without overflow
+
+
+class _Unusual(Exception):
+    """Leave the fast path for the checked one."""
+
+
+def _fast_optional_str(value: Any) -> Any:
+    if value is not None and type(value) is not str:
+        raise _Unusual
+    return value
+
+
+def _fast_unit(value: Any) -> float:
+    if type(value) is float:
+        if 0.0 <= value <= 1.0:
+            return value
+    elif type(value) is int and 0 <= value <= 1:
+        return float(value)
+    raise _Unusual
+
+
+def _fast_optional_unit(value: Any) -> float | None:
+    return None if value is None else _fast_unit(value)
+
+
+def _fast_magnitude(value: Any) -> int | None:
+    """`_optional_int`: a count or duration >= 0."""
+    if value is None:
+        return None
+    if type(value) is int:
+        if 0 <= value <= _MAX_INT:
+            return value
+    elif type(value) is float and 0.0 <= value <= _MAX_INT:
+        return int(value)
+    raise _Unusual
+
+
+def _fast_turn_number(value: Any) -> int | None:
+    if value is None or (type(value) is int and value >= 0):
+        return value
+    raise _Unusual
+
+
+def _fast_name(value: Any) -> str:
+    """A required string: present and not blank."""
+    if type(value) is not str or not value.strip():
+        raise _Unusual
+    return value
+
+
+def _fast_turns(raw: Any) -> tuple[Turn, ...]:
+    if type(raw) is not list:
+        raise _Unusual
+    turns = []
+    for turn in raw:
+        if type(turn) is not dict:
+            raise _Unusual
+        get = turn.get
+        prompt = get("prompt")
+        response = get("response")
+        timestamp = get("timestamp")
+        if (
+            (prompt is not None and type(prompt) is not str)
+            or (response is not None and type(response) is not str)
+            or (timestamp is not None and type(timestamp) is not str)
+        ):
+            raise _Unusual
+        turns.append(
+            Turn(
+                prompt or "",
+                response or "",
+                _fast_magnitude(get("token_count")),
+                _fast_magnitude(get("latency_ms")),
+                timestamp,
+            )
+        )
+    return tuple(turns)
+
+
+def _fast_questions(raw: Any, task: str | None) -> tuple[Question, ...]:
+    if type(raw) is not list:
+        raise _Unusual
+    questions = []
+    for question in raw:
+        if type(question) is not dict:
+            raise _Unusual
+        get = question.get
+        text = _fast_name(get("text"))
+        label = get("effort")
+        if label is None:
+            effort, source = classify_effort(text, task), Source.CLASSIFIER
+        elif type(label) is str:
+            found = _EFFORT.get(label) or _EFFORT.get(label.lower())
+            if found is None:
+                raise _Unusual
+            effort, source = found, Source.LABEL
+        else:
+            raise _Unusual
+        questions.append(Question(text, effort, _fast_turn_number(get("turn")), source))
+    return tuple(questions)
+
+
+def _fast_violations(raw: Any) -> tuple[Violation, ...]:
+    if type(raw) is not list:
+        raise _Unusual
+    violations = []
+    for violation in raw:
+        if type(violation) is not dict:
+            raise _Unusual
+        get = violation.get
+        preference = _fast_name(get("preference"))
+        severity_raw = get("severity", "error")
+        if type(severity_raw) is not str:
+            raise _Unusual
+        severity = _SEVERITY.get(severity_raw) or _SEVERITY.get(severity_raw.lower())
+        if severity is None:
+            raise _Unusual
+        penalty = get("penalty")
+        if penalty is not None:
+            if type(penalty) is float:
+                if not 0.0 <= penalty < _INF:
+                    raise _Unusual
+            elif type(penalty) is int and 0 <= penalty < _FLOAT_MAX:
+                penalty = float(penalty)
+            else:
+                raise _Unusual
+        violations.append(Violation(preference, severity, penalty, _fast_turn_number(get("turn"))))
+    return tuple(violations)
+
+
+def _fast_trajectory(obj: Any, task: str | None, preferences: tuple[str, ...]) -> Trajectory:
+    if type(obj) is not dict:
+        raise _Unusual
+    get = obj.get
+    turns = _fast_turns(get("turns") or [])
+    questions_raw = get("questions")
+    if questions_raw is None:
+        questions = _extracted(turns, task)
+    else:
+        questions = _fast_questions(questions_raw, task)
+    violations_raw = get("violations")
+    if violations_raw is not None:
+        return Trajectory(turns, questions, _fast_violations(violations_raw), ())
+    if (questions or turns) and states_preferences(preferences):
+        result = check_questions(preferences, [AskedQuestion(q.text, q.turn) for q in questions])
+        violations = tuple(
+            Violation(v.preference, Severity.ERROR, None, v.turn, Source.CHECKER)
+            for v in result.violations
+        )
+        return Trajectory(turns, questions, violations, result.unchecked)
+    return Trajectory(turns, questions, (), ())
+
+
+def _fast_agent(obj: Any, task: str | None, preferences: tuple[str, ...]) -> Agent:
+    if type(obj) is not dict:
+        raise _Unusual
+    get = obj.get
+    name = _fast_name(get("name"))
+    technical = get("technical_score")
+    if technical is None:
+        raise _Unusual
+    technical = _fast_unit(technical) or 0.0  # as the checked path: -0.0 becomes 0.0
+    trajectory = get("trajectory")
+    if trajectory is not None:
+        trajectory = _fast_trajectory(trajectory, task, preferences)
+    return Agent(
+        name,
+        technical,
+        trajectory,
+        _fast_optional_str(get("model")),
+        _fast_optional_unit(get("relevance")),
+        _fast_optional_unit(get("confidence")),
+        _fast_optional_str(get("output")),
+    )
+
+
+def _fast_run(obj: dict[str, Any]) -> Run:
+    get = obj.get
+    task = _fast_optional_str(get("task"))
+    preferences_raw = get("preferences") or []
+    if type(preferences_raw) is not list:
+        raise _Unusual
+    preferences = []
+    for item in preferences_raw:
+        if type(item) is not str:
+            raise _Unusual
+        item = item.strip()
+        if not item:
+            raise _Unusual
+        preferences.append(item)
+    prefs = tuple(preferences)
+    agents_raw = get("agents")
+    if type(agents_raw) is not list or not agents_raw:
+        raise _Unusual
+    agents = tuple([_fast_agent(item, task, prefs) for item in agents_raw])
+    seen = {agent.name for agent in agents}
+    if len(seen) != len(agents):
+        raise _Unusual
+    iterations_raw = get("iterations") or []
+    if type(iterations_raw) is not list:
+        raise _Unusual
+    iterations = []
+    for value in iterations_raw:
+        if type(value) is float:
+            if value - value != 0.0:  # inf or nan
+                raise _Unusual
+            iterations.append(value)
+        elif type(value) is int and -_FLOAT_MAX < value < _FLOAT_MAX:
+            iterations.append(float(value))
+        else:
+            raise _Unusual
+    run_id = get("id")
+    if run_id is None:
+        run_id = content_id(obj)
+    elif type(run_id) is int:
+        run_id = str(run_id)
+    elif type(run_id) is not str or not run_id.strip():
+        raise _Unusual
+    selected = get("selected_agent")
+    preferred = get("preferred_agent")
+    if (selected is not None and (type(selected) is not str or selected not in seen)) or (
+        preferred is not None and (type(preferred) is not str or preferred not in seen)
+    ):
+        raise _Unusual
+    return Run(
+        run_id,
+        agents,
+        _fast_optional_str(get("spec_id")),
+        _fast_optional_str(get("stage")),
+        task,
+        _fast_optional_str(get("created_at")),
+        prefs,
+        selected,
+        preferred,
+        tuple(iterations),
     )

@@ -29,6 +29,9 @@ class Record:
     path: str  # JSON path of the run object: "$" or "$[3]"
     raw: Any
     error: str | None = None  # a line that is not JSON: reported when parsed
+    # A JSON Lines line, decoded when parsed (raw is then None): reading a file stays
+    # cheap, and an import decides where its lines are decoded (Store.import_records).
+    text: str | None = None
 
     @property
     def where(self) -> str:
@@ -38,8 +41,16 @@ class Record:
         """The validated run; errors name file, line and JSON path."""
         if self.error is not None:
             raise PPPError(f"{self.where}: {self.error}")
+        raw = self.raw
+        if self.text is not None:
+            try:
+                raw = json.loads(self.text)
+            except json.JSONDecodeError as error:
+                # Reported when parsed, so --skip-invalid can skip just this line.
+                message = f"invalid JSON: {error.msg} (column {error.colno})"
+                raise PPPError(f"{self.where}: {message}") from None
         try:
-            return run_from_dict(self.raw, self.path)
+            return run_from_dict(raw, self.path)
         except RunError as error:
             raise PPPError(f"{self.where}: {error}") from None
 
@@ -60,18 +71,10 @@ def _read_text(name: str) -> tuple[str, str]:
         raise PPPError(f"{name}: cannot read ({error.strerror})") from None
 
 
-def _lines(source: str, text: str) -> Iterator[Record]:
-    for number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            raw = json.loads(line)
-        except json.JSONDecodeError as error:
-            # Reported when parsed, so --skip-invalid can skip just this line.
-            message = f"invalid JSON: {error.msg} (column {error.colno})"
-            yield Record(source, number, "$", None, message)
-            continue
-        yield Record(source, number, "$", raw)
+def _lines(source: str, lines: list[str]) -> Iterator[Record]:
+    for number, line in enumerate(lines, start=1):
+        if line and not line.isspace():
+            yield Record(source, number, "$", None, None, line)
 
 
 def _document(source: str, text: str) -> Iterator[Record]:
@@ -110,11 +113,12 @@ class RecordFile:
 
 
 def open_records(name: str, fmt: FileFormat = "auto") -> RecordFile:
-    """Read one file (or "-" for standard input); the runs decode as they are iterated."""
+    """Read one file (or "-" for standard input); JSON Lines lines decode when parsed."""
     source, text = _read_text(name)
     if fmt == "jsonl" or (fmt == "auto" and _looks_like_lines(name, text)):
-        total = sum(1 for line in text.splitlines() if line.strip())
-        return RecordFile(total, _lines(source, text))
+        lines = text.splitlines()
+        total = sum(1 for line in lines if line and not line.isspace())
+        return RecordFile(total, _lines(source, lines))
     records = list(_document(source, text))
     return RecordFile(len(records), iter(records))
 

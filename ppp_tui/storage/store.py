@@ -9,15 +9,21 @@ queries; penalties are summed in SQL under the current settings, so a change of
 
 from __future__ import annotations
 
+import gc
 import json
+import os
+import pickle
+import signal
 import sqlite3
+import sys
+import threading
 from collections.abc import Callable, Iterable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, BinaryIO, NoReturn
 
 from ..core.errors import PPPError
 from ..core.model import Agent, Effort, Question, Run, Severity, Source, Trajectory, Turn, Violation
@@ -37,6 +43,15 @@ if TYPE_CHECKING:
 
 # Rows buffered before each executemany during an import.
 _BATCH = 2000
+# JSON Lines imports (see _Import): parse worker processes, the fewest lines in a row
+# worth them, the most they share (held in memory until they are done), lines per batch.
+_WORKERS = 2
+_FORK_MIN = 1000
+_FORK_CHUNK = 100_000
+_PIPE_BATCH = 500
+_PIPE_SIZE = 1 << 20
+# Distinct values an import remembers (task types, preference lists) before starting over.
+_CACHE_LIMIT = 10_000
 _BUSY_TIMEOUT_S = 5.0
 
 
@@ -215,31 +230,16 @@ class Store:
         skip_invalid: bool = False,
         progress: Callable[[int], None] | None = None,
     ) -> ImportReport:
-        """Add every new run in one transaction; on error nothing is added (SPEC 1)."""
+        """Add every new run in one transaction; on error nothing is added (SPEC 1).
+
+        Long runs of JSON Lines lines are parsed by forked worker processes while this
+        one writes, where that is possible (see `_Import`).
+        """
         report = ImportReport()
         try:
             with self._transaction():
-                writer = _Writer(self.conn)
                 known = {row[0] for row in self.conn.execute("SELECT id FROM runs")}
-                for record in records:
-                    if progress is not None:
-                        progress(1)
-                    try:
-                        run = record.parse()
-                    except PPPError as error:
-                        if not skip_invalid:
-                            raise
-                        report.invalid.append(str(error))
-                        continue
-                    if run.id in known:
-                        report.skipped += 1
-                        continue
-                    known.add(run.id)
-                    writer.add(run)
-                    report.added += 1
-                    report.marks += run.preferred_agent is not None
-                    report.unknown_preferences.update(_unknown_preferences(run))
-                writer.flush()
+                _Import(_Writer(self.conn), known, report, skip_invalid, progress).run(records)
         except sqlite3.Error as error:
             raise _database_error(self.path, error) from None
         return report
@@ -487,23 +487,45 @@ def remove_database(path: Path) -> None:
         Path(f"{path}{suffix}").unlink(missing_ok=True)
 
 
-def _unknown_preferences(run: Run) -> set[str]:
-    names = set(run.preferences)
-    for agent in run.agents:
-        if agent.trajectory is not None:
-            names.update(v.preference for v in agent.trajectory.violations)
-    return {name for name in names if not is_known(name)}
+_INSERTS = (
+    "INSERT INTO runs (id, spec_id, stage, task, task_type, created_at, preferences,"
+    " states_preferences, selected_agent, preferred_agent, iterations, agents,"
+    " imported_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
+    "INSERT INTO agents (id, run_id, position, name, model, technical, relevance,"
+    " confidence, output, q_low, q_medium, q_high, violations)"
+    " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
+    "INSERT INTO trajectories (id, run_id, turns, questions, violations, unchecked)"
+    " VALUES (?,?,?,?,?,?)",
+    "INSERT INTO trajectory_turns (trajectory_id, turn, prompt, response, token_count,"
+    " latency_ms, timestamp) VALUES (?,?,?,?,?,?,?)",
+    "INSERT INTO trajectory_questions (trajectory_id, turn, text, effort, source)"
+    " VALUES (?,?,?,?,?)",
+    "INSERT INTO trajectory_violations (trajectory_id, turn, preference, severity,"
+    " penalty, source) VALUES (?,?,?,?,?,?)",
+    "INSERT INTO preferred_marks (run_id, agent, marked_at, source) VALUES (?,?,?,?)",
+)
+# The rows of each table in `_INSERTS`, in that order.
+_Tables = tuple[list[tuple[Any, ...]], ...]
+# The inserts whose first value is an agent id (trajectories and their rows share it).
+_SHIFTED = (
+    "INSERT INTO agents ",
+    "INSERT INTO trajectories ",
+    "INSERT INTO trajectory_turns ",
+    "INSERT INTO trajectory_questions ",
+    "INSERT INTO trajectory_violations ",
+)
 
 
-class _Writer:
-    """Buffers one import's rows and writes them with executemany."""
+class _Rows:
+    """One import's rows, built from runs (here or in a parse worker) until taken.
 
-    def __init__(self, conn: sqlite3.Connection) -> None:
-        self.conn = conn
-        self.stamp = now()
-        self.next_agent = (
-            int(conn.execute("SELECT coalesce(max(id), 0) FROM agents").fetchone()[0]) + 1
-        )
+    Values that repeat from run to run (task types, preference lists, unchecked
+    lists, which preference names are known) are worked out once per import.
+    """
+
+    def __init__(self, stamp: str, next_agent: int) -> None:
+        self.stamp = stamp
+        self.next_agent = next_agent  # agent ids are given here; trajectories share them
         self.runs: list[tuple[Any, ...]] = []
         self.agents: list[tuple[Any, ...]] = []
         self.trajectories: list[tuple[Any, ...]] = []
@@ -511,38 +533,129 @@ class _Writer:
         self.questions: list[tuple[Any, ...]] = []
         self.violations: list[tuple[Any, ...]] = []
         self.marks: list[tuple[Any, ...]] = []
+        # Stated or violated preference names of the runs added that are not in the
+        # catalogue.
+        self.unknown: set[str] = set()
+        self._task_types: dict[str | None, str] = {}
+        # preferences -> (JSON list, states_preferences as 0/1, names not in the catalogue)
+        self._preferences: dict[tuple[str, ...], tuple[str, int, tuple[str, ...]]] = {}
+        self._lists: dict[tuple[str, ...], str] = {(): "[]"}
+        self._known: dict[str, bool] = {}
+
+    def take(self) -> _Tables:
+        """The rows built so far, table by table as in `_INSERTS`; none are kept."""
+        tables = (
+            self.runs,
+            self.agents,
+            self.trajectories,
+            self.turns,
+            self.questions,
+            self.violations,
+            self.marks,
+        )
+        self.runs, self.agents, self.trajectories = [], [], []
+        self.turns, self.questions, self.violations, self.marks = [], [], [], []
+        return tables
+
+    def _note(self, name: str) -> None:
+        """Note `name` in `unknown` if it is not a catalogue preference."""
+        known = self._known.get(name)
+        if known is None:
+            if len(self._known) > _CACHE_LIMIT:
+                self._known.clear()
+            known = self._known[name] = is_known(name)
+        if not known:
+            self.unknown.add(name)
+
+    def _run_values(self, run: Run) -> tuple[str, str, int]:
+        """(task type, preferences JSON, states_preferences) of a run."""
+        task_types = self._task_types
+        kind = task_types.get(run.task)
+        if kind is None:
+            if len(task_types) > _CACHE_LIMIT:
+                task_types.clear()
+            kind = task_types[run.task] = task_type(run.task).value
+        preferences = run.preferences
+        values = self._preferences.get(preferences)
+        if values is None:
+            if len(self._preferences) > _CACHE_LIMIT:
+                self._preferences.clear()
+            values = self._preferences[preferences] = (
+                json.dumps(preferences),
+                int(states_preferences(preferences)),
+                tuple(name for name in preferences if not is_known(name)),
+            )
+        text, stated, unknown = values
+        if unknown:
+            self.unknown.update(unknown)
+        return kind, text, stated
+
+    def _json_list(self, names: tuple[str, ...]) -> str:
+        text = self._lists.get(names)
+        if text is None:
+            if len(self._lists) > _CACHE_LIMIT:
+                self._lists.clear()
+                self._lists[()] = "[]"
+            text = self._lists[names] = json.dumps(names)
+        return text
 
     def add(self, run: Run) -> None:
+        run_id = run.id
+        stamp = self.stamp
+        kind, preferences, stated = self._run_values(run)
         self.runs.append(
             (
-                run.id,
+                run_id,
                 run.spec_id,
                 run.stage,
                 run.task,
-                task_type(run.task).value,
+                kind,
                 run.created_at,
-                json.dumps(run.preferences),
-                int(states_preferences(run.preferences)),
+                preferences,
+                stated,
                 run.selected_agent,
                 run.preferred_agent,
-                json.dumps(run.iterations),
+                json.dumps(run.iterations) if run.iterations else "[]",
                 len(run.agents),
-                self.stamp,
+                stamp,
             )
         )
         if run.preferred_agent is not None:
-            self.marks.append((run.id, run.preferred_agent, self.stamp, "import"))
+            self.marks.append((run_id, run.preferred_agent, stamp, "import"))
+        agent_rows = self.agents
+        agent_id = self.next_agent
+        self.next_agent += len(run.agents)
         for position, agent in enumerate(run.agents):
-            agent_id = self.next_agent
-            self.next_agent += 1
             trajectory = agent.trajectory
-            counts: tuple[int | None, ...] = (None, None, None, None)
-            if trajectory is not None:
-                counts = (*trajectory.effort_counts(), len(trajectory.violations))
-            self.agents.append(
+            if trajectory is None:
+                agent_rows.append(
+                    (
+                        agent_id,
+                        run_id,
+                        position,
+                        agent.name,
+                        agent.model,
+                        agent.technical,
+                        agent.relevance,
+                        agent.confidence,
+                        agent.output,
+                        None,
+                        None,
+                        None,
+                        None,
+                    )
+                )
+                agent_id += 1
+                continue
+            tid = agent_id
+            turns = trajectory.turns
+            questions = trajectory.questions
+            violations = trajectory.violations
+            low, medium, high = trajectory.effort_counts()
+            agent_rows.append(
                 (
                     agent_id,
-                    run.id,
+                    run_id,
                     position,
                     agent.name,
                     agent.model,
@@ -550,83 +663,345 @@ class _Writer:
                     agent.relevance,
                     agent.confidence,
                     agent.output,
-                    *counts,
+                    low,
+                    medium,
+                    high,
+                    len(violations),
                 )
             )
-            if trajectory is None:
-                continue
-            tid = agent_id
+            agent_id += 1
             self.trajectories.append(
                 (
                     tid,
-                    run.id,
-                    len(trajectory.turns),
-                    len(trajectory.questions),
-                    len(trajectory.violations),
-                    json.dumps(trajectory.unchecked),
+                    run_id,
+                    len(turns),
+                    len(questions),
+                    len(violations),
+                    self._json_list(trajectory.unchecked),
                 )
             )
-            for number, turn in enumerate(trajectory.turns, start=1):
-                self.turns.append(
-                    (
-                        tid,
-                        number,
-                        turn.prompt,
-                        turn.response,
-                        turn.token_count,
-                        turn.latency_ms,
-                        turn.timestamp,
-                    )
+            if turns:
+                self.turns.extend(
+                    [
+                        (
+                            tid,
+                            number,
+                            turn.prompt,
+                            turn.response,
+                            turn.token_count,
+                            turn.latency_ms,
+                            turn.timestamp,
+                        )
+                        for number, turn in enumerate(turns, start=1)
+                    ]
                 )
-            for q in trajectory.questions:
-                self.questions.append((tid, q.turn, q.text, q.effort.value, q.source.value))
-            for v in trajectory.violations:
-                self.violations.append(
-                    (tid, v.turn, v.preference, v.severity.value, v.penalty, v.source.value)
+            if questions:
+                # _value_ is what .value returns, without the property's cost.
+                self.questions.extend(
+                    [(tid, q.turn, q.text, q.effort._value_, q.source._value_) for q in questions]
                 )
-        if len(self.runs) >= _BATCH:
+            if violations:
+                for v in violations:
+                    self._note(v.preference)
+                self.violations.extend(
+                    [
+                        (tid, v.turn, v.preference, v.severity._value_, v.penalty, v.source._value_)
+                        for v in violations
+                    ]
+                )
+
+
+class _Writer:
+    """Buffers one import's rows and writes them with executemany."""
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self.conn = conn
+        next_agent = int(conn.execute("SELECT coalesce(max(id), 0) FROM agents").fetchone()[0])
+        self.rows = _Rows(now(), next_agent + 1)
+
+    def add(self, run: Run) -> None:
+        self.rows.add(run)
+        if len(self.rows.runs) >= _BATCH:
             self.flush()
 
     def flush(self) -> None:
-        statements = (
-            (
-                "INSERT INTO runs (id, spec_id, stage, task, task_type, created_at, preferences,"
-                " states_preferences, selected_agent, preferred_agent, iterations, agents,"
-                " imported_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
-                self.runs,
-            ),
-            (
-                "INSERT INTO agents (id, run_id, position, name, model, technical, relevance,"
-                " confidence, output, q_low, q_medium, q_high, violations)"
-                " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
-                self.agents,
-            ),
-            (
-                "INSERT INTO trajectories (id, run_id, turns, questions, violations, unchecked)"
-                " VALUES (?,?,?,?,?,?)",
-                self.trajectories,
-            ),
-            (
-                "INSERT INTO trajectory_turns (trajectory_id, turn, prompt, response, token_count,"
-                " latency_ms, timestamp) VALUES (?,?,?,?,?,?,?)",
-                self.turns,
-            ),
-            (
-                "INSERT INTO trajectory_questions (trajectory_id, turn, text, effort, source)"
-                " VALUES (?,?,?,?,?)",
-                self.questions,
-            ),
-            (
-                "INSERT INTO trajectory_violations (trajectory_id, turn, preference, severity,"
-                " penalty, source) VALUES (?,?,?,?,?,?)",
-                self.violations,
-            ),
-            (
-                "INSERT INTO preferred_marks (run_id, agent, marked_at, source) VALUES (?,?,?,?)",
-                self.marks,
-            ),
-        )
-        for sql, rows in statements:
+        self.write(self.rows.take())
+
+    def write(self, tables: _Tables, offset: int = 0) -> None:
+        """Insert the rows; `offset` is added to their agent (and trajectory) ids."""
+        for sql, rows in zip(_INSERTS, tables, strict=True):
             if rows:
+                if offset and sql.startswith(_SHIFTED):
+                    sql = sql.replace("VALUES (?,", f"VALUES (? + {int(offset)},", 1)
                 self.conn.executemany(sql, rows)
-                rows.clear()
+
+
+class _Import:
+    """One import: each record parsed, checked against the runs already there, written.
+
+    Runs of at least `_FORK_MIN` JSON Lines records in a row (records that still hold
+    their line) are parsed by `_WORKERS` forked worker processes, on Linux and from the
+    main thread: the lines are cut into batches of `_PIPE_BATCH`, worker i parses
+    batches i, i + _WORKERS, ... and sends back each batch's rows and report, and this
+    process writes them in batch order. A worker numbers the agents of each batch from
+    0 (the insert adds the next agent id here) and knows the ids that were there when it
+    started plus those it added itself, so a batch that adds a run another worker
+    already added is parsed again here. Together they write exactly what the plain loop
+    would, in the same order, and report the same, bad runs first to last. Workers never
+    touch the database: the transaction, and rolling it back on any error, stays here.
+    """
+
+    def __init__(
+        self,
+        writer: _Writer,
+        known: set[str],
+        report: ImportReport,
+        skip_invalid: bool,
+        progress: Callable[[int], None] | None,
+    ) -> None:
+        self.writer = writer
+        self.known = known
+        self.report = report
+        self.skip_invalid = skip_invalid
+        self.progress = progress
+        self.forks = _can_fork()
+
+    def run(self, records: Iterable[Record]) -> None:
+        stream = self.stream = _Stream(records)
+        while (record := stream.next()) is not None:
+            if self.forks and _is_line(record):
+                self.lines(record)
+            else:
+                self.one(record)
+        self.writer.flush()
+        self.report.unknown_preferences = self.writer.rows.unknown
+
+    def one(self, record: Record) -> None:
+        if self.progress is not None:
+            self.progress(1)
+        self.parse(record, self.writer.rows, self.report)
+        if len(self.writer.rows.runs) >= _BATCH:
+            self.writer.flush()
+
+    def parse(self, record: Record, rows: _Rows, report: ImportReport) -> None:
+        """Add the record's run to `rows` unless it is there already."""
+        try:
+            run = record.parse()
+        except PPPError as error:
+            if not self.skip_invalid:
+                raise
+            report.invalid.append(str(error))
+            return
+        if run.id in self.known:
+            report.skipped += 1
+            return
+        self.known.add(run.id)
+        rows.add(run)
+        report.added += 1
+        report.marks += run.preferred_agent is not None
+
+    # -- parse workers -------------------------------------------------------------
+
+    def lines(self, first: Record) -> None:
+        """`first` and the JSON Lines records after it (up to `_FORK_CHUNK`)."""
+        chunk = [first]
+        while len(chunk) < _FORK_CHUNK and (line := self.stream.line()) is not None:
+            chunk.append(line)
+        if len(chunk) < _FORK_MIN or not self.forked(chunk):
+            for record in chunk:
+                self.one(record)
+
+    def forked(self, chunk: list[Record]) -> bool:
+        """Parse `chunk` in workers and write it; False if they could not start."""
+        import fcntl  # Linux only, as forking is here
+
+        self.writer.flush()  # rows go in in record order
+        workers: list[tuple[int, int]] = []  # (pid, read end of its pipe)
+        # The lines, their JSON, runs and rows have no reference cycles: the cycle
+        # collector (here and in the workers) would only walk them again and again.
+        collecting = gc.isenabled()
+        gc.disable()
+        try:
+            # No SIGINT between a fork and the worker's own handling of it.
+            mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+            try:
+                for index in range(_WORKERS):
+                    try:
+                        read_fd, write_fd = os.pipe()
+                    except OSError:
+                        return False
+                    others = [read_fd, *(fd for _, fd in workers)]
+                    try:
+                        pid = os.fork()
+                    except OSError:
+                        os.close(read_fd)
+                        os.close(write_fd)
+                        return False
+                    if pid == 0:
+                        self._work(chunk, index, write_fd, others, mask)  # never returns
+                    os.close(write_fd)
+                    workers.append((pid, read_fd))
+                    with suppress(OSError):  # room for a whole batch: workers need not wait
+                        fcntl.fcntl(read_fd, fcntl.F_SETPIPE_SZ, _PIPE_SIZE)
+            finally:
+                signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+            for number, start in enumerate(range(0, len(chunk), _PIPE_BATCH)):
+                message = pickle.loads(_read_message(workers[number % _WORKERS][1]))
+                if message[0] == "error":
+                    raise message[1]
+                self._apply(chunk[start : start + _PIPE_BATCH], message)
+        finally:
+            for pid, fd in workers:
+                os.close(fd)
+                # Done, failed or interrupted: the worker has nothing more to do.
+                with suppress(ProcessLookupError):
+                    os.kill(pid, signal.SIGKILL)
+                with suppress(ChildProcessError):  # reaped already (SIGCHLD ignored)
+                    os.waitpid(pid, 0)
+            if collecting:
+                gc.enable()
+        return True
+
+    def _apply(self, batch: list[Record], message: tuple[Any, ...]) -> None:
+        """Write a worker's batch: its rows, or (if it added a run already added) it again."""
+        _, tables, agents, added, skipped, invalid, marks, unknown = message
+        known = self.known
+        ids = [row[0] for row in tables[0]]
+        if not known.isdisjoint(ids):  # another worker's batch added one of its runs
+            for record in batch:
+                self.one(record)
+            self.writer.flush()
+            return
+        known.update(ids)
+        rows = self.writer.rows
+        self.writer.write(tables, offset=rows.next_agent)
+        rows.next_agent += agents
+        rows.unknown.update(unknown)
+        report = self.report
+        report.added += added
+        report.skipped += skipped
+        report.invalid.extend(invalid)
+        report.marks += marks
+        if self.progress is not None:
+            self.progress(len(batch))
+
+    def _work(
+        self, chunk: list[Record], index: int, write_fd: int, inherited: list[int], mask: Any
+    ) -> NoReturn:
+        """Worker `index`: parse its batches of `chunk` and send them; never returns."""
+        status = 1
+        try:
+            signal.signal(signal.SIGINT, signal.SIG_DFL)
+            signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+            for fd in inherited:
+                os.close(fd)
+            rows = _Rows(self.writer.rows.stamp, 0)
+            with open(write_fd, "wb") as pipe:
+                try:
+                    step = _WORKERS * _PIPE_BATCH
+                    for start in range(index * _PIPE_BATCH, len(chunk), step):
+                        report = ImportReport()
+                        rows.next_agent = 0
+                        rows.unknown = set()
+                        for record in chunk[start : start + _PIPE_BATCH]:
+                            self.parse(record, rows, report)
+                        message = (
+                            "rows",
+                            rows.take(),
+                            rows.next_agent,
+                            report.added,
+                            report.skipped,
+                            report.invalid,
+                            report.marks,
+                            rows.unknown,
+                        )
+                        _send(pipe, message)
+                except Exception as error:
+                    _send(pipe, ("error", _portable(error)))
+            status = 0
+        finally:
+            os._exit(status)
+
+
+class _Stream:
+    """The records of an import, read one at a time, or a line ahead for the workers.
+
+    An error reading ahead is raised in its turn, once the records before it are in.
+    """
+
+    def __init__(self, records: Iterable[Record]) -> None:
+        self._records = iter(records)
+        self._held: Record | None = None
+        self._failure: Exception | None = None
+        self._ended = False
+
+    def next(self) -> Record | None:
+        held = self._held
+        if held is not None:
+            self._held = None
+            return held
+        if self._failure is not None:
+            raise self._failure
+        if self._ended:
+            return None
+        record = next(self._records, None)
+        self._ended = record is None
+        return record
+
+    def line(self) -> Record | None:
+        """The next record if it is a JSON Lines one; else None, and `next` gives it."""
+        if self._held is not None or self._failure is not None or self._ended:
+            return None
+        try:
+            record = next(self._records, None)
+        except Exception as error:
+            self._failure = error
+            return None
+        if record is None:
+            self._ended = True
+        elif not _is_line(record):
+            self._held = record
+            return None
+        return record
+
+
+def _can_fork() -> bool:
+    if sys.platform != "linux" or threading.current_thread() is not threading.main_thread():
+        return False
+    return len(os.sched_getaffinity(0)) > 1  # on one core a worker only adds work
+
+
+def _is_line(record: Record) -> bool:
+    return record.text is not None and type(record) is Record
+
+
+def _send(pipe: BinaryIO, message: tuple[Any, ...]) -> None:
+    data = pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL)
+    pipe.write(len(data).to_bytes(8, "little"))
+    pipe.write(data)
+    pipe.flush()
+
+
+def _read_message(fd: int) -> bytes:
+    size = int.from_bytes(_read_exactly(fd, 8), "little")
+    return _read_exactly(fd, size)
+
+
+def _read_exactly(fd: int, size: int) -> bytes:
+    parts = []
+    while size:
+        part = os.read(fd, min(size, 1 << 20))
+        if not part:
+            raise PPPError("import: a process parsing the runs stopped unexpectedly")
+        parts.append(part)
+        size -= len(part)
+    return b"".join(parts)
+
+
+def _portable(error: Exception) -> Exception:
+    """`error`, or an equivalent that survives pickling, to raise in the importing process."""
+    try:
+        pickle.loads(pickle.dumps(error, protocol=pickle.HIGHEST_PROTOCOL))
+    except Exception:
+        return RuntimeError(f"{type(error).__name__}: {error}")
+    return error
