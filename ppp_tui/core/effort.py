@@ -16,7 +16,8 @@ investigation verb aimed at the agent's own next step ("Should I add a test?") i
 still a yes/no confirmation, while "Could you check what the staging server
 returns?" asks the user to go and look. Multi-part questions take the highest
 part's effort. Everything is precompiled regular expressions over one lower-cased
-string, so the classifier is deterministic and fast (see benchmarks/).
+string, so the classifier is deterministic; and each is gated by a cheap test (see
+below), so it is fast too (see benchmarks/).
 """
 
 from __future__ import annotations
@@ -25,10 +26,115 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
+from itertools import filterfalse
+from operator import itemgetter
+from typing import NamedTuple
 
 from .model import Effort
 
-_ORDER = {Effort.LOW: 0, Effort.MEDIUM: 1, Effort.HIGH: 2}
+_LOW, _MEDIUM, _HIGH = Effort.LOW, Effort.MEDIUM, Effort.HIGH
+_ORDER = {_LOW: 0, _MEDIUM: 1, _HIGH: 2}
+
+
+# Every pattern below is gated: a cheap test that any match needs (a word among the
+# question's words, a literal substring, its first word) runs first, and a regular
+# expression only where it passes. The words are the question's \w+ runs, each cut to
+# its first PREFIX characters (`_gate_words`), so a gate word of PREFIX characters or
+# more stands for every word that starts with it, and a shorter one for exactly that
+# word. A gate may pass where its pattern does not match, never the other way round:
+# the gates change the speed, not the result.
+#
+# The alternatives of a cue list (`_cues`) are split by their gate words: a text
+# matches the list if the pattern of one of its gate words matches it. Each of those
+# patterns starts with a literal, which the regular expression engine finds fast (a
+# pattern that starts with a character class or `\b` is tried at every position); the
+# `\b` before it becomes a look-behind after it (`_word`).
+PREFIX = 5
+_FIRST = itemgetter(slice(None, PREFIX))
+# ASCII text: every byte that is not a \w character becomes a space.
+_NON_WORD_TO_SPACE = bytes(
+    c if (48 <= c <= 57 or 65 <= c <= 90 or 97 <= c <= 122 or c == 95) else 32 for c in range(256)
+)
+_WORDS = re.compile(r"\w+")
+
+
+def _gate_words(lower: str) -> frozenset[bytes]:
+    """The gate words (_GATE_WORDS) among the \\w+ runs of `lower`, cut to PREFIX characters.
+
+    They serve for any text within `lower` that starts and ends at a word boundary too
+    (a part of a question, its core): a gate word of one is a gate word of `lower`.
+    """
+    if not lower.isascii():
+        # The usual non-ASCII characters are punctuation: spaces as well.
+        for mark in _MARKS:
+            lower = lower.replace(mark, " ")
+        if not lower.isascii():
+            return _non_ascii_gate_words(lower)
+    return _GATE_WORDS.intersection(
+        map(_FIRST, lower.encode().translate(_NON_WORD_TO_SPACE).split())
+    )
+
+
+def _non_ascii_gate_words(lower: str) -> frozenset[bytes]:
+    words = _WORDS.findall(lower)
+    gates = _GATE_WORDS.intersection(map(str.encode, map(_FIRST, words)))
+    # `_starting` spells out ASCII words only.
+    starts = {start for word in words for start in _STARTS if word.startswith(start)}
+    return gates.union(start.encode() for start in starts)
+
+
+# Non-ASCII punctuation (no \w characters) common in questions.
+_MARKS = "\u2014\u2013\u2019\u2018\u201c\u201d\u2026\xa0"
+
+
+def _gate(words: str) -> frozenset[bytes]:
+    return frozenset(word[:PREFIX].encode() for word in words.split())
+
+
+# The \w characters of ASCII text.
+_WORD_CHARACTERS = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ_abcdefghijklmnopqrstuvwxyz"
+# Literals shorter than PREFIX that may run on: see `_starting`.
+_STARTS = ("gdpr", "pci", "cqrs", "soc2", "logs")
+
+
+def _starting(start: str) -> frozenset[bytes]:
+    """The gate words of the words that start with `start` (one of _STARTS): all the
+    ways an ASCII word can go on to PREFIX characters (`_non_ascii_gate_words` adds
+    `start` itself for a non-ASCII word)."""
+    words = {start}
+    for _ in range(PREFIX - len(start)):
+        words |= {word + c for word in words for c in _WORD_CHARACTERS}
+    return frozenset(word[:PREFIX].encode() for word in words)
+
+
+def _word(literal: str) -> str:
+    """r"\\b" + `literal` (which starts with a \\w character), the literal first."""
+    return f"{literal}(?<!\\w.{{{len(literal)}}})"
+
+
+# A cue list: each gate word's pattern.
+_Cues = dict[bytes, re.Pattern[str]]
+
+
+def _cues(*cues: tuple[str | frozenset[bytes], str]) -> _Cues:
+    """A list of (gate words, pattern): each gate word's pattern, the alternatives it gates.
+
+    A cue's pattern can only match a text that has one of its gate words (`_gate`).
+    """
+    gated: dict[bytes, list[str]] = {}
+    for words, pattern in cues:
+        for word in _gate(words) if isinstance(words, str) else words:
+            gated.setdefault(word, []).append(pattern)
+    return {word: re.compile("|".join(patterns)) for word, patterns in gated.items()}
+
+
+def _matches(text: str, hits: frozenset[bytes], cues: _Cues) -> bool:
+    """Whether one of `cues` matches `text`, whose gate words among `cues` are `hits`
+    (or fewer): `words & _X_GATES` for the cue list _X."""
+    for word in hits:  # noqa: SIM110 (a loop is faster than any() over a generator)
+        if cues[word].search(text):
+            return True
+    return False
 
 
 # Work the user would have to do, or knowledge only they can dig up. A word used
@@ -38,100 +144,222 @@ _ARTEFACT = (
     r"(?!\s+(?:diagrams?|notebooks?|docs?|documents?|folders?|director(?:y|ies)|sections?"
     r"|pages?|teams?))"
 )
-_WORK = re.compile(
-    rf"""
-    \b(?:investigat\w*|research\w*{_ARTEFACT}|look\s+into|dig\s+(?:into|up)|find\s+out
-      |figure\s+out|analy[sz]\w*|audit(?:ing|ed|s)?(?![\w-]){_ARTEFACT}|profil(?:e|ing)\b|benchmark\w*|reproduc\w*
-      |repro\b|diagnos\w*|troubleshoot\w*|root[\s-]cause|stack\s*traces?|tracebacks?
-      |(?:core|heap|crash)\s+dumps?|flame\s*graphs?|credentials?
-      |(?:prod\w*|crash|error|server|build|ci|access|audit|debug)\s+logs|logs\s+(?:from|of)
-      |api\s+keys?|access\s+tokens?|(?:read|write|admin|ssh)\s+access|secrets?
-      |before\s+(?:i\s+|we\s+)?(?:proceed|continu|go(?:ing)?\s+further|mov)\w*|blocking
-      |in\s+(?:detail|depth)|thoroughly|step[\s-]by[\s-]step|walk\s+me\s+through|elaborate
-      |load[\s-]test\w*|analytics|(?:full|complete|exhaustive)\s+list
-      )
-    """,
-    re.VERBOSE,
+_WORK = _cues(
+    ("investigat", _word("investigat")),
+    ("research", _word("research") + r"\w*" + _ARTEFACT),
+    ("look", _word("look") + r"\s+into"),
+    ("dig", _word("dig") + r"\s+(?:into|up)"),
+    ("find", _word("find") + r"\s+out"),
+    ("figure", _word("figure") + r"\s+out"),
+    ("analyse", _word("analy") + r"[sz]"),
+    ("audit", _word("audit") + r"(?:ing|ed|s)?(?![\w-])" + _ARTEFACT),
+    ("profile", _word("profil") + r"(?:e|ing)\b"),
+    ("benchmark", _word("benchmark")),
+    ("reproduce", _word("reproduc")),
+    ("repro", _word("repro") + r"\b"),
+    ("diagnose", _word("diagnos")),
+    ("troubleshoot", _word("troubleshoot")),
+    ("root", _word("root") + r"[\s-]cause"),
+    ("stack", _word("stack") + r"\s*traces?"),
+    ("traceback", _word("traceback")),
+    ("core", _word("core") + r"\s+dumps?"),
+    ("heap", _word("heap") + r"\s+dumps?"),
+    ("crash", _word("crash") + r"\s+dumps?"),
+    ("flame", _word("flame") + r"\s*graphs?"),
+    ("credential", _word("credential")),
+    ("api", _word("api") + r"\s+keys?"),
+    ("access", _word("access") + r"\s+tokens?"),
+    ("access", _word("read") + r"\s+access"),
+    ("access", _word("write") + r"\s+access"),
+    ("access", _word("admin") + r"\s+access"),
+    ("access", _word("ssh") + r"\s+access"),
+    ("secret", _word("secret")),
+    (
+        "before",
+        _word("before") + r"\s+(?:i\s+|we\s+)?(?:proceed|continu|go(?:ing)?\s+further|mov)",
+    ),
+    ("blocking", _word("blocking")),
+    ("detail depth", _word("in") + r"\s+(?:detail|depth)"),
+    ("thoroughly", _word("thoroughly")),
+    ("step", _word("step") + r"[\s-]by[\s-]step"),
+    ("walk", _word("walk") + r"\s+me\s+through"),
+    ("elaborate", _word("elaborate")),
+    ("load", _word("load") + r"[\s-]test"),
+    ("analytics", _word("analytics")),
+    ("full", _word("full") + r"\s+list"),
+    ("complete", _word("complete") + r"\s+list"),
+    ("exhaustive", _word("exhaustive") + r"\s+list"),
+    # Logs: "server logs", "logs from ...". The pattern starts with another word, but
+    # needs "logs" (which may run on: "server logstash").
+    *(
+        (_starting("logs"), _word(word) + r"\s+logs")
+        for word in ("crash", "error", "server", "build", "ci", "access", "audit", "debug")
+    ),
+    (_starting("logs"), _word("prod") + r"\w*\s+logs"),
+    (_starting("logs"), _word("logs") + r"\s+(?:from|of)"),
 )
+_WORK_GATES = frozenset(_WORK)
 
 # Decisions of system-wide scope: the user has to weigh trade-offs well beyond the
 # prompt (ADR-001-002's architecture / strategy / trade-off cues).
-_SCOPE = re.compile(
-    rf"""
-    \b(?:architectur\w*{_ARTEFACT}|trade[\s-]?offs?|strateg(?:y|ies|ic)|long[\s-]term|roadmap
-      |threat\s+model\w*|shard\w*|partitioning|monolith\w*|microservices?|multi[\s-]?tenan\w*
-      |schema[\s-]per[\s-]tenant|tenant\s+isolation|consistency\s+(?:model|guarantees?)|replication|failover|disaster\s+recovery
-      |high\s+availability|data\s+residency|compliance|soc\s*2|hipaa|gdpr|pci
-      |plugin\s+(?:system|architecture)|event\s+sourcing|cqrs|migration\s+plan|rollout\s+plan
-      |capacity\s+plan\w*|scal(?:e|ing)\s+(?:to|beyond|past)|design\s+(?:the|a|our)\s+\w+\s+system
-      )
-    """,
-    re.VERBOSE,
+_SCOPE = _cues(
+    ("architecture", _word("architectur") + r"\w*" + _ARTEFACT),
+    ("trade", _word("trade") + r"[\s-]?offs?"),
+    ("strategy", _word("strateg") + r"(?:y|ies|ic)"),
+    ("long", _word("long") + r"[\s-]term"),
+    ("roadmap", _word("roadmap")),
+    ("threat", _word("threat") + r"\s+model"),
+    ("shard", _word("shard")),
+    ("partitioning", _word("partitioning")),
+    ("monolith", _word("monolith")),
+    ("microservice", _word("microservice")),
+    ("multi", _word("multi") + r"[\s-]?tenan"),
+    ("schema", _word("schema") + r"[\s-]per[\s-]tenant"),
+    ("tenant", _word("tenant") + r"\s+isolation"),
+    ("model guarantee", _word("consistency") + r"\s+(?:model|guarantees?)"),
+    ("replication", _word("replication")),
+    ("failover", _word("failover")),
+    ("disaster", _word("disaster") + r"\s+recovery"),
+    ("high", _word("high") + r"\s+availability"),
+    ("residency", _word("data") + r"\s+residency"),
+    ("soc", _word("soc") + r"\s*2"),
+    (_starting("soc2"), _word("soc2")),
+    ("compliance", _word("compliance")),
+    (_starting("gdpr"), _word("gdpr")),
+    (_starting("pci"), _word("pci")),
+    (_starting("cqrs"), _word("cqrs")),
+    ("hipaa", _word("hipaa")),
+    ("plugin", _word("plugin") + r"\s+(?:system|architecture)"),
+    ("event", _word("event") + r"\s+sourcing"),
+    ("migration", _word("migration") + r"\s+plan"),
+    ("rollout", _word("rollout") + r"\s+plan"),
+    ("capacity", _word("capacity") + r"\s+plan"),
+    ("scale scaling", _word("scal") + r"(?:e|ing)\s+(?:to|beyond|past)"),
+    ("design", _word("design") + r"\s+(?:the|a|our)\s+\w+\s+system"),
 )
+_SCOPE_GATES = frozenset(_SCOPE)
+
 
 # The user is asked to go and do something: run, check, send, describe...
-_REQUEST = re.compile(
-    r"""
-    \b(?:can|could|would|will)\s+you\s+(?:please\s+)?(?:also\s+)?(?:quickly\s+)?
-      (?:run|check|verify|test|try|send|share|provide|paste|upload|attach|collect|gather|grab
-        |pull|export|dump|capture|record|find|locate|look|describe|explain|list|document
-        |measure|time|monitor|ask|contact|get|fetch|give\s+me|dig|write\s+up|sketch|outline
-        |summari[sz]e|spell\s+out|detail|enumerate|map\s+out|go\s+through|confirm\s+with)\b
-    """,
-    re.VERBOSE,
+_REQUEST = _cues(
+    *(
+        (
+            modal,
+            _word(modal) + r"\s+you\s+(?:please\s+)?(?:also\s+)?(?:quickly\s+)?"
+            r"(?:run|check|verify|test|try|send|share|provide|paste|upload|attach|collect|gather"
+            r"|grab|pull|export|dump|capture|record|find|locate|look|describe|explain|list"
+            r"|document|measure|time|monitor|ask|contact|get|fetch|give\s+me|dig|write\s+up"
+            r"|sketch|outline|summari[sz]e|spell\s+out|detail|enumerate|map\s+out|go\s+through"
+            r"|confirm\s+with)\b",
+        )
+        for modal in ("can", "could", "would", "will")
+    )
 )
+_REQUEST_GATES = frozenset(_REQUEST)
 _REQUEST_START = re.compile(
     r"(?:please\s+)?(?:send|share|provide|paste|upload|attach|describe|explain)\b"
 )
-
-
-def _requests(text: str) -> bool:
-    """The user is asked to go and do something (every such cue but one says "you")."""
-    if _REQUEST_START.match(text):
-        return True
-    return "you" in text and _REQUEST.search(text) is not None
-
+_REQUEST_STARTS = (
+    "please",
+    "send",
+    "share",
+    "provide",
+    "paste",
+    "upload",
+    "attach",
+    "describe",
+    "explain",
+)
+# _REQUEST_START can only match where the first word (_FIRST_WORD) is one of these.
+_REQUEST_FIRST = frozenset(_REQUEST_STARTS)
 
 # Knowledge the user is asked to report: what they have, know, or see out there.
-_FACT = re.compile(
-    r"""
-    \bdo\s+you\s+(?:happen\s+to\s+)?(?:know|have|remember|recall)\b|\bactually\b|\bcurrently\b
-    |\bright\s+now\b|\btoday\b|\bin\s+prod(?:uction)?\b|\bon\s+prod\b|\bis\s+there\s+(?:any|a)\s+
-    (?:doc\w*|record|spec\w*|ticket|history)\b|\bgot\s+the\b
-    """,
-    re.VERBOSE,
+_FACT = _cues(
+    (
+        "know have remember recall",
+        _word("do") + r"\s+you\s+(?:happen\s+to\s+)?(?:know|have|remember|recall)\b",
+    ),
+    ("actually", _word("actually") + r"\b"),
+    ("currently", _word("currently") + r"\b"),
+    ("now", _word("right") + r"\s+now\b"),
+    ("today", _word("today") + r"\b"),
+    ("prod production", _word("in") + r"\s+prod(?:uction)?\b"),
+    ("prod", _word("on") + r"\s+prod\b"),
+    (
+        "there",
+        _word("is") + r"\s+there\s+(?:any|a)\s+(?:doc\w*|record|spec\w*|ticket|history)\b",
+    ),
+    ("got", _word("got") + r"\s+the\b"),
 )
-
-# Every _FACT cue holds one of these: a cheap test before the regular expression.
-_FACT_GATES = ("you", "actually", "currently", "now", "today", "prod", "there", "got")
+_FACT_GATES = frozenset(_FACT)
 
 # The user decides rather than reports: a wish, a preference, a requirement.
-_DECISION = re.compile(
-    r"""
-    \b(?:should|shall|want|wanted|wish|rather|prefer\w*|preference|like\s+(?:it|them|me|us|to)
-      |would\s+you\s+like|'d\s+like|feels?\s+right|sensible|reasonable|in\s+your\s+view
-      |in\s+mind|thoughts?|ok(?:ay)?|fine|happy\s+with|alright|can\s+i|may\s+i|let'?s
-      |need(?:s|ed)?\s+to|supposed\s+to|mean|convention|expect\w*)\b
-    |\b(?:do|does|would)\s+(?:that|this|it)\s+(?:work|sound|look|suit)\b
-    |^(?:want|keep|use|add|run|merge|pin|open|go|switch|stick|make|leave|drop|remove|rename
-        |split|move)\b
-    """,
-    re.VERBOSE,
+_DECISION = _cues(
+    *(
+        (word, _word(word) + r"\b")
+        for word in ("should", "shall", "want", "wanted", "wish", "rather")
+    ),
+    ("prefer", _word("prefer") + r"\w*\b"),
+    ("preference", _word("preference") + r"\b"),
+    ("like", _word("like") + r"\s+(?:it|them|me|us|to)\b"),
+    ("like", _word("would") + r"\s+you\s+like\b"),
+    ("like", r"'d(?<=\w'd)\s+like\b"),
+    ("feel feels", _word("feel") + r"s?\s+right\b"),
+    ("sensible", _word("sensible") + r"\b"),
+    ("reasonable", _word("reasonable") + r"\b"),
+    ("view", _word("in") + r"\s+your\s+view\b"),
+    ("mind", _word("in") + r"\s+mind\b"),
+    ("thought", _word("thought") + r"s?\b"),
+    ("ok okay", _word("ok") + r"(?:ay)?\b"),
+    ("fine", _word("fine") + r"\b"),
+    ("happy", _word("happy") + r"\s+with\b"),
+    ("alright", _word("alright") + r"\b"),
+    ("can", _word("can") + r"\s+i\b"),
+    ("may", _word("may") + r"\s+i\b"),
+    ("let lets", _word("let") + r"'?s\b"),
+    ("need needs needed", _word("need") + r"(?:s|ed)?\s+to\b"),
+    ("supposed", _word("supposed") + r"\s+to\b"),
+    ("mean", _word("mean") + r"\b"),
+    ("convention", _word("convention") + r"\b"),
+    ("expect", _word("expect") + r"\w*\b"),
+    *(
+        (
+            "work sound look suit",
+            _word(verb) + r"\s+(?:that|this|it)\s+(?:work|sound|look|suit)\b",
+        )
+        for verb in ("do", "does", "would")
+    ),
 )
+_DECISION_GATES = frozenset(_DECISION)
+# A decision too: a part that starts with one of these words (a command): that is,
+# r"^(?:want|keep|use|...|move)\b" matches, or its first word (_FIRST_WORD) is one.
+_DECISION_STARTS = frozenset(
+    (
+        *("want", "keep", "use", "add", "run", "merge", "pin", "open", "go", "switch"),
+        *("stick", "make", "leave", "drop", "remove", "rename", "split", "move"),
+    )
+)
+# The first word of a part is a word of it: _DECISION matches if the first word is one
+# of these one-word cues (or starts with one of the stems, prefer\w*, expect\w*).
+_DECISION_FIRST = _DECISION_STARTS | frozenset(
+    (
+        *("should", "shall", "want", "wanted", "wish", "rather", "sensible", "reasonable"),
+        *("thought", "thoughts", "ok", "okay", "fine", "alright", "mean", "convention"),
+        *("lets", "preference"),
+    )
+)
+_DECISION_FIRST_STEMS = ("prefer", "expect")
+# One-word decision cues shorter than PREFIX: among the gate words of a text, such a
+# word is a word of the text.
+_DECISION_WORDS = _gate("want wish ok okay fine mean lets")
+
 
 # The answer is a pick among offered alternatives. Literal substring tests gate the
 # regular expressions: most questions have no "/" or ")" at all.
-_OPTION_WORDS = (" or ", " vs", "versus", "either", "one of", "which one", "which of")
-_SLASH_OPTION = re.compile(r"(?:^|[\s(])[a-z0-9]+/[a-z0-9]+(?=[\s?,.)]|$)")
+# (Possessive: the runs of [a-z0-9] never give back characters, which could only
+# stand where "/" or the look-ahead need others.)
+_SLASH_OPTION = re.compile(r"(?:^|[\s(])[a-z0-9]++/[a-z0-9]++(?=[\s?,.)]|$)")
 _LETTER_OPTION = re.compile(r"(?:^|\s)\(?[a-d1-4]\)\s|\boptions?\s*(?:\(?[a-d1-4]\)|[:-])")
-
-
-def _offers_options(text: str) -> bool:
-    if any(word in text for word in _OPTION_WORDS):
-        return True
-    if "/" in text and _SLASH_OPTION.search(text):
-        return True
-    return ("option" in text or ")" in text) and _LETTER_OPTION.search(text) is not None
 
 
 # A confirmation of what the agent is about to do: yes or no, nothing to weigh.
@@ -142,44 +370,103 @@ _CONFIRM_START = re.compile(
     """,
     re.VERBOSE,
 )
+_CONFIRM_STARTS = frozenset(("just", "to", "can", "confirm", "so", "you"))
 _CONFIRM_END = re.compile(
     r"\b(?:right|correct|ok(?:ay)?|still\s+what\s+you\s+want|as\s+(?:it\s+)?is)\s*\??$"
 )
+_CONFIRM_ENDS = ("right", "correct", "ok", "okay", "want", "is")
+_CONFIRM_END_GATES = _gate(" ".join(_CONFIRM_ENDS))
 
-
-def _confirms(core: str) -> bool:
-    return _CONFIRM_START.match(core) is not None or _CONFIRM_END.search(core[-32:]) is not None
-
-
-_AUX = re.compile(
-    r"^(?:should|shall|can|may|could|would|will|do|does|did|is|are|am|was|were|have|has|had"
+_AUX_WORDS = (
+    r"(?:should|shall|can|may|could|would|will|do|does|did|is|are|am|was|were|have|has|had"
     r"|want|ok(?:ay)?|mind|any|need|must|might)\b"
 )
-_WH = re.compile(
-    r"^(?:what|how|where|when|who|whom|whose|why|which|in\s+what|at\s+what|after\s+how)\b"
+_WH_WORDS = r"(?:what|how|where|when|who|whom|whose|why|which|in\s+what|at\s+what|after\s+how)\b"
+# r"^" + _AUX_WORDS matches a part where its first word (_FIRST_WORD) is one of the
+# _AUX_STARTS; r"^" + _WH_WORDS where it is one of the _WH_STARTS, or maybe (_WH) where it
+# is one of the _WH_PHRASE_STARTS.
+_AUX_STARTS = frozenset(
+    (
+        *("should", "shall", "can", "may", "could", "would", "will", "do", "does", "did"),
+        *("is", "are", "am", "was", "were", "have", "has", "had", "want", "ok", "okay"),
+        *("mind", "any", "need", "must", "might"),
+    )
 )
-_VERB = re.compile(
-    r"\b(?:is|are|am|was|were|be|been|being|'s|'re|do|does|did|has|have|had|can|could|will"
-    r"|would|should|shall|may|might|must|runs?|uses?|returns?|shows?|handles?|happens?|works?"
-    r"|goes|go|get|gets|add|adds)\b|\w+(?:ed|s)\s+(?:by|on|in|to|from|at|between)\b"
+_WH_STARTS = frozenset(("what", "how", "where", "when", "who", "whom", "whose", "why", "which"))
+_WH_PHRASE_STARTS = frozenset(("in", "at", "after"))
+_FIRST_WORD = re.compile(r"\w*")
+_WH = re.compile("^" + _WH_WORDS)
+# The same, with .match(text, start): at `start`.
+_AUX_AT = re.compile(_AUX_WORDS)
+_WH_AT = re.compile(_WH_WORDS)
+# A verb: one of these words, or a passive / third person before a preposition.
+_VERB_ONE_WORD = (
+    *("is", "are", "am", "was", "were", "be", "been", "being", "do", "does", "did", "has"),
+    *("have", "had", "can", "could", "will", "would", "should", "shall", "may", "might"),
+    *("must", "goes", "go", "get", "gets", "add", "adds"),
 )
+_VERB_ONE_WORD_S = ("run", "use", "return", "show", "handle", "happen", "work")  # and +s
+_VERB = _cues(
+    *((word, _word(word) + r"\b") for word in _VERB_ONE_WORD),
+    ("s", r"'s(?<=\w's)\b"),
+    ("re", r"'re(?<=\w're)\b"),
+    *((f"{word} {word}s", _word(word) + r"s?\b") for word in _VERB_ONE_WORD_S),
+    # r"\w+(?:ed|s)\s+(?:by|on|...)\b", without the backtracking of \w+
+    (
+        "by on in to from at between",
+        r"(?:d(?<=\wed)|s(?<=\ws))\s+(?:by|on|in|to|from|at|between)\b",
+    ),
+)
+_VERB_GATES = frozenset(_VERB)
+# A one-word _VERB cue matches if the first word is one of these (see _DECISION_FIRST);
+# and if one of them shorter than PREFIX is a gate word (see _DECISION_WORDS).
+_VERB_FIRST = frozenset(
+    (*_VERB_ONE_WORD, *_VERB_ONE_WORD_S, *(word + "s" for word in _VERB_ONE_WORD_S))
+)
+_VERB_WORDS = frozenset(word.encode() for word in _VERB_FIRST if len(word) < PREFIX)
+
+
 # Nouns whose value the user has to come up with: "Default branch name?"
-_VALUE_NOUN = re.compile(
-    r"\b(?:name|naming|label|title|wording|text|copy|format|default|value|limit|timeout|size"
-    r"|number|port|path|location|version|colou?r|order|convention|prefix|schedule|message)s?\b"
+_VALUE_NOUN = _cues(
+    *(
+        (f"{noun} {noun}s", _word(noun) + r"s?\b")
+        for noun in (
+            *("name", "naming", "label", "title", "wording", "text", "copy", "format"),
+            *("default", "value", "limit", "timeout", "size", "number", "port", "path"),
+            *("location", "version", "order", "convention", "prefix", "schedule", "message"),
+        )
+    ),
+    ("color colors colour colours", _word("colo") + r"u?rs?\b"),
 )
+_VALUE_NOUN_GATES = frozenset(_VALUE_NOUN)
 # An option list written out after the question: "A) keep it, B) remove it".
 _ENUMERATED = re.compile(r"(?:^|\s)\(?[a-c1-3]\)\s.*\s\(?[b-d2-4]\)\s", re.IGNORECASE)
 _CONJUNCTION = re.compile(r"^(?:and|but|so|also|plus|then)\s+")
+_CONJUNCTIONS = ("and", "but", "so", "also", "plus", "then")
 # "Any preference on how...?", "Is there a particular order you'd like?": yes/no in
 # form, but the user still has to come up with the answer.
 _OPEN_PREFERENCE = re.compile(
     r"^(?:any|is\s+there\s+(?:a|any)|do\s+you\s+have\s+(?:a|any))\s+(?:particular\s+|specific\s+)?"
     r"(?:preference|thoughts?|ideas?|opinions?|conventions?|order|format|style|naming)\b"
 )
+_OPEN_PREFERENCE_STARTS = frozenset(("any", "is", "do"))
 _SWITCH = re.compile(r"\b(?:on|off|enabled?|disabled?)\b")
 # Leading context before the question proper: "Two quick ones:", "I checked X; ..."
-_LEAD = re.compile(r"(?:[:;,]|\s[\u2014\u2013-]{1,2}\s)\s*(?:(?:and|but|so|also|then|plus)\s+)?")
+# (That is r"(?:[:;,]|\s[\u2014\u2013-]{1,2}\s)\s*(?:(?:and|but|...)\s+)?", written to
+# start with a character class, so the engine skips the positions no match starts at.)
+_LEAD = re.compile(
+    r"[:;,\s](?:(?<=[:;,])|(?<=\s)[\u2014\u2013-]{1,2}\s)\s*(?:(?:and|but|so|also|then|plus)\s+)?"
+)
+# Where _LEAD is followed by a question word (a necessary condition for a lead-in),
+# for each character a lead can start with: patterns that start with a literal
+# character are searched much faster than those that start with a character class.
+_LEAD_QUESTION_TAIL = rf"\s*(?:(?:and|but|so|also|then|plus)\s+)?(?:{_WH_WORDS}|{_AUX_WORDS})"
+_LEAD_QUESTIONS = tuple(
+    (mark, re.compile(re.escape(mark) + _LEAD_QUESTION_TAIL)) for mark in ",:;"
+) + tuple(
+    (dash, re.compile(rf"{dash}(?<=\s{dash})[\u2014\u2013-]?\s{_LEAD_QUESTION_TAIL}"))
+    for dash in ("-", "\u2014", "\u2013")
+)
 
 # Multi-part questions: split at sentence ends, semicolons, and "and"/"also" before
 # a fresh question (ADR-001-002 Phase 2).
@@ -187,8 +474,67 @@ _OPENER = (
     r"(?:what|which|how|where|when|who|why|should|shall|can|could|would|will|do|does|did"
     r"|is|are|have|has|may|if)\b"
 )
+# The split points: _SENTENCE and _SPLIT. Both are tried at every position, so they are
+# not searched as such: `_sentences` and `_split` find the same, faster.
 _SENTENCE = re.compile(r"(?<=[?.!])\s+(?=\S)")
 _SPLIT = re.compile(rf";\s+|,?\s+(?:and|also|plus)\s+(?:also\s+)?(?={_OPENER})")
+# Where _SENTENCE splits: a "?", "." or "!" before a space (the _ENDS: and more text).
+_QUESTION_END = re.compile(r"\?\s")
+_STATEMENT_END = re.compile(r"\.\s")
+_EXCLAMATION_END = re.compile(r"!\s")
+_SENTENCE_ENDS = tuple((mark, re.compile(rf"\{mark}\s+(?=\S)")) for mark in "?.!")
+# What _SPLIT needs but at a ";": a fresh question after "and", "also" or "plus".
+_SPLIT_CONJOINED = _cues(
+    *(
+        (word, rf"{word}(?<=\s{word})\s+(?:also\s+)?(?={_OPENER})")
+        for word in ("and", "also", "plus")
+    )
+)
+_SPLIT_GATES = frozenset(_SPLIT_CONJOINED)
+# _SPLIT where none of _SPLIT_CONJOINED matches
+_SPLIT_SEMICOLON = re.compile(r";\s+")
+
+
+def _sentences(text: str) -> list[str]:
+    """_SENTENCE.split(text), from the _SENTENCE_ENDS (which start with a literal, and so
+    are found much faster): the spaces after each end."""
+    cuts = [
+        (match.start() + 1, match.end())
+        for mark, end in _SENTENCE_ENDS
+        if mark in text
+        for match in end.finditer(text)
+    ]
+    return _cut(text, cuts)
+
+
+def _split(sentence: str, words: frozenset[bytes]) -> list[str]:
+    """_SPLIT.split(sentence), from _SPLIT_SEMICOLON and the _SPLIT_CONJOINED (`words`: the
+    gate words of a text holding `sentence`). A fresh question's match starts at the
+    spaces before its "and" (with a comma before them, at the comma)."""
+    cuts = [match.span() for match in _SPLIT_SEMICOLON.finditer(sentence)]
+    for word in words & _SPLIT_GATES:
+        for match in _SPLIT_CONJOINED[word].finditer(sentence):
+            start = len(sentence[: match.start()].rstrip())
+            if start and sentence[start - 1] == ",":
+                start -= 1
+            cuts.append((start, match.end()))
+    return _cut(sentence, cuts)
+
+
+def _cut(text: str, cuts: list[tuple[int, int]]) -> list[str]:
+    """`text` split at `cuts`, as re.split does: from the left, skipping a cut that
+    overlaps the one before."""
+    if not cuts:
+        return [text]
+    pieces = []
+    end = 0
+    for start, stop in sorted(cuts):
+        if start >= end:
+            pieces.append(text[end:start])
+            end = stop
+    pieces.append(text[end:])
+    return pieces
+
 
 _WORD = re.compile(r"[a-z0-9][a-z0-9._+#:-]*")
 _STOP = frozenset(
@@ -318,6 +664,10 @@ _STOP = frozenset(
 # A selection or yes/no question stays low up to this length (ADR: under 15 words);
 # past it the user has to read and weigh a lot before answering.
 SELECTION_WORDS = 45
+# Text this short has at most SELECTION_WORDS words (n words take 2n - 1 characters).
+_SHORT = 2 * SELECTION_WORDS
+# A selection or yes/no question: low, unless longer than SELECTION_WORDS words.
+_BY_LENGTH = {True: _LOW, False: _MEDIUM}
 
 
 @dataclass(frozen=True)
@@ -341,60 +691,187 @@ def split_parts(question: str) -> list[str]:
     Sentences that are statements ("The plan adds 3 resources.") are context for the
     question beside them, not parts of their own.
     """
-    sentences = [p.strip() for p in _SENTENCE.split(question.strip()) if p.strip()]
-    asked = [p for p in sentences if p.endswith("?")] or sentences
-    parts = [part.strip(" ,") for sentence in asked for part in _SPLIT.split(sentence)]
-    return [p for p in parts if p] or [question.strip()]
+    return _split_parts(question, _gate_words(question.lower()))[0]
+
+
+def _split_parts(question: str, words: frozenset[bytes]) -> tuple[list[str], bool]:
+    """split_parts, given the gate words of the question (lower-cased); and whether the
+    one part is the whole question (but for spaces and commas around it)."""
+    stripped = question.strip()
+    end = stripped.find("?")
+    # _SENTENCE splits after a "?", "." or "!" with more text after it; _SPLIT at a ";",
+    # or at "and", "also", "plus" before a fresh question.
+    sentences = (
+        (0 <= end < len(stripped) - 1 and _QUESTION_END.search(stripped, end) is not None)
+        or ("." in stripped and _STATEMENT_END.search(stripped) is not None)
+        or ("!" in stripped and _EXCLAMATION_END.search(stripped) is not None)
+    )
+    conjoined = bool(
+        not words.isdisjoint(_SPLIT_GATES)
+        and _matches(stripped, words & _SPLIT_GATES, _SPLIT_CONJOINED)
+    )
+    if not (sentences or conjoined or ";" in stripped):
+        part = stripped.strip(" ,")
+        return [part or stripped], True
+    if sentences:
+        asked = [p for p in (p.strip() for p in _sentences(stripped)) if p]
+        asked = [p for p in asked if p.endswith("?")] or asked
+    else:
+        asked = [stripped] if stripped else []
+    if conjoined:
+        parts = [part.strip(" ,") for sentence in asked for part in _split(sentence, words)]
+    elif ";" in stripped:
+        parts = [
+            part.strip(" ,") for sentence in asked for part in _SPLIT_SEMICOLON.split(sentence)
+        ]
+    else:
+        parts = [sentence.strip(" ,") for sentence in asked]
+    return [p for p in parts if p] or [stripped], False
 
 
 def _core(lower: str) -> str:
     """The question proper, without a lead-in clause ("Two quick ones: ...")."""
-    core = _CONJUNCTION.sub("", lower)
-    for match in _LEAD.finditer(lower):
-        rest = lower[match.end() :]
-        if (_WH.match(rest) or _AUX.match(rest)) and len(rest.split()) >= 2:
-            core = rest
+    core = _CONJUNCTION.sub("", lower) if lower.startswith(_CONJUNCTIONS) else lower
+    if not (
+        "," in lower
+        or ":" in lower
+        or ";" in lower
+        or "-" in lower
+        or "\u2014" in lower
+        or "\u2013" in lower
+    ):
+        return core
+    for mark, lead_question in _LEAD_QUESTIONS:
+        if mark in lower and lead_question.search(lower):
+            for match in _LEAD.finditer(lower):
+                end = match.end()
+                if (_WH_AT.match(lower, end) or _AUX_AT.match(lower, end)) and len(
+                    lower[end:].split()
+                ) >= 2:
+                    core = lower[end:]
+            break
     return core
 
 
-def _part_effort(text: str, whole: str) -> Effort:
-    lower = text.lower().replace("\u2019", "'")
-    core = _core(lower)
-    if _requests(core):
-        return Effort.HIGH
-    confirm = _confirms(core)
-    if _SCOPE.search(lower) and not confirm:
-        return Effort.HIGH
-    options = _offers_options(core)
-    if not options and _OPEN_PREFERENCE.match(core):
-        return Effort.MEDIUM
-    options = options or (")" in whole and _ENUMERATED.search(whole) is not None)
-    fact = any(gate in core for gate in _FACT_GATES) and _FACT.search(core) is not None
-    decision = confirm or (_DECISION.search(core) is not None and not fact)
-    words = len(lower.split())
-    if not decision and (fact or _VERB.search(core)) and (_WH.match(core) or _AUX.match(core)):
-        # A question about how things are (in production, on their machine, in a
-        # system outside the repository): only the user can find out.
-        return Effort.HIGH
-    if confirm or options:
-        return Effort.LOW if words <= SELECTION_WORDS else Effort.MEDIUM
-    if _WH.match(core):
+def _prepare(part: str) -> tuple[str, str]:
+    """A part lower-cased, and its core."""
+    lower = part.lower().replace("\u2019", "'")
+    return lower, _core(lower)
+
+
+def _part_effort(
+    lower: str, core: str, whole: str, words: frozenset[bytes], you: bool, exact: bool
+) -> Effort:
+    """The effort of one part (`lower`, `core`: `_prepare`) of the question `whole`.
+
+    `words`: the gate words of `whole`, lower-cased; `exact`: they are the gate words
+    of `core` too. `you`: whether _REQUEST matches `whole` (else it matches no part).
+    """
+    # The first word, the \w+ run `core` starts with: up to a space if all \w characters
+    # (isalnum, and no "_"), else from _FIRST_WORD.
+    first = core.partition(" ")[0]
+    if not first.isalnum():
+        match = _FIRST_WORD.match(core)
+        first = match.group() if match else ""
+    if (first in _REQUEST_FIRST and _REQUEST_START.match(core)) or (
+        you and _matches(core, words & _REQUEST_GATES, _REQUEST)
+    ):
+        return _HIGH
+    # A confirmation of what the agent is about to do. _CONFIRM_END ends in a word,
+    # optional space and an optional "?" ("$" allows one final newline): the stripped
+    # text ends with the word.
+    confirm = (first in _CONFIRM_STARTS and _CONFIRM_START.match(core) is not None) or (
+        not words.isdisjoint(_CONFIRM_END_GATES)
+        and core.rstrip().rstrip("?").rstrip().endswith(_CONFIRM_ENDS)
+        and _CONFIRM_END.search(core[-32:]) is not None
+    )
+    if (
+        not confirm
+        and not words.isdisjoint(_SCOPE_GATES)
+        and _matches(lower, words & _SCOPE_GATES, _SCOPE)
+    ):
+        return _HIGH
+    # Whether the answer is a pick among offered alternatives: known here only if needed.
+    options: bool | None = None
+    if first in _OPEN_PREFERENCE_STARTS and _OPEN_PREFERENCE.match(core):
+        if not _offers_options(core):
+            return _MEDIUM
+        options = True
+    wh = first in _WH_STARTS or (first in _WH_PHRASE_STARTS and _WH.match(core) is not None)
+    aux = first in _AUX_STARTS
+    verb: bool | None = None
+    # A question about how things are (in production, on their machine, in a system
+    # outside the repository): only the user can find out. Unless it is a decision:
+    # a confirmation, or a wish or preference stated with no fact asked for.
+    if not confirm and (wh or aux):
+        if not words.isdisjoint(_FACT_GATES) and _matches(core, words & _FACT_GATES, _FACT):
+            return _HIGH
+        decides = (
+            first in _DECISION_FIRST  # _DECISION_START or a one-word _DECISION cue matches
+            or first.startswith(_DECISION_FIRST_STEMS)
+            or (exact and not words.isdisjoint(_DECISION_WORDS))
+            or bool((hits := words & _DECISION_GATES) and _matches(core, hits, _DECISION))
+        )
+        if not decides:
+            verb = first in _VERB_FIRST or _has_verb(core, words, exact)
+            if verb:
+                return _HIGH
+    if confirm or (
+        options
+        if options is not None
+        else _offers_options(core) or (")" in whole and _ENUMERATED.search(whole) is not None)
+    ):
+        return _BY_LENGTH[len(lower) <= _SHORT or len(lower.split()) <= SELECTION_WORDS]
+    if wh:
         # Open: the user has to come up with the answer.
-        return Effort.MEDIUM
-    if not _AUX.match(core) and not _VERB.search(core):
+        return _MEDIUM
+    if not aux and not (
+        (first in _VERB_FIRST or _has_verb(core, words, exact)) if verb is None else verb
+    ):
         # A verbless fragment asks for a value ("Default branch name?") or a yes/no
         # ("Draft PR?", "Dark mode on by default?").
-        if _VALUE_NOUN.search(core) and not _SWITCH.search(core):
-            return Effort.MEDIUM
-        return Effort.LOW
-    return Effort.LOW if words <= SELECTION_WORDS else Effort.MEDIUM
+        if (
+            not words.isdisjoint(_VALUE_NOUN_GATES)
+            and _matches(core, words & _VALUE_NOUN_GATES, _VALUE_NOUN)
+            and not _SWITCH.search(core)
+        ):
+            return _MEDIUM
+        return _LOW
+    return _BY_LENGTH[len(lower) <= _SHORT or len(lower.split()) <= SELECTION_WORDS]
+
+
+def _offers_options(text: str) -> bool:
+    """A pick among offered alternatives. Literal substring tests gate the regular
+    expressions: most questions have no "/" or ")" at all."""
+    return (
+        " or " in text
+        or " vs" in text
+        or "versus" in text
+        or "either" in text
+        or "one of" in text
+        or "which one" in text
+        or "which of" in text
+        or ("/" in text and _SLASH_OPTION.search(text) is not None)
+        or (("option" in text or ")" in text) and _LETTER_OPTION.search(text) is not None)
+    )
+
+
+def _has_verb(core: str, words: frozenset[bytes], exact: bool) -> bool:
+    """`exact`: `words` are the gate words of `core` itself, not of a text holding it."""
+    return (exact and not words.isdisjoint(_VERB_WORDS)) or bool(
+        (hits := words & _VERB_GATES) and _matches(core, hits, _VERB)
+    )
 
 
 def _stem(word: str) -> str:
     word = word.strip("._-:")
-    for suffix in ("ing", "ed", "es", "s"):
-        if len(word) > len(suffix) + 3 and word.endswith(suffix):
-            return word[: -len(suffix)]
+    n = len(word)
+    if n > 6 and word.endswith("ing"):
+        return word[:-3]
+    if n > 5 and (word.endswith("ed") or word.endswith("es")):
+        return word[:-2]
+    if n > 4 and word.endswith("s"):
+        return word[:-1]
     return word
 
 
@@ -405,34 +882,144 @@ def _content_words(text: str) -> set[str]:
 
 
 # Slots whose value a task text states without naming the slot: "for PostgreSQL 16"
-# answers "Which database version?". (question cue, value in the task text)
-_SLOTS: tuple[tuple[re.Pattern[str], re.Pattern[str]], ...] = tuple(
-    (re.compile(cue), re.compile(value))
-    for cue, value in (
+# answers "Which database version?": (question cue, value in the task text, and what
+# the value needs: a digit (r"\d"), or one of some characters, or one of some gate
+# words). The cue is a cue list (`_cues`). The value is one or more patterns, apart by
+# spaces; "#" marks those whose every match starts with a digit, searched from the
+# text's first digit on.
+_Slot = tuple[
+    _Cues, frozenset[bytes], tuple[tuple[re.Pattern[str], bool], ...], bool, str, frozenset[bytes]
+]
+_SLOT_SPECS: tuple[tuple[tuple[tuple[str, str], ...], str, bool, str, str], ...] = (
+    (
+        # \b(?:version|msrv|minimum|sdk|target\w*)\b
         (
-            r"\b(?:version|msrv|minimum|sdk|target\w*)\b",
-            r"\d+\.\d+|\b(?:v|version|msrv(?:\s+of)?|ios|android|python|node|postgres(?:ql)?|java"
-            r"|go|rust|php|ruby|api\s+level)\s*\d+",
+            *((word, _word(word) + r"\b") for word in ("version", "msrv", "minimum", "sdk")),
+            ("target", _word("target") + r"\w*\b"),
         ),
-        (r"\b(?:what\s+time|schedul\w*|cron|when)\b", r"\b\d{1,2}:\d{2}\b|\b\d{1,2}\s*(?:am|pm)\b"),
+        r"#\d+\.\d+ \b(?:v|version|msrv(?:\s+of)?|ios|android|python|node|postgres(?:ql)?"
+        r"|java|go|rust|php|ruby|api\s+level)\s*\d+",
+        True,
+        "",
+        "",
+    ),
+    (
+        # \b(?:what\s+time|schedul\w*|cron|when)\b
         (
-            r"\b(?:how\s+long|duration|ttl|timeout|expir\w*|valid|retention|delay|kept)\b",
-            r"\b\d+\s*-?\s*(?:ms|milliseconds?|s|secs?|seconds?|mins?|minutes?|h|hours?|days?"
-            r"|weeks?|months?|years?)\b",
+            ("time", _word("what") + r"\s+time\b"),
+            ("schedule", _word("schedul") + r"\w*\b"),
+            ("cron", _word("cron") + r"\b"),
+            ("when", _word("when") + r"\b"),
         ),
-        (r"\btime\s*zone|\btimezone", r"\b(?:utc|gmt|cet|est|pst)\b|\b[a-z]+/[a-z_]+\b"),
-        (r"\b(?:name|call|called|named)\b", r"\b(?:named|called)\s+[`'\"]?\w"),
+        r"#\b\d{1,2}:\d{2}\b|\b\d{1,2}\s*(?:am|pm)\b",
+        True,
+        "",
+        "",
+    ),
+    (
+        # \b(?:how\s+long|duration|ttl|timeout|expir\w*|valid|retention|delay|kept)\b
         (
-            r"\b(?:where|which\s+(?:directory|folder|path)|live)\b",
-            r"\b(?:in|under|into|to)\s+`?[\w.-]*/",
+            ("long", _word("how") + r"\s+long\b"),
+            *(
+                (word, _word(word) + r"\b")
+                for word in ("duration", "ttl", "timeout", "valid", "retention", "delay", "kept")
+            ),
+            ("expire", _word("expir") + r"\w*\b"),
         ),
-        (r"\b(?:severity|level)\b", r"\b(?:debug|info|warning|warn|error|critical)\s+level\b"),
+        r"#\b\d+\s*-?\s*(?:ms|milliseconds?|s|secs?|seconds?|mins?|minutes?|h|hours?|days?"
+        r"|weeks?|months?|years?)\b",
+        True,
+        "",
+        "",
+    ),
+    (
+        # \btime\s*zone|\btimezone
+        (("time timezone", _word("time") + r"\s*zone"),),
+        r"\b(?:utc|gmt|cet|est|pst)\b|\b[a-z]+/[a-z_]+\b",
+        False,
+        "/",
+        "utc gmt cet est pst",
+    ),
+    (
+        # \b(?:name|call|called|named)\b
+        tuple((word, _word(word) + r"\b") for word in ("name", "call", "called", "named")),
+        r"\b(?:named|called)\s+[`'\"]?\w",
+        False,
+        "",
+        "named called",
+    ),
+    (
+        # \b(?:where|which\s+(?:directory|folder|path)|live)\b
         (
-            r"\b(?:return|look|output|respond|format|body)\b",
-            r"\{|\b(?:json|yaml|csv|xml|markdown|html)\b|\b[1-5]\d\d\b",
+            ("where", _word("where") + r"\b"),
+            ("directory folder path", _word("which") + r"\s+(?:directory|folder|path)\b"),
+            ("live", _word("live") + r"\b"),
         ),
-    )
+        r"\b(?:in|under|into|to)\s+`?[\w.-]*/",
+        False,
+        "/",
+        "",
+    ),
+    (
+        # \b(?:severity|level)\b
+        tuple((word, _word(word) + r"\b") for word in ("severity", "level")),
+        r"\b(?:debug|info|warning|warn|error|critical)\s+level\b",
+        False,
+        "",
+        "level",
+    ),
+    (
+        # \b(?:return|look|output|respond|format|body)\b
+        tuple(
+            (word, _word(word) + r"\b")
+            for word in ("return", "look", "output", "respond", "format", "body")
+        ),
+        r"\{|\b(?:json|yaml|csv|xml|markdown|html)\b #\b[1-5]\d\d\b",
+        True,
+        "{",
+        "json yaml csv xml markdown html",
+    ),
 )
+_SLOTS: tuple[_Slot, ...] = tuple(
+    (
+        (cues := _cues(*cue)),
+        frozenset(cues),
+        tuple(
+            (re.compile(value.removeprefix("#")), value.startswith("#"))
+            for value in values.split(" ")
+        ),
+        digit,
+        characters,
+        _gate(words),
+    )
+    for cue, values, digit, characters, words in _SLOT_SPECS
+)
+# The gate words the slots' values need, as text: a cheap test first.
+_SLOT_TEXTS = tuple(sorted({word for *_, words in _SLOT_SPECS for word in words.split()}))
+_DIGIT = re.compile(r"\d")
+# ASCII: digits become "0", the rest "x".
+_DIGITS_TO_ZERO = bytes(48 if 48 <= c <= 57 else 120 for c in range(256))
+_DIGIT_SLOTS = tuple(index for index, slot in enumerate(_SLOTS) if slot[3])
+_CHARACTER_SLOTS = tuple(
+    (character, tuple(index for index, slot in enumerate(_SLOTS) if slot[4] == character))
+    for character in sorted({slot[4] for slot in _SLOTS if slot[4]})
+)
+_WORD_SLOTS = tuple((index, slot[5]) for index, slot in enumerate(_SLOTS) if slot[5])
+# Every word a gate tests.
+_GATE_WORDS = _gate("you").union(
+    _WORK_GATES,
+    _SCOPE_GATES,
+    _REQUEST_GATES,
+    _FACT_GATES,
+    _DECISION_GATES,
+    _VERB_GATES,
+    _VALUE_NOUN_GATES,
+    _SPLIT_GATES,
+    _CONFIRM_END_GATES,
+    *(gates for _, gates, _, _, _, _ in _SLOTS),
+    *(words for *_, words in _SLOTS),
+)
+
 # A stated value: a number or quantity ("100", "30s", "19%", "02:00") or a quoted
 # literal. Backticked names are usually the subject of the task, not an answer.
 _VALUE = re.compile(r"^\d|^['\"]")
@@ -443,24 +1030,72 @@ VALUE_WINDOW = 3
 HEAD_WORDS = 4
 
 
-@dataclass(frozen=True)
-class _Task:
+class _Task(NamedTuple):
     """A task text prepared once for all the questions asked about it."""
 
     tokens: tuple[str, ...]
-    positions: dict[str, tuple[int, ...]]  # stem -> token indexes
-    slots: tuple[re.Pattern[str], ...]  # slot cues whose kind of value the task states
+    # stem -> token indexes, for the stems with a value beside them (a number before
+    # or a value after); only these can answer a question. Stems of two characters or
+    # less are left out: a question's head has none.
+    positions: dict[str, tuple[int, ...]]
+    # the cue lists (with their gate words) of the slots whose kind of value the task states
+    slots: tuple[tuple[_Cues, frozenset[bytes]], ...]
+    # whether the task can answer a question at all (it has positions or slots)
+    answers: bool
 
 
 @lru_cache(maxsize=4096)
 def _task(context: str) -> _Task:
     lower = context.lower()
-    tokens = tuple(_TOKEN.findall(lower))
-    positions: dict[str, list[int]] = {}
+    if lower.isascii():
+        first_digit = lower.encode().translate(_DIGITS_TO_ZERO).find(b"0")
+        digit = first_digit >= 0
+        values = digit or "'" in lower or '"' in lower
+    else:
+        match = _DIGIT.search(lower)
+        first_digit = match.start() if match else -1
+        digit = values = True
+    # Without a number or a quote, no token has a value beside it.
+    tokens = tuple(_TOKEN.findall(lower)) if values else ()
+    # The indexes with a number among the VALUE_WINDOW tokens before them, or a value
+    # (_VALUE: a decimal digit or a quote first) among those after them.
+    near: set[int] = set()
     for index, token in enumerate(tokens):
-        positions.setdefault(_stem(token), []).append(index)
-    slots = tuple(cue for cue, value in _SLOTS if value.search(lower))
-    return _Task(tokens, {k: tuple(v) for k, v in positions.items()}, slots)
+        first = token[0]
+        if first.isdigit():
+            near.update(range(index + 1, index + VALUE_WINDOW + 1))
+        if first.isdecimal() or first == "'" or first == '"':
+            near.update(range(index - VALUE_WINDOW, index))
+    positions: dict[str, list[int]] = {}
+    for index in sorted(near):
+        if 0 <= index < len(tokens):
+            stem = _stem(tokens[index])
+            if len(stem) > 2:
+                positions.setdefault(stem, []).append(index)
+    # The slots whose value may be there: those that need a digit, one of some characters,
+    # or one of some gate words.
+    candidates = set(_DIGIT_SLOTS) if digit else set()
+    for character, indexes in _CHARACTER_SLOTS:
+        if character in lower:
+            candidates.update(indexes)
+    if any(map(lower.__contains__, _SLOT_TEXTS)):
+        words = _gate_words(lower)
+        candidates.update(index for index, needs in _WORD_SLOTS if not words.isdisjoint(needs))
+    slots = []
+    for index in sorted(candidates):
+        cues, gates, values_ = _SLOTS[index][:3]
+        if any(
+            value.search(lower, first_digit) if from_digit else value.search(lower)
+            for value, from_digit in values_
+            if digit or not from_digit
+        ):
+            slots.append((cues, gates))
+    return _Task(
+        tokens,
+        {k: tuple(v) for k, v in positions.items()},
+        tuple(slots),
+        bool(positions or slots),
+    )
 
 
 def answered_by(question: str, context: str | None) -> bool:
@@ -474,33 +1109,78 @@ def answered_by(question: str, context: str | None) -> bool:
     """
     if not context:
         return False
+    lower = question.lower()
+    words = _gate_words(lower)
     task = _task(context)
-    asked = _head(split_parts(question)[0])
-    tokens = task.tokens
-    for stem in asked:
-        for index in task.positions.get(stem, ()):
-            # Quantities stand either side of what they measure ("a 10-minute TTL", "a
-            # line length of 100"); a quoted literal follows it ("fill X with 'unknown'").
-            before = tokens[max(0, index - VALUE_WINDOW) : index]
-            after = tokens[index + 1 : index + VALUE_WINDOW + 1]
-            if any(t[0].isdigit() for t in before) or any(
-                _VALUE.search(t) and _stem(t) not in asked for t in after
-            ):
-                return True
-    if task.slots:
-        lower = question.lower()
-        return any(cue.search(lower) for cue in task.slots)
+    return task.answers and _answered(
+        _prepare(_split_parts(question, words)[0][0])[1], lower, words, task
+    )
+
+
+def _answered(core: str, lower: str, words: frozenset[bytes], task: _Task) -> bool:
+    """answered_by, given the core of the question's first part, the question
+    lower-cased, its gate words, and the task (`_task`)."""
+    positions = task.positions
+    # A stem of the question's head is a substring of its core.
+    if positions and any(map(core.__contains__, positions)):
+        asked = _head(core)
+        tokens = task.tokens
+        for stem in asked:
+            for index in positions.get(stem, ()):
+                # Quantities stand either side of what they measure ("a 10-minute TTL", "a
+                # line length of 100"); a quoted literal follows it ("fill X with 'unknown'").
+                before = tokens[max(0, index - VALUE_WINDOW) : index]
+                after = tokens[index + 1 : index + VALUE_WINDOW + 1]
+                if any(t[0].isdigit() for t in before) or any(
+                    _VALUE.search(t) and _stem(t) not in asked for t in after
+                ):
+                    return True
+    for cues, gates in task.slots:
+        if not words.isdisjoint(gates) and _matches(lower, words & gates, cues):
+            return True
     return False
 
 
-def _head(part: str) -> set[str]:
-    core = _core(part.lower().replace("\u2019", "'"))
-    words = [_stem(w) for w in _WORD.findall(core) if w not in _STOP and len(w.strip("._-:")) > 2]
-    return set(words[:HEAD_WORDS])
+def _head(core: str) -> set[str]:
+    """What a part asks about: the stems of the first HEAD_WORDS content words of its core."""
+    asked: set[str] = set()
+    count = 0
+    for word in filterfalse(_STOP.__contains__, _WORD.findall(core)):
+        # _stem, inline: the word starts with [a-z0-9], so only its end can be stripped,
+        # and only the suffixes its last character allows are tried.
+        last = word[-1]
+        if last in "._-:":
+            word = word.rstrip("._-:")
+            last = word[-1:]
+        n = len(word)
+        if n > 2:
+            if last == "s":
+                if n > 5 and word[-2] == "e":
+                    word = word[:-2]
+                elif n > 4:
+                    word = word[:-1]
+            elif last == "d":
+                if n > 5 and word[-2] == "e":
+                    word = word[:-2]
+            elif last == "g" and n > 6 and word.endswith("ing"):
+                word = word[:-3]
+            asked.add(word)
+            count += 1
+            if count == HEAD_WORDS:
+                break
+    return asked
 
 
-def _demands_work(lower: str) -> bool:
-    return _WORK.search(lower) is not None or _requests(lower)
+def _demands_work(lower: str, words: frozenset[bytes], you: bool) -> bool:
+    """Investigation, fetching or depth anywhere in the question (`you`: _REQUEST matches)."""
+    if not words.isdisjoint(_WORK_GATES) and _matches(lower, words & _WORK_GATES, _WORK):
+        return True
+    return you or (lower.startswith(_REQUEST_STARTS) and _REQUEST_START.match(lower) is not None)
+
+
+def _asks_you(lower: str, words: frozenset[bytes]) -> bool:
+    """_REQUEST matches (`words`: the gate words of `lower`)."""
+    return b"you" in words and _matches(lower, words & _REQUEST_GATES, _REQUEST)
 
 
 def _highest(efforts: Iterable[Effort]) -> Effort:
@@ -510,12 +1190,26 @@ def _highest(efforts: Iterable[Effort]) -> Effort:
 @lru_cache(maxsize=65536)
 def classify(question: str, context: str | None = None) -> Classification:
     """Classify a question's effort; `context` is the run's task text, if known."""
-    parts = tuple(Part(text, _part_effort(text, question)) for text in split_parts(question))
-    if _demands_work(question.lower()):
+    lower = question.lower()
+    words = _gate_words(lower)
+    you = _asks_you(lower, words)
+    texts, whole = _split_parts(question, words)
+    prepared = [(text, *_prepare(text)) for text in texts]
+    parts = tuple(
+        Part(
+            text, _part_effort(part_lower, core, question, words, you, core == part_lower and whole)
+        )
+        for text, part_lower, core in prepared
+    )
+    if _demands_work(lower, words, you):
         # Investigation, fetching or depth anywhere in it (ADR: these override), and
         # no task text can do that work for the user.
         return Classification(question, Effort.HIGH, parts)
-    if answered_by(question, context):
+    if (
+        context
+        and (task := _task(context)).answers
+        and _answered(prepared[0][2], lower, words, task)
+    ):
         return Classification(question, Effort.LOW, parts, answered_by_context=True)
     return Classification(question, _highest(p.effort for p in parts), parts)
 
@@ -524,8 +1218,49 @@ def classify(question: str, context: str | None = None) -> Classification:
 def classify_effort(question: str, context: str | None = None) -> Effort:
     """Just the effort, as `classify` decides it, without building the parts (import's hot path)."""
     lower = question.lower()
-    if _demands_work(lower):
-        return Effort.HIGH
-    if answered_by(question, context):
-        return Effort.LOW
-    return _highest(_part_effort(p, question) for p in split_parts(question))
+    if lower.isascii():
+        encoded = lower.encode()
+        spaced = encoded.translate(_NON_WORD_TO_SPACE)
+        words = _GATE_WORDS.intersection(map(_FIRST, spaced.split()))
+        # No punctuation, or just a "?" at the end (and no spaces but " ").
+        plain = encoded == spaced or (encoded[-1] == 63 and encoded[:-1] == spaced[:-1])
+    else:
+        words = _gate_words(lower)
+        plain = False
+    # Investigation, fetching or depth anywhere in it (_demands_work).
+    if (
+        (not words.isdisjoint(_WORK_GATES) and _matches(lower, words & _WORK_GATES, _WORK))
+        or (b"you" in words and _matches(lower, words & _REQUEST_GATES, _REQUEST))
+        or (lower.startswith(_REQUEST_STARTS) and _REQUEST_START.match(lower) is not None)
+    ):
+        return _HIGH
+    # _REQUEST matches no part of the question now.
+    if plain and (
+        words.isdisjoint(_SPLIT_GATES)
+        or not _matches(question, words & _SPLIT_GATES, _SPLIT_CONJOINED)
+    ):
+        # A plain question: one part, the whole question, and no lead-in (_LEAD needs
+        # punctuation).
+        whole = True
+        part_lower = lower.strip()
+        core = (
+            _CONJUNCTION.sub("", part_lower) if part_lower.startswith(_CONJUNCTIONS) else part_lower
+        )
+        parts = None
+    else:
+        parts, whole = _split_parts(question, words)
+        part = parts[0]
+        part_lower = (lower if part is question else part.lower()).replace("\u2019", "'")
+        core = _core(part_lower)
+    if context and (task := _task(context)).answers and _answered(core, lower, words, task):
+        return _LOW
+    best = _part_effort(part_lower, core, question, words, False, whole and core == part_lower)
+    if parts is None or len(parts) == 1:
+        return best
+    for text in parts[1:]:
+        if best is _HIGH:
+            break
+        effort = _part_effort(*_prepare(text), question, words, False, False)
+        if _ORDER[effort] > _ORDER[best]:
+            best = effort
+    return best
