@@ -338,10 +338,6 @@ def demo(count: int, seed: int, replace: bool, db: str | None, config: str | Non
     _report_import(report, str(env.db_path))
 
 
-def _num(value: float | None, digits: int = 3) -> str:
-    return "—" if value is None else f"{value:.{digits}f}"
-
-
 @cli.command()
 @click.option("--stage", help="Only this stage's runs.")
 @click.option("--json", "as_json", is_flag=True, help="A JSON list of runs.")
@@ -354,6 +350,7 @@ def runs(stage: str | None, as_json: bool, db: str | None, config: str | None) -
       ppp-tui runs --stage plan
       ppp-tui runs --json | jq '.[] | select(.regret > 0)'
     """
+    from .faces import number
     from .reports import Scores
 
     env = _Env(db, config)
@@ -391,7 +388,7 @@ def runs(stage: str | None, as_json: bool, db: str | None, config: str | None) -
             f"{row['id'][:22]:<22} {(row['spec_id'] or '')[:14]:<14}"
             f" {(row['stage'] or '')[:10]:<10}"
             f" {row['task_type']:<16} {row['agents']:>6}  {row['selected'][:14]:<14}"
-            f" {(row['preferred'] or '')[:14]:<14} {_num(row['regret']):>7}"
+            f" {(row['preferred'] or '')[:14]:<14} {number(row['regret']):>7}"
         )
     click.echo(f"{len(rows)} run{'s' * (len(rows) != 1)}", err=True)
 
@@ -467,6 +464,7 @@ def regret(stage: str | None, as_json: bool, db: str | None, config: str | None)
       ppp-tui regret
       ppp-tui regret --stage implement --json
     """
+    from .faces import number
     from .reports import Scores, regret_document
 
     env = _Env(db, config)
@@ -482,7 +480,7 @@ def regret(stage: str | None, as_json: bool, db: str | None, config: str | None)
     w = document["weights"]
     click.echo(
         f"weights {w['technical']:.2f}/{w['interaction']:.2f}: "
-        f"{document['marked_runs']} marked runs, mean regret {_num(document['mean_regret'], 4)},"
+        f"{document['marked_runs']} marked runs, mean regret {number(document['mean_regret'], 4)},"
         f" agreement {document['agreement']:.1%}"
     )
     click.echo(
@@ -494,7 +492,7 @@ def regret(stage: str | None, as_json: bool, db: str | None, config: str | None)
         sw = figures["weights"]
         click.echo(
             f"  {name[:14]:<14} {sw['technical']:.2f}/{sw['interaction']:.2f}"
-            f" {figures['marked_runs']:>7} {_num(figures['mean_regret'], 4):>12}"
+            f" {figures['marked_runs']:>7} {number(figures['mean_regret'], 4):>12}"
             f" {figures['agreement']:>10.1%}"
         )
 

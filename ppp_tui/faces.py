@@ -41,10 +41,11 @@ def rank_document(ranking: Ranking) -> dict[str, Any]:
     }
 
 
-def _num(value: float | None, signed: bool = False) -> str:
+def number(value: float | None, digits: int = 3, signed: bool = False) -> str:
+    """A score as every face prints it: fixed decimals, "—" when absent."""
     if value is None:
         return "—"
-    return f"{value:+.3f}" if signed else f"{value:.3f}"
+    return f"{value:+.{digits}f}" if signed else f"{value:.{digits}f}"
 
 
 def render_ranking(run: Run, ranking: Ranking) -> None:
@@ -63,9 +64,9 @@ def render_ranking(run: Run, ranking: Ranking) -> None:
     for a in ranking.agents:
         low, medium, high = a.questions
         click.echo(
-            f"  {a.rank:>2}  {a.name[:16]:<16} {_num(a.technical):>9} "
-            f"{_num(a.r_proact, True):>9} {_num(a.r_pers, True):>8} "
-            f"{_num(a.interaction, True):>9} {_num(a.final):>7}  "
+            f"  {a.rank:>2}  {a.name[:16]:<16} {number(a.technical):>9} "
+            f"{number(a.r_proact, signed=True):>9} {number(a.r_pers, signed=True):>8} "
+            f"{number(a.interaction, signed=True):>9} {number(a.final):>7}  "
             f"{low:>5}/{medium}/{high:<6}  {', '.join(a.flags)}"
         )
     click.echo()

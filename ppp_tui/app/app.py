@@ -146,19 +146,13 @@ class PPPApp(App[None]):
         self.step_latencies.append(time.perf_counter() - started)
 
     def _weights_changed(self) -> None:
-        """Refresh the open run and the figures now; the runs list when it shows."""
+        """Refresh what is on screen; the runs list refreshes itself when it shows again."""
         screen = self.screen
         if isinstance(screen, RunScreen):
             screen.refresh_ranking()
             screen.sync_weights()
-        self._runs_dirty = True
         if isinstance(screen, RunsScreen):
             screen.populate()
-
-    def on_screen_resume(self) -> None:
-        if isinstance(self.screen, RunsScreen) and getattr(self, "_runs_dirty", False):
-            self._runs_dirty = False
-            self.screen.populate()
 
     def action_nudge(self, direction: int) -> None:
         workspace = self.workspace

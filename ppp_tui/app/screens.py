@@ -30,6 +30,7 @@ from ..core.early_stop import analyse
 from ..core.model import Run
 from ..core.relevance import task_type
 from ..core.scoring import Ranking, rank_run, violation_penalty
+from ..faces import number
 from .runs_table import RunRows, RunsTable
 from .slider import WeightSlider
 from .text import cell, literal, plain
@@ -66,8 +67,13 @@ class RunsScreen(Screen[None]):
         return self.query_one(RunsTable)
 
     def on_mount(self) -> None:
+        self._stages_listed = False
         self.table.display = False
         self.table.focus()
+
+    def on_screen_resume(self) -> None:
+        # Weights or marks may have changed while a run was open.
+        self.populate()
 
     def show_error(self, message: str) -> None:
         self.query_one("#runs-message", Static).update(plain(message))
@@ -91,10 +97,10 @@ class RunsScreen(Screen[None]):
         selected = list(arrays.names[np.arange(len(arrays)), outcome.selected])
         self.table.set_rows(RunRows(workspace.infos, selected, outcome.regret))
         self.table.display = True
-        stages = self.query_one("#stage-filter", Select)
-        if not stages._options[1:]:
+        if not self._stages_listed:
             names = sorted({i.stage for i in workspace.infos if i.stage})
-            stages.set_options([(name, name) for name in names])
+            self.query_one("#stage-filter", Select).set_options([(n, n) for n in names])
+            self._stages_listed = True
         self.update_status()
 
     def update_status(self) -> None:
@@ -177,10 +183,6 @@ def _bar(value: float | None, width: int = 8) -> str:
         return ""
     filled = round(value * width)
     return "█" * filled + "░" * (width - filled) + f" {value:.2f}"
-
-
-def _signed(value: float | None) -> str:
-    return "—" if value is None else f"{value:+.3f}"
 
 
 class RunScreen(Screen[None]):
@@ -315,9 +317,9 @@ class RunScreen(Screen[None]):
                 rank_text,
                 cell(agent.name),
                 f"{agent.technical:.3f}",
-                _signed(agent.r_proact),
-                _signed(agent.r_pers),
-                _signed(agent.interaction),
+                number(agent.r_proact, signed=True),
+                number(agent.r_pers, signed=True),
+                number(agent.interaction, signed=True),
                 f"{agent.final:.3f}",
                 f"{agent.gap:.3f}",
                 _bar(agent.weight),
@@ -394,13 +396,13 @@ class RunScreen(Screen[None]):
             turns.update("No turns recorded.")
             return
         parts: list[Content | str] = []
-        for number, turn in enumerate(trajectory.turns, start=1):
+        for turn_number, turn in enumerate(trajectory.turns, start=1):
             facts = [
                 f"{turn.token_count} tokens" if turn.token_count is not None else "",
                 f"{turn.latency_ms} ms" if turn.latency_ms is not None else "",
                 literal(turn.timestamp, True),
             ]
-            heading = f"turn {number}  " + "  ".join(f for f in facts if f)
+            heading = f"turn {turn_number}  " + "  ".join(f for f in facts if f)
             parts += [Content.styled(heading, "bold"), "\n"]
             if turn.prompt:
                 parts += [Content.styled("prompt: ", "dim"), literal(turn.prompt), "\n"]

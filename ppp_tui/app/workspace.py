@@ -7,20 +7,16 @@ agreement and mean regret over every marked run with array arithmetic.
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
-import numpy.typing as npt
 
 from ..core.errors import PPPError
 from ..core.regret import Lines, Outcome
 from ..core.settings import Settings, Weights, preset
 from ..reports import Scores
 from ..storage.store import RunInfo, Store
-
-FloatArray = npt.NDArray[np.float64]
 
 
 @dataclass(frozen=True)
@@ -30,7 +26,6 @@ class Figures:
     marked_runs: int
     mean_regret: float | None
     agreement: float | None
-    seconds: float  # how long the whole-database recomputation took
 
 
 class Workspace:
@@ -52,7 +47,6 @@ class Workspace:
         self.index: dict[str, int] = {}
         self.scores: Scores | None = None
         self._marked: Lines | None = None
-        self._marked_weights: FloatArray | None = None
 
     # -- loading (slow: call from a worker thread) ---------------------------------
 
@@ -66,9 +60,7 @@ class Workspace:
 
     def _install(self, scores: Scores) -> None:
         self.scores = scores
-        marked = scores.lines.marked_only()
-        self._marked = marked
-        self._marked_weights = marked.tech_weights.copy()
+        self._marked = scores.lines.marked_only()
 
     def reload_scores(self) -> None:
         """After a change that alters interaction (penalties): rebuild the arrays."""
@@ -119,42 +111,22 @@ class Workspace:
             self.settings.stage_weights
         ) != dict(self.saved.stage_weights)
 
-    def run_weights(self) -> FloatArray:
-        """The technical weight each marked run is scored under now."""
-        assert self._marked is not None
-        stages = self._marked.arrays.stages
-        result = np.full(len(stages), self.settings.weights.technical)
-        for stage, weights in self.settings.stage_weights.items():
-            result[stages == stage] = weights.technical
-        return result
-
     def figures(self) -> Figures:
         """Agreement and mean regret over all marked runs under the current weights."""
         if self._marked is None:
-            return Figures(0, None, None, 0.0)
-        start = time.perf_counter()
+            return Figures(0, None, None)
         outcome = self.marked_outcome()
-        return Figures(
-            outcome.marked_runs,
-            outcome.mean_regret,
-            outcome.agreement,
-            time.perf_counter() - start,
-        )
+        return Figures(outcome.marked_runs, outcome.mean_regret, outcome.agreement)
 
     def marked_outcome(self) -> Outcome:
         assert self._marked is not None
-        technical = self.run_weights()
-        return self._marked.outcome(technical, 1.0 - technical)
+        return self._marked.outcome(*self._marked.arrays.weights(self.settings))
 
     def outcome(self) -> Outcome:
         """Every run (marked or not) under the current weights: the runs list's column."""
         assert self.scores is not None
         lines = self.scores.lines
-        stages = lines.arrays.stages
-        technical = np.full(len(stages), self.settings.weights.technical)
-        for stage, weights in self.settings.stage_weights.items():
-            technical[stages == stage] = weights.technical
-        return lines.outcome(technical, 1.0 - technical)
+        return lines.outcome(*lines.arrays.weights(self.settings))
 
     # -- saving and marking ----------------------------------------------------------
 

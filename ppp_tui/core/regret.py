@@ -149,6 +149,30 @@ class ScoreArrays:
         mask: BoolArray = self.stages == stage
         return mask
 
+    @cached_property
+    def _stage_rows(self) -> dict[str | None, IntArray]:
+        """Each stage's row numbers, found once (the slider re-weights every step)."""
+        names = np.array(["" if s is None else s for s in self.stages], dtype=str)
+        present, inverse = np.unique(names, return_inverse=True)
+        order = np.argsort(inverse, kind="stable")
+        bounds = np.searchsorted(inverse[order], np.arange(len(present) + 1))
+        return {
+            str(name): order[bounds[i] : bounds[i + 1]]
+            for i, name in enumerate(present)
+            if name  # None (no stage) never has a table of its own
+        }
+
+    def weights(self, settings: Settings) -> tuple[FloatArray, FloatArray]:
+        """(technical, interaction) weight of every run: its stage's table, else global."""
+        technical = np.full(len(self), settings.weights.technical)
+        interaction = np.full(len(self), settings.weights.interaction)
+        rows = self._stage_rows
+        for stage, weights in settings.stage_weights.items():
+            if stage in rows:
+                technical[rows[stage]] = weights.technical
+                interaction[rows[stage]] = weights.interaction
+        return technical, interaction
+
     def lines(self, settings: Settings) -> Lines:
         """The (C, P, Q) coefficients of every agent under `settings` (SPEC 2)."""
         has_trajectory = ~np.isnan(self.interaction)
@@ -169,13 +193,7 @@ class ScoreArrays:
         c = np.where(self.valid, c, -np.inf)
         p = np.where(self.valid, p, 0.0)
         q = np.where(self.valid, q, 0.0)
-        tech_weights = np.full(len(self), settings.weights.technical)
-        inter_weights = np.full(len(self), settings.weights.interaction)
-        for stage, weights in settings.stage_weights.items():
-            mask = self.stage_mask(stage)
-            tech_weights[mask] = weights.technical
-            inter_weights[mask] = weights.interaction
-        return Lines(self, c, p, q, tech_weights, inter_weights)
+        return Lines(self, c, p, q, *self.weights(settings))
 
 
 @dataclass(frozen=True)

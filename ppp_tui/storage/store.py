@@ -464,6 +464,9 @@ class Store:
         return penalty
 
 
+_NO_COUNTS: tuple[None, ...] = (None, None, None, None)
+
+
 def _run_index(run_ids: npt.NDArray[np.object_], agent_runs: tuple[str, ...]) -> Any:
     """Each agent's row in the run arrays (agents come grouped, in run id order)."""
     import numpy as np
@@ -627,31 +630,10 @@ class _Rows:
         self.next_agent += len(run.agents)
         for position, agent in enumerate(run.agents):
             trajectory = agent.trajectory
-            if trajectory is None:
-                agent_rows.append(
-                    (
-                        agent_id,
-                        run_id,
-                        position,
-                        agent.name,
-                        agent.model,
-                        agent.technical,
-                        agent.relevance,
-                        agent.confidence,
-                        agent.output,
-                        None,
-                        None,
-                        None,
-                        None,
-                    )
-                )
-                agent_id += 1
-                continue
-            tid = agent_id
-            turns = trajectory.turns
-            questions = trajectory.questions
-            violations = trajectory.violations
-            low, medium, high = trajectory.effort_counts()
+            # NULL counts mean "no trajectory" (schema.py).
+            counts: tuple[int | None, ...] = _NO_COUNTS
+            if trajectory is not None:
+                counts = (*trajectory.effort_counts(), len(trajectory.violations))
             agent_rows.append(
                 (
                     agent_id,
@@ -663,12 +645,16 @@ class _Rows:
                     agent.relevance,
                     agent.confidence,
                     agent.output,
-                    low,
-                    medium,
-                    high,
-                    len(violations),
+                    *counts,
                 )
             )
+            if trajectory is None:
+                agent_id += 1
+                continue
+            tid = agent_id
+            turns = trajectory.turns
+            questions = trajectory.questions
+            violations = trajectory.violations
             agent_id += 1
             self.trajectories.append(
                 (
