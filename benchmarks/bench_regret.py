@@ -4,7 +4,8 @@
 
 Targets (issue 2): agreement + mean regret under a new weight <= 10 ms (the
 slider's hot path); exact tuning <= 1 s and >= 100x faster than seed 002's
-pure-Python 101-point grid search, with regret no worse.
+pure-Python 101-point grid search, with regret no worse. Issue 5: the tuned
+weight's bootstrap interval (200 resamples) in about a second or less.
 """
 
 from __future__ import annotations
@@ -17,9 +18,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import numpy as np
 from _data import marked_runs
 
-from ppp_tui.core.regret import optimum, tune
+from ppp_tui.core.regret import BOOTSTRAP_RESAMPLES, Resampler, bootstrap, optimum, tune
 from ppp_tui.core.settings import Settings
 
 
@@ -44,6 +46,7 @@ def grid_search(
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=100_000)
+    parser.add_argument("--resamples", type=int, default=BOOTSTRAP_RESAMPLES)
     args = parser.parse_args()
     arrays = marked_runs(args.runs)
     lines = arrays.lines(Settings()).marked_only()
@@ -75,11 +78,40 @@ def main() -> None:
     )
     print(f"  first call, building the per-Lines column cache: {runs[0]:.3f} s")
     start = time.perf_counter()
-    full = tune(lines, 0.7)
+    full = tune(lines, 0.7, resamples=0)
     assert full is not None
     print(
         f"tune with curve + 5-fold cross-validation: {time.perf_counter() - start:.3f} s "
         f"(cv mean regret {full.cv_mean_regret:.5f})"
+    )
+    start = time.perf_counter()
+    full = tune(lines, 0.7, resamples=args.resamples)
+    assert full is not None
+    print(
+        f"  and with the bootstrap interval ({args.resamples} resamples, as `ppp-tui tune`):"
+        f" {time.perf_counter() - start:.3f} s"
+    )
+
+    start = time.perf_counter()
+    interval = bootstrap(lines, 0.7, args.resamples, seed=0)
+    boot_s = time.perf_counter() - start
+    assert interval is not None
+    print(
+        f"bootstrap interval, {args.resamples} resamples: {boot_s:.3f} s "
+        f"({boot_s / args.resamples * 1000:.2f} ms a resample) -> 95% interval "
+        f"{interval[0]:.4f}-{interval[1]:.4f} around {w:.4f} (target about 1 s or less)"
+    )
+    # The same resamples tuned on explicit copies of the runs drawn, for comparison.
+    resampler, rng = Resampler(lines), np.random.default_rng(0)
+    copies = 5
+    start = time.perf_counter()
+    for _ in range(copies):
+        counts = resampler.draw(rng)
+        optimum(lines.subset(np.repeat(np.arange(len(counts)), counts)), 0.7)
+    copy_s = (time.perf_counter() - start) / copies
+    print(
+        f"  a resample tuned on an explicit copy instead: {copy_s * 1000:.1f} ms "
+        f"({copy_s * args.resamples:.1f} s for {args.resamples})"
     )
 
     rows = []

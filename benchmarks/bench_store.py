@@ -69,10 +69,14 @@ def main() -> None:
     run_id = "demo-000042"
     t_rank = timed([ppp, "rank", run_id, *db], env, repeat=5)
     t_regret = timed([ppp, "regret", *db], env, repeat=3)
+    t_regret_json = timed([ppp, "regret", "--json", *db], env, repeat=3)
     t_tune = timed([ppp, "tune", *db], env, repeat=3)
     t_help = timed([ppp, "--help"], env, repeat=5)
     print(f"rank one run: {t_rank:.3f} s (target <= 0.3 s; `ppp-tui --help` {t_help:.3f} s)")
-    print(f"regret over the database: {t_regret:.2f} s (target <= 1 s)")
+    print(
+        f"regret over the database: {t_regret:.2f} s (target <= 1 s);"
+        f" with --json (every marked run listed) {t_regret_json:.2f} s"
+    )
     print(f"tune (exact, with curve and 5-fold CV): {t_tune:.2f} s (target <= 2 s)")
     if args.keep is None:
         shutil.rmtree(folder)

@@ -2,17 +2,20 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import click
 
 from .core.model import Run
 from .core.scoring import Ranking
+from .core.sensitivity import Flip
 
 
-def rank_document(ranking: Ranking) -> dict[str, Any]:
-    """The `rank --json` document of SPEC 7."""
-    return {
+def rank_document(ranking: Ranking, flips: Sequence[Flip] | None = None) -> dict[str, Any]:
+    """The `rank --json` document of SPEC 7; with `flips`, also the technical-weight
+    intervals in which each agent ranks first (issue 5)."""
+    document: dict[str, Any] = {
         "run_id": ranking.run_id,
         "stage": ranking.stage,
         "weights": {
@@ -39,6 +42,9 @@ def rank_document(ranking: Ranking) -> dict[str, Any]:
             for a in ranking.agents
         ],
     }
+    if flips is not None:
+        document["flips"] = [flip.document() for flip in flips]
+    return document
 
 
 def number(value: float | None, digits: int = 3, signed: bool = False) -> str:
@@ -48,8 +54,9 @@ def number(value: float | None, digits: int = 3, signed: bool = False) -> str:
     return f"{value:+.{digits}f}" if signed else f"{value:.{digits}f}"
 
 
-def render_ranking(run: Run, ranking: Ranking) -> None:
-    """A plain table a person reads in a terminal."""
+def render_ranking(run: Run, ranking: Ranking, flips: Sequence[Flip] | None = None) -> None:
+    """A plain table a person reads in a terminal; with `flips`, a line listing who ranks
+    first over which technical weights."""
     w = ranking.weights
     margin = "" if ranking.margin is None else f", margin {ranking.margin:.3f}"
     stage = run.stage or "no stage"
@@ -69,4 +76,7 @@ def render_ranking(run: Run, ranking: Ranking) -> None:
             f"{number(a.interaction, signed=True):>9} {number(a.final):>7}  "
             f"{low:>5}/{medium}/{high:<6}  {', '.join(a.flags)}"
         )
+    if flips:
+        spans = ", ".join(f"{f.agent} {f.start:.2f}-{f.end:.2f}" for f in flips)
+        click.echo(f"  flips: {spans}")
     click.echo()

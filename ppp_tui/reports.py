@@ -33,8 +33,15 @@ class Scores:
     outcome: Outcome  # under each run's configured weights
 
     @classmethod
-    def load(cls, store: Store, settings: Settings, stage: str | None = None) -> Scores:
-        columns = store.agent_columns(settings, stage)
+    def load(
+        cls,
+        store: Store,
+        settings: Settings,
+        stage: str | None = None,
+        marked_only: bool = False,
+    ) -> Scores:
+        """Scores of every run, or of `stage`'s, or only the marked ones (for regret, tuning)."""
+        columns = store.agent_columns(settings, stage, marked_only)
         arrays = columns.score_arrays(settings)
         lines = arrays.lines(settings)
         return cls(settings, columns, arrays, lines, lines.outcome())
@@ -56,29 +63,48 @@ def _stage_key(stage: str | None) -> str:
     return NO_STAGE if stage is None else stage
 
 
-def regret_document(scores: Scores, stage: str | None = None) -> dict[str, Any]:
-    """SPEC 7 `regret --json`: overall (or `stage`'s runs), per stage, each marked run."""
+def regret_document(
+    scores: Scores,
+    stage: str | None = None,
+    runs: bool = True,
+    stages: list[str | None] | None = None,
+) -> dict[str, Any]:
+    """SPEC 7 `regret --json`: overall (or `stage`'s runs), per stage, each marked run.
+
+    `stages` lists the per-stage entries (by default the stages of the loaded runs:
+    give the database's when only marked runs were loaded). Without `runs` the
+    per-run list is left empty (the text report does not show it).
+    """
     arrays, outcome, settings = scores.arrays, scores.outcome, scores.settings
     per_stage: dict[str, Any] = {}
-    for name in sorted(set(arrays.stages), key=lambda s: (s is None, s or "")):
+    present = set(arrays.stages) if stages is None else set(stages)
+    for name in sorted(present, key=lambda s: (s is None, s or "")):
         sub = scores.lines.subset(arrays.stage_mask(name)).outcome()
         per_stage[_stage_key(name)] = {
             "weights": _weights(settings.weights_for(name)),
             **_summary(sub),
         }
     rows = []
-    marked = np.flatnonzero(outcome.marked)
-    names = arrays.names
-    for i in marked:
-        rows.append(
-            {
-                "run_id": arrays.run_ids[i],
-                "stage": arrays.stages[i],
-                "selected": names[i, outcome.selected[i]],
-                "preferred": names[i, arrays.preferred[i]],
-                "regret": float(outcome.regret[i]),
-            }
-        )
+    if runs:
+        marked = np.flatnonzero(outcome.marked)
+        names = arrays.names[marked]
+        for run_id, run_stage, selected, preferred, regret in zip(
+            arrays.run_ids[marked].tolist(),
+            arrays.stages[marked].tolist(),
+            names[np.arange(len(marked)), outcome.selected[marked]].tolist(),
+            names[np.arange(len(marked)), arrays.preferred[marked]].tolist(),
+            outcome.regret[marked].tolist(),
+            strict=True,
+        ):
+            rows.append(
+                {
+                    "run_id": run_id,
+                    "stage": run_stage,
+                    "selected": selected,
+                    "preferred": preferred,
+                    "regret": regret,
+                }
+            )
     return {
         "weights": _weights(settings.weights_for(stage)),
         **_summary(outcome),
@@ -140,6 +166,8 @@ def tune_document(scope: str, tuning: Tuning) -> dict[str, Any]:
             {"technical": p.technical, "mean_regret": p.mean_regret, "agreement": p.agreement}
             for p in tuning.curve
         ],
+        # The tuned technical weight's 95% bootstrap interval (issue 5).
+        "ci": list(tuning.ci) if tuning.ci is not None else None,
     }
 
 

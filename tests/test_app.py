@@ -98,9 +98,7 @@ async def test_slider_keys_rerank_and_update_figures(db: Path, tmp_path: Path) -
         await pilot.pause()
         assert slider.value == pytest.approx(0.67)
         assert app.workspace is not None
-        assert app.workspace.settings.weights_for(screen.run.stage).technical == pytest.approx(
-            0.67
-        )
+        assert app.workspace.settings.weights_for(screen.run.stage).technical == pytest.approx(0.67)
         assert screen.ranking is not None
         assert screen.ranking.weights.technical == pytest.approx(0.67)
         assert app.step_latencies, "each step is measured"

@@ -39,6 +39,7 @@ RANK_KEYS = {
     "confidence",
     "margin",
     "agents",
+    "flips",
 }
 RANK_AGENT_KEYS = {
     "name",
@@ -64,6 +65,7 @@ TUNE_KEYS = {
     "before",
     "cv",
     "curve",
+    "ci",
 }
 TUNE_BEFORE_KEYS = {"technical", "interaction", "mean_regret", "agreement"}
 TUNE_CV_KEYS = {"folds", "mean_regret", "agreement"}
@@ -291,6 +293,28 @@ def test_rank_under_another_weight_and_a_run_without_trajectory(imported: Invoke
     assert aider["interaction"] is None and aider["final"] == 0.78
 
 
+def test_rank_lists_the_flip_points_over_the_technical_weight(imported: Invoke) -> None:
+    # seed-003: claude (0.95, one high-effort question) overtakes gemini where
+    # 0.95w - 0.45(1-w) = 0.85w + 0.1(1-w): w = 11/13; gpt never ranks first.
+    document = as_json(imported("rank", "seed-003", "--json"))
+    assert document["flips"] == [
+        {"from": 0.0, "to": round(11 / 13, 10), "agent": "gemini"},
+        {"from": round(11 / 13, 10), "to": 1.0, "agent": "claude"},
+    ]
+    # The intervals cover every weight, whatever weight the run is ranked under.
+    other = as_json(imported("rank", "seed-003", "--technical", "0.95", "--json"))
+    assert other["best_agent"] == "claude" and other["flips"] == document["flips"]
+    # run-0042: aider has no trajectory (a flat 0.78); codex's 0.82w catches it at 39/41.
+    plan = as_json(imported("rank", "run-0042", "--json"))
+    assert [(f["agent"], f["to"]) for f in plan["flips"]] == [
+        ("aider", round(39 / 41, 10)),
+        ("codex", 1.0),
+    ]
+    text = imported("rank", "seed-003")
+    assert text.exit_code == 0
+    assert "  flips: gemini 0.00-0.85, claude 0.85-1.00\n" in text.stdout
+
+
 def test_rank_of_an_unknown_run_exits_1(imported: Invoke) -> None:
     assert error_line(imported("rank", "run-9999")) == "Error: unknown run id 'run-9999'"
 
@@ -489,6 +513,9 @@ def test_tune_json_finds_the_exact_weight_where_the_preferred_agents_win(marked:
     assert curve[0] == {"technical": 0.0, "mean_regret": 1.05, "agreement": 0.0}
     assert curve[70]["technical"] == 0.7 and curve[70]["mean_regret"] == 0.245
     assert curve[-1] == {"technical": 1.0, "mean_regret": 0.0, "agreement": 1.0}
+    # Bootstrap resamples of the two runs: seed-003 drawn twice (about a quarter of
+    # them) tunes to 11/13, where claude overtakes gemini; any other to 31/33.
+    assert document["ci"] == [round(11 / 13, 10), round(31 / 33, 10)]
 
 
 def test_tune_per_stage_is_a_list_of_documents(marked: Invoke) -> None:
@@ -626,6 +653,10 @@ def test_tune_text_output(marked: Invoke) -> None:
     assert result.exit_code == 0
     assert result.stdout.startswith("global: 2 marked runs; technical 0.7 -> 0.9394")
     assert "mean regret 0.2450 -> 0.0000" in result.stdout
+    assert (
+        "  95% interval of the tuned weight: 0.8462-0.9394 (200 bootstrap resamples)\n"
+        in result.stdout
+    )
 
 
 # --- export ------------------------------------------------------------------------------------

@@ -7,8 +7,16 @@ import pytest
 
 from ppp_tui.core import regret as regret_module
 from ppp_tui.core.model import Agent, Effort, Question, Run, Trajectory
-from ppp_tui.core.regret import AgentRow, ScoreArrays, cross_validate, optimum, tune
-from ppp_tui.core.scoring import TIE_SCALE, rank_run
+from ppp_tui.core.regret import (
+    AgentRow,
+    Resampler,
+    ScoreArrays,
+    bootstrap,
+    cross_validate,
+    optimum,
+    tune,
+)
+from ppp_tui.core.scoring import TIE_SCALE, final_score, rank_run
 from ppp_tui.core.settings import STAGE_TUNED, Settings, Weights
 
 
@@ -372,3 +380,119 @@ def test_breakpoints_match_a_run_by_run_walk(seed: int) -> None:
     lines = ScoreArrays.build(make(rng, 400, agents)).lines(settings).marked_only()
     profile = regret_module._profile(lines)
     assert sorted(reference_breakpoints(lines)) == list(profile.xs[1:-1])
+
+
+# --- the bootstrap interval of the tuned weight ------------------------------------------------
+
+INTERACTIONS = [0.1, 0.05, 0.0, -0.05, -0.1, -0.45, -0.5, -1.0]
+
+
+def hidden_rows(rng: np.random.Generator, count: int, hidden: float, noise: float = 0.03):
+    """Runs marked by a simulated user, as the demo's: the agent with the best final under
+    the hidden technical weight, plus a little noise (SPEC 2's fallback included)."""
+    weights = Weights.from_technical(hidden)
+    rows = []
+    for r in range(count):
+        agents = [
+            AgentRow(
+                f"agent{j}",
+                float(rng.uniform(0.5, 1.0)),
+                None if rng.random() < 0.05 else float(rng.choice(INTERACTIONS)),
+            )
+            for j in range(int(rng.integers(2, 6)))
+        ]
+        scores = [
+            final_score(a.technical, a.interaction, weights, Settings()) + rng.normal(0, noise)
+            for a in agents
+        ]
+        rows.append((f"run-{r}", None, agents, agents[int(np.argmax(scores))].name))
+    return rows
+
+
+def resampled_copy(lines, counts):
+    """The runs drawn, explicitly: each run repeated `counts` times."""
+    return lines.subset(np.repeat(np.arange(len(counts)), counts))
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_a_weighted_resample_tunes_exactly_as_the_resampled_copy(seed: int) -> None:
+    rng = np.random.default_rng(700 + seed)
+    if seed % 3 == 0:
+        rows = edge_rows(rng, int(rng.integers(5, 80)), (2, 3, 5, 10)[seed % 4])
+    elif seed % 3 == 1:
+        rows = near_flat_rows(rng, int(rng.integers(20, 300)), gap=[1e-8, 1e-7][seed % 2])
+    else:
+        rows = random_rows(rng, int(rng.integers(1, 120)))
+    settings = Settings(missing_trajectory="neutral" if seed % 4 == 0 else "technical_only")
+    lines = ScoreArrays.build(rows).lines(settings).marked_only()
+    resampler = Resampler(lines)
+    # A second one re-anchors whenever more than two runs would be selected again.
+    anchored = Resampler(lines)
+    anchored._budget = 2
+    for _ in range(15):
+        counts = resampler.draw(rng)
+        copy = resampled_copy(lines, counts)
+        current = float(rng.choice([0.7, rng.random()]))
+        assert resampler.optimum(counts, current) == optimum(copy, current)
+        assert anchored.optimum(counts, current) == optimum(copy, current)
+        # The agreement at points (the tie rule, exactly) at and around breakpoints.
+        xs = regret_module._profile(copy).xs
+        base = float(rng.choice(xs))
+        weights = [min(max(base + d, 0.0), 1.0) for d in (0.0, 1e-13, -1e-10, 3e-9, 0.01)]
+        expected = copy.columns.agreements(weights)
+        assert lines.columns.agreements(weights, counts) == expected
+        assert resampler.agreements(weights, counts) == expected
+        assert anchored.agreements(weights, counts) == expected
+
+
+def test_bootstrap_is_deterministic_under_a_seed() -> None:
+    rng = np.random.default_rng(800)
+    lines = ScoreArrays.build(hidden_rows(rng, 300, 0.62)).lines(Settings())
+    first = bootstrap(lines, 0.7, resamples=60, seed=4)
+    assert first is not None
+    assert bootstrap(lines, 0.7, resamples=60, seed=4) == first
+    assert Resampler(lines.marked_only()).interval(0.7, 60, seed=4) == first
+    assert bootstrap(lines, 0.7, resamples=60, seed=5) != first
+    tuning = tune(lines, 0.7, seed=4, resamples=60)
+    assert tuning is not None and tuning.ci == first and tuning.ci_resamples == 60
+    assert tune(lines, 0.7, resamples=0) == tune(lines, 0.7, resamples=0)
+    untuned = tune(lines, 0.7, resamples=0)
+    assert untuned is not None and untuned.ci is None and untuned.ci_resamples is None
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_the_interval_holds_the_optimum(seed: int) -> None:
+    rng = np.random.default_rng(900 + seed)
+    lines = ScoreArrays.build(hidden_rows(rng, 500, float(rng.uniform(0.3, 0.9)))).lines(Settings())
+    tuning = tune(lines, 0.7, seed=seed)
+    assert tuning is not None and tuning.ci is not None
+    low, high = tuning.ci
+    assert tuning.ci_resamples == 200
+    assert 0.0 <= low <= tuning.technical <= high <= 1.0
+    assert high - low < 0.2
+
+
+def test_the_interval_holds_the_hidden_weight_on_most_seeds() -> None:
+    """A 95% interval: over 100 seeds it held the hidden weight 92 times."""
+    hidden, hits = 0.62, 0
+    for seed in range(20):
+        rng = np.random.default_rng(1000 + seed)
+        lines = ScoreArrays.build(hidden_rows(rng, 300, hidden)).lines(Settings())
+        interval = bootstrap(lines, 0.7, resamples=200, seed=seed)
+        assert interval is not None
+        hits += interval[0] <= hidden <= interval[1]
+    assert hits >= 16
+
+
+def test_bootstrap_edge_cases() -> None:
+    rows = [("r1", None, [AgentRow("a", 0.9, 0.05)], None)]
+    assert bootstrap(ScoreArrays.build(rows).lines(Settings()), 0.7) is None
+    # One marked run: every resample is that run, so the interval is its optimum.
+    one = ScoreArrays.build(
+        [("r1", None, [AgentRow("steady", 0.8, 0.05), AgentRow("fast", 0.95, -0.5)], "fast")]
+    ).lines(Settings())
+    tuning = tune(one, 0.7)
+    assert tuning is not None
+    assert tuning.ci == (tuning.technical, tuning.technical) == pytest.approx((0.55 / 0.7,) * 2)
+    with pytest.raises(ValueError):
+        Resampler(ScoreArrays.build(rows).lines(Settings()))

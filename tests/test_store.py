@@ -948,7 +948,8 @@ def _table_rows(path: Path) -> dict[str, list[tuple[object, ...]]]:
     conn = sqlite3.connect(path)
     tables = {}
     for (name,) in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'"):
-        rows = conn.execute(f"SELECT * FROM {name} ORDER BY rowid").fetchall()
+        order = "run_id" if name == "run_scores" else "rowid"  # WITHOUT ROWID
+        rows = conn.execute(f"SELECT * FROM {name} ORDER BY {order}").fetchall()
         # imported_at / marked_at are times of the import itself.
         tables[name] = [
             tuple(
@@ -988,3 +989,84 @@ def test_parallel_parsing_writes_exactly_what_one_process_writes(
     assert parallel == single
     assert parallel[0] == 2400 and parallel[1] == 20 and len(parallel[2]) == 2
     assert _table_rows(tmp_path / "parallel.db") == _table_rows(tmp_path / "single.db")
+
+
+# --- run_scores: the packed columns --------------------------------------------------------
+
+
+def _copy(store: Store, tmp_path: Path) -> Path:
+    copy = tmp_path / "copy.db"
+    target = sqlite3.connect(copy)
+    store.conn.backup(target)
+    target.close()
+    return copy
+
+
+def test_marked_only_loads_exactly_the_marked_rows_of_the_whole(random_store: Store) -> None:
+    settings = RANDOM_SETTINGS["penalties and constants"]
+    whole = Scores.load(random_store, settings)
+    marked = Scores.load(random_store, settings, marked_only=True)
+    mask = whole.arrays.marked
+    assert list(marked.arrays.run_ids) == list(whole.arrays.run_ids[mask])
+    assert marked.arrays.marked.all()
+    assert marked.outcome.marked_runs == whole.outcome.marked_runs
+    assert marked.outcome.mean_regret == pytest.approx(whole.outcome.mean_regret, abs=1e-12)
+    assert marked.outcome.agreement == whole.outcome.agreement
+    width = marked.arrays.names.shape[1]
+    np.testing.assert_allclose(marked.outcome.final, whole.outcome.final[mask][:, :width])
+
+
+def test_a_version_1_database_gets_its_packs_on_opening(
+    random_store: Store, tmp_path: Path
+) -> None:
+    expected = random_store.conn.execute("SELECT * FROM run_scores ORDER BY run_id").fetchall()
+    path = _copy(random_store, tmp_path)
+    conn = sqlite3.connect(path)
+    conn.execute("DROP TABLE run_scores")
+    for (trigger,) in conn.execute("SELECT name FROM sqlite_master WHERE type = 'trigger'"):
+        conn.execute(f"DROP TRIGGER {trigger}")
+    conn.execute("PRAGMA user_version = 1")
+    conn.commit()
+    conn.close()
+    with Store.open(path) as store:
+        assert store.conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+        found = store.conn.execute("SELECT * FROM run_scores ORDER BY run_id").fetchall()
+        assert found == expected and len(found) == store.count()
+        assert check_against_rank_run(store, RANDOM_SETTINGS["penalties and constants"]) == 401
+
+
+def test_agents_edited_outside_ppp_tui_are_read_from_agents(
+    random_store: Store, tmp_path: Path
+) -> None:
+    path = _copy(random_store, tmp_path)
+    conn = sqlite3.connect(path)
+    # A run of 3+ agents whose last agent has violations: deleting its first agent leaves
+    # a gap in the positions, so slots and positions part ways.
+    run_id, _ = conn.execute(
+        "SELECT run_id, max(position) FROM agents GROUP BY run_id"
+        " HAVING count(*) >= 3 AND max(CASE WHEN violations > 0 THEN position END) = max(position)"
+    ).fetchone()
+    conn.execute("PRAGMA foreign_keys = ON")
+    conn.execute("DELETE FROM agents WHERE run_id = ? AND position = 0", [run_id])
+    conn.execute("UPDATE runs SET preferred_agent = NULL WHERE id = ?", [run_id])
+    conn.execute("UPDATE agents SET technical = 0.123 WHERE id = (SELECT min(id) FROM agents)")
+    conn.commit()
+    stale = conn.execute(
+        "SELECT count(*) FROM runs WHERE id NOT IN (SELECT run_id FROM run_scores)"
+    ).fetchone()[0]
+    conn.close()
+    assert stale == 2  # the triggers dropped both runs' packs
+    with Store.open(path) as store:
+        for name in ("defaults", "penalties and constants"):
+            assert check_against_rank_run(store, RANDOM_SETTINGS[name]) == 401
+        run = store.get_run(run_id)
+        assert len(run.agents) >= 2 and run.agents[-1].trajectory is not None
+
+
+@pytest.mark.filterwarnings("ignore:invalid value:RuntimeWarning")  # nan rows, masked
+def test_a_run_with_no_agents_left_loads_as_an_empty_row(examples: Store) -> None:
+    examples.conn.execute("DELETE FROM agents WHERE run_id = 'seed-000'")
+    scores = Scores.load(examples, Settings())
+    row = list(scores.arrays.run_ids).index("seed-000")
+    assert not scores.arrays.valid[row].any()
+    assert len(scores.arrays.run_ids) == 3

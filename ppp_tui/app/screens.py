@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import numpy.typing as npt
+from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -29,7 +30,7 @@ from textual.widgets import (
 from ..core.early_stop import analyse
 from ..core.model import Run
 from ..core.relevance import task_type
-from ..core.scoring import Ranking, rank_run, violation_penalty
+from ..core.scoring import AgentScore, Ranking, rank_run, violation_penalty
 from ..faces import number
 from .runs_table import RunRows, RunsTable
 from .slider import WeightSlider
@@ -37,6 +38,8 @@ from .text import cell, literal, plain
 from .weights_bar import WeightsBar
 
 if TYPE_CHECKING:
+    from textual.widgets.data_table import ColumnKey
+
     from .app import PPPApp
 
 ALL_STAGES = "__all__"
@@ -178,6 +181,17 @@ class RunsScreen(Screen[None]):
         self.app.open_run(event.run_id)
 
 
+def _same(old: Any, new: Any) -> bool:
+    """Two cells show the same (rich Text equality ignores the base style)."""
+    if isinstance(old, Text) and isinstance(new, Text):
+        return old.plain == new.plain and old.style == new.style and old.spans == new.spans
+    return bool(old == new)
+
+
+def _width(value: Any) -> int:
+    return value.cell_len if isinstance(value, Text) else len(str(value))
+
+
 def _bar(value: float | None, width: int = 8) -> str:
     if value is None:
         return ""
@@ -203,6 +217,8 @@ class RunScreen(Screen[None]):
         self.ranking: Ranking | None = None
         self.scope: str | None = None
         self._flash: dict[str, float] = {}
+        self._columns: list[ColumnKey] = []
+        self._cells: dict[str, tuple[Any, ...]] = {}  # what each agent's row shows now
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -228,7 +244,7 @@ class RunScreen(Screen[None]):
         assert workspace is not None
         self.scope = workspace.scope_of(self.run.stage)
         agents = self.query_one("#agents", DataTable)
-        agents.add_columns(
+        self._columns = agents.add_columns(
             "#",
             "agent",
             "technical",
@@ -299,40 +315,54 @@ class RunScreen(Screen[None]):
             if agent.name in before and before[agent.name] != agent.rank:
                 self._flash[agent.name] = now + 1.0
         table = self.query_one("#agents", DataTable)
-        highlighted = self._highlighted_name()
-        table.clear()
         preferred = self._preferred()
-        for agent in self.ranking.agents:
-            flashing = self._flash.get(agent.name, 0.0) > now
-            rank_text = cell(
-                f"{agent.rank}{' ↕' if flashing else ''}",
-                "bold reverse yellow" if flashing else "bold",
-            )
-            marks = []
-            if agent.rank == 1:
-                marks.append("selected")
-            if agent.name == preferred:
-                marks.append("★ preferred")
-            table.add_row(
-                rank_text,
-                cell(agent.name),
-                f"{agent.technical:.3f}",
-                number(agent.r_proact, signed=True),
-                number(agent.r_pers, signed=True),
-                number(agent.interaction, signed=True),
-                f"{agent.final:.3f}",
-                f"{agent.gap:.3f}",
-                _bar(agent.weight),
-                ", ".join(agent.flags),
-                " ".join(marks),
-                key=agent.name,
-            )
-        if highlighted is not None:
-            names = [a.name for a in self.ranking.agents]
-            if highlighted in names:
-                table.move_cursor(row=names.index(highlighted), animate=False)
+        rows = {
+            agent.name: self._agent_cells(agent, self._flash.get(agent.name, 0.0) > now, preferred)
+            for agent in self.ranking.agents
+        }
+        if list(rows) == list(self._cells):
+            # Same order (the usual slider step): change only the cells that differ, so
+            # the cursor and the detail tabs below stay as they are.
+            for name, cells in rows.items():
+                for column, old, new in zip(self._columns, self._cells[name], cells, strict=True):
+                    if not _same(old, new):
+                        wider = _width(new) > _width(old)  # e.g. the rank's flash mark
+                        table.update_cell(name, column, new, update_width=wider)
+        else:
+            highlighted = self._highlighted_name()
+            table.clear()
+            for name, cells in rows.items():
+                table.add_row(*cells, key=name)
+            if highlighted in rows:
+                table.move_cursor(row=list(rows).index(highlighted), animate=False)
+        self._cells = rows
         if any(t > now for t in self._flash.values()):
             self.set_timer(1.05, self._end_flash)
+
+    @staticmethod
+    def _agent_cells(agent: AgentScore, flashing: bool, preferred: str | None) -> tuple[Any, ...]:
+        """One row of the agents table."""
+        marks = []
+        if agent.rank == 1:
+            marks.append("selected")
+        if agent.name == preferred:
+            marks.append("★ preferred")
+        return (
+            cell(
+                f"{agent.rank}{' ↕' if flashing else ''}",
+                "bold reverse yellow" if flashing else "bold",
+            ),
+            cell(agent.name),
+            f"{agent.technical:.3f}",
+            number(agent.r_proact, signed=True),
+            number(agent.r_pers, signed=True),
+            number(agent.interaction, signed=True),
+            f"{agent.final:.3f}",
+            f"{agent.gap:.3f}",
+            _bar(agent.weight),
+            ", ".join(agent.flags),
+            " ".join(marks),
+        )
 
     def _end_flash(self) -> None:
         now = time.monotonic()

@@ -46,7 +46,11 @@ class WeightSlider(Widget, can_focus=True):
         Binding("end", "set_value(1)", "1", show=False),
     ]
 
-    value: reactive[float] = reactive(0.7)
+    # Not repainted by itself at once: whoever handles Changed repaints it together
+    # with what the new value changes (`WeightsBar.show`), in one frame. Textual's frame
+    # clock would otherwise spend a frame on the knob alone and put the figures one or
+    # two frames (17-33 ms) behind it.
+    value: reactive[float] = reactive(0.7, repaint=False)
     # Marks drawn on the track (e.g. the tuned optimum), as values in [0, 1].
     marks: reactive[tuple[float, ...]] = reactive(())
 
@@ -76,6 +80,8 @@ class WeightSlider(Widget, can_focus=True):
 
     def watch_value(self, value: float) -> None:
         self.post_message(self.Changed(self, value))
+        # Unhandled, it repaints once the screen has settled.
+        self.call_after_refresh(self.refresh)
 
     # -- geometry ----------------------------------------------------------------
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from textual.app import ComposeResult
-from textual.containers import Horizontal
+from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.widgets import Label, Select
 
@@ -21,13 +21,14 @@ class WeightsBar(Horizontal):
         padding: 0 1;
         background: $panel;
     }
-    WeightsBar > Label { padding: 1 1 0 0; }
-    WeightsBar > WeightSlider { margin: 1 1 0 0; }
-    WeightsBar #weights-pair { width: 24; }
-    WeightsBar #weights-scope { width: auto; color: $text-muted; }
-    WeightsBar #weights-figures { width: auto; }
-    WeightsBar #weights-dirty { width: auto; color: $warning; }
-    WeightsBar > Select { width: 24; }
+    WeightsBar #weights-label { width: 10; }
+    WeightsBar #weights-track { width: 1fr; margin-right: 2; }
+    WeightsBar #weights-track > Label { width: 1fr; }
+    WeightsBar #weights-side { width: 26; }
+    WeightsBar #weights-side > Label { width: 1fr; }
+    WeightsBar #weights-scope { color: $text-muted; }
+    WeightsBar #weights-dirty { color: $warning; }
+    WeightsBar > Select { width: 22; }
     """
 
     class PresetChosen(Message):
@@ -37,17 +38,26 @@ class WeightsBar(Horizontal):
 
     def compose(self) -> ComposeResult:
         yield Label("technical", id="weights-label")
-        yield WeightSlider(id="weights-slider")
-        yield Label("", id="weights-pair")
-        yield Label("", id="weights-scope")
-        yield Label("", id="weights-figures")
-        yield Label("", id="weights-dirty")
+        with Vertical(id="weights-track"):
+            yield WeightSlider(id="weights-slider")
+            yield Label("", id="weights-figures")
+        with Vertical(id="weights-side"):
+            yield Label("", id="weights-pair")
+            yield Label("", id="weights-scope")
+            yield Label("", id="weights-dirty")
         yield Select(
             [(p.label, p.key) for p in PRESETS],
             prompt="Preset",
             allow_blank=True,
             id="weights-preset",
         )
+
+    def _set(self, label: str, text: str) -> None:
+        """Change a label's text; every label here has a fixed size, so no layout pass
+        (the slider's hot path)."""
+        widget = self.query_one(label, Label)
+        if widget.content != text:
+            widget.update(text, layout=False)
 
     @property
     def slider(self) -> WeightSlider:
@@ -59,13 +69,10 @@ class WeightsBar(Horizontal):
         if slider.value != technical:
             with slider.prevent(WeightSlider.Changed):
                 slider.value = technical
-        self.query_one("#weights-pair", Label).update(
-            f"{technical:.2f} · interaction {1 - technical:.2f}"
-        )
-        self.query_one("#weights-scope", Label).update(
-            f"scope: {scope}" if scope else "scope: global"
-        )
-        self.query_one("#weights-dirty", Label).update("● unsaved" if dirty else "")
+        slider.refresh()  # in the same frame as the figures (see WeightSlider.value)
+        self._set("#weights-pair", f"{technical:.2f} · interaction {1 - technical:.2f}")
+        self._set("#weights-scope", f"scope: {scope}" if scope else "scope: global")
+        self._set("#weights-dirty", "● unsaved" if dirty else "")
 
     def show_figures(self, figures: Figures) -> None:
         if not figures.marked_runs:
@@ -73,9 +80,9 @@ class WeightsBar(Horizontal):
         else:
             text = (
                 f"agreement {figures.agreement:.1%} · mean regret {figures.mean_regret:.4f}"
-                f" · {figures.marked_runs:,} marked"
+                f" over {figures.marked_runs:,} marked runs"
             )
-        self.query_one("#weights-figures", Label).update(text)
+        self._set("#weights-figures", text)
 
     def on_select_changed(self, event: Select.Changed) -> None:
         event.stop()

@@ -47,6 +47,8 @@ class Workspace:
         self.index: dict[str, int] = {}
         self.scores: Scores | None = None
         self._marked: Lines | None = None
+        # The figures of the last settings asked about (a slider step asks twice).
+        self._figures: tuple[Settings, Lines, Figures] | None = None
 
     # -- loading (slow: call from a worker thread) ---------------------------------
 
@@ -113,10 +115,16 @@ class Workspace:
 
     def figures(self) -> Figures:
         """Agreement and mean regret over all marked runs under the current weights."""
-        if self._marked is None:
+        marked = self._marked
+        if marked is None:
             return Figures(0, None, None)
+        cached = self._figures
+        if cached is not None and cached[0] is self.settings and cached[1] is marked:
+            return cached[2]
         outcome = self.marked_outcome()
-        return Figures(outcome.marked_runs, outcome.mean_regret, outcome.agreement)
+        figures = Figures(outcome.marked_runs, outcome.mean_regret, outcome.agreement)
+        self._figures = (self.settings, marked, figures)
+        return figures
 
     def marked_outcome(self) -> Outcome:
         assert self._marked is not None

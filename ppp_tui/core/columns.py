@@ -33,7 +33,8 @@ class AgentColumns:
     preferred: ObjectArray  # (runs,) preferred agent name or None
     stated: BoolArray  # (runs,) the run states a preference
     run_index: IntArray  # (agents,) index into the run arrays
-    names: ObjectArray  # (agents,)
+    vocabulary: ObjectArray  # every agent name once, sorted
+    name_codes: IntArray  # (agents,) index into `vocabulary`, so codes sort as names do
     technical: FloatArray
     has_trajectory: BoolArray
     q_low: IntArray
@@ -41,6 +42,12 @@ class AgentColumns:
     q_high: IntArray
     violations: IntArray
     penalty: FloatArray  # sum of violation penalties under the settings
+
+    @property
+    def names(self) -> ObjectArray:
+        """(agents,) each agent's name."""
+        names: ObjectArray = self.vocabulary[self.name_codes]
+        return names
 
     def r_proact(self, settings: Settings) -> FloatArray:
         """+bonus with only low-effort questions (or none), else the penalties; nan: none."""
@@ -74,7 +81,8 @@ class AgentColumns:
             preferred=self.preferred[keep_runs],
             stated=self.stated[keep_runs],
             run_index=renumber[self.run_index[keep_agents]],
-            names=self.names[keep_agents],
+            vocabulary=self.vocabulary,
+            name_codes=self.name_codes[keep_agents],
             technical=self.technical[keep_agents],
             has_trajectory=self.has_trajectory[keep_agents],
             q_low=self.q_low[keep_agents],
@@ -91,7 +99,7 @@ class AgentColumns:
         Within a row agents go by technical descending, then name: the SPEC 2 tie
         rule, so the first maximum of a row is the agent the ranking puts first.
         """
-        order = np.lexsort((self.names.astype(str), -self.technical, self.run_index))
+        order = np.lexsort((self.name_codes, -self.technical, self.run_index))
         run_index = self.run_index[order]
         starts = np.searchsorted(run_index, np.arange(len(self.run_ids)))
         slot = np.arange(len(order)) - starts[run_index]
@@ -109,14 +117,19 @@ class AgentColumns:
         """The (runs, slots) arrays regret and tuning work on."""
         order, run_index, slot, _ = self._layout
         preferred = np.full(len(self.run_ids), -1, dtype=np.int64)
-        is_preferred = self.names[order] == self.preferred[run_index]
+        code = {name: i for i, name in enumerate(self.vocabulary.tolist())}
+        preferred_code = np.fromiter(
+            (code.get(name, -1) for name in self.preferred.tolist()), np.int64, len(self.preferred)
+        )
+        is_preferred = self.name_codes[order] == preferred_code[run_index]
         preferred[run_index[is_preferred]] = slot[is_preferred]
+        padded = np.append(self.vocabulary, np.array([""], dtype=object))
         return ScoreArrays(
             run_ids=self.run_ids,
             stages=self.stages,
-            names=self.to_slots(self.names, ""),
+            names=padded[self.to_slots(self.name_codes, len(self.vocabulary))],
             technical=self.to_slots(self.technical, 0.0),
             interaction=self.to_slots(self.interaction(settings), np.nan),
-            valid=self.to_slots(np.ones(len(self.names), dtype=bool), False),
+            valid=self.to_slots(np.ones(len(self.name_codes), dtype=bool), False),
             preferred=preferred,
         )

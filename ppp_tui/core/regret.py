@@ -11,6 +11,11 @@ Arrays are (runs, agent slots); a run with fewer agents pads its row. Within a r
 agents are ordered by the SPEC 2 tie rule (technical descending, then name), so
 "the first maximum" is always the agent the per-run ranking puts first.
 
+`Resampler` gives the tuned weight of bootstrap resamples of the marked runs from
+one walk: a resample is a count per run, so its mean regret is a weighted sum of the
+walk's per-run starts and breakpoints, with no copy of the runs; `bootstrap` takes
+the percentiles of those optima as the tuned weight's confidence interval.
+
 Tuning works on a transposed copy, (slots, runs), cached per `Lines` with reusable
 scratch buffers (`Lines.columns`): with few slots, per-slot vector arithmetic is
 many times faster than reductions along each run's short row, and reused buffers
@@ -20,7 +25,7 @@ spare the page faults of fresh multi-megabyte temporaries.
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import cached_property
@@ -42,6 +47,9 @@ REGRET_TOLERANCE = 1e-9
 # Breakpoints evaluated exactly (with the tie rule) when tuning breaks a tie.
 MAX_POINT_CANDIDATES = 64
 CURVE_POINTS = 101
+# The tuned weight's bootstrap confidence interval: resamples and level.
+BOOTSTRAP_RESAMPLES = 200
+CONFIDENCE = 0.95
 
 
 def _rows(mask: BoolArray | IntArray, count: int) -> IntArray:
@@ -243,6 +251,9 @@ class Tuning:
     cv_folds: int | None = None
     cv_mean_regret: float | None = None
     cv_agreement: float | None = None
+    # The bootstrap confidence interval of `technical` (CONFIDENCE), and its resamples.
+    ci: tuple[float, float] | None = None
+    ci_resamples: int | None = None
 
     @property
     def interaction(self) -> float:
@@ -415,45 +426,72 @@ class _Columns:
             scratch,
         )
 
-    def agreements(self, weights: Sequence[float]) -> list[float]:
+    def agreements(self, weights: Sequence[float], counts: IntArray | None = None) -> list[float]:
         """`[lines.outcome(w).agreement or 0.0 for w in weights]`, sharing the work.
 
         A run whose selected agent leads (quantised, as the tie rule compares) by more
         than any final can move between the weights keeps it at all of them; only
         the other runs are selected again at each weight.
+
+        `counts` (per run, how many times it counts: a bootstrap resample) weights the
+        runs: the agreement of the runs repeated that many times, exactly.
         """
+
+        def tally(agree: BoolArray, rows: IntArray | None = None) -> int:
+            if counts is None:
+                return int(agree.sum())
+            return int(np.dot(agree, counts if rows is None else counts[rows]))
+
         preferred = self.preferred
-        marked_runs = int((preferred >= 0).sum())
+        marked_runs = tally(preferred >= 0)
         if not marked_runs:
             return [0.0] * len(weights)
-        n = preferred.size
         first = weights[0]
+        agree, lead = self.select(first, lead=len(weights) > 1)
+        agreeing = [tally(agree)]
+        if len(weights) == 1:
+            return [agreeing[0] / marked_runs]
+        unsure = np.flatnonzero(~(lead > self.threshold(weights, first)))
+        sure = agreeing[0] - tally(agree[unsure], unsure)
+        for chosen in self.reselect(unsure, weights[1:]):
+            agreeing.append(sure + tally(chosen == preferred[unsure], unsure))
+        return [count / marked_runs for count in agreeing]
+
+    def select(self, technical: float, lead: bool = True) -> tuple[BoolArray, FloatArray]:
+        """Whether each run's selected agent at `technical` is its preferred one (an
+        unmarked run never agrees), and (if `lead`) by how much, quantised, it leads
+        the runner-up (inf for a single agent)."""
+        n = self.preferred.size
         with self.scratch.lend() as (key, work, mask):
             # The keys in the arrays' (runs, slots) layout, then transposed.
             by_run = work.reshape(self.c.shape)
-            _keys(self.c, self.p, self.q, first, by_run, key.reshape(self.c.shape))
+            _keys(self.c, self.p, self.q, technical, by_run, key.reshape(self.c.shape))
             np.copyto(key, by_run.T)
             top = key.max(axis=0)
             selected = _first_true(np.equal(key, top, out=mask))
             # An unmarked run's preferred slot is -1: it never agrees.
-            agree = selected == preferred
-            counts = [int(agree.sum())]
-            if len(weights) == 1:
-                return [counts[0] / marked_runs]
+            agree = selected == self.preferred
+            if not lead:
+                return agree, np.zeros(0)
             key.ravel()[selected * n + np.arange(n)] = -np.inf
-            lead = top - key.max(axis=0)
-        spread = max(abs(w - first) for w in weights)
-        # How far (in quantised units) a key can move from `first`: the weight
-        # change, the rounding of final, and rint's half unit.
+            leads: FloatArray = top - key.max(axis=0)
+        return agree, leads
+
+    def threshold(self, weights: Sequence[float], anchor: float) -> float:
+        """The lead (quantised) above which a run selected at `anchor` keeps its agent
+        at every one of `weights`: twice how far a key can move from `anchor` (the
+        weight change, the rounding of final, and rint's half unit), plus one."""
+        spread = max(abs(w - anchor) for w in weights)
         move = TIE_SCALE * (self.reach * spread + 1e-14 * self.size) + 1.0
-        unsure = np.flatnonzero(~(lead > 2.0 * move + 1.0))
-        sure = counts[0] - int(agree[unsure].sum())
-        c, p, q = self.c[unsure], self.p[unsure], self.q[unsure]
-        for w in weights[1:]:
+        return 2.0 * move + 1.0
+
+    def reselect(self, rows: IntArray, weights: Sequence[float]) -> Iterator[IntArray]:
+        """The selected slot of each of `rows` at each of `weights`, in turn."""
+        c, p, q = self.c[rows], self.p[rows], self.q[rows]
+        for w in weights:
             keys = _keys(c, p, q, w, np.empty(c.shape), np.empty(c.shape))
-            chosen = np.argmax(keys, axis=1)
-            counts.append(sure + int((chosen == preferred[unsure]).sum()))
-        return [count / marked_runs for count in counts]
+            chosen: IntArray = np.argmax(keys, axis=1)
+            yield chosen
 
 
 def _largest(values: FloatArray) -> float:
@@ -527,17 +565,55 @@ class _Profile:
     xs: FloatArray  # 0, breakpoints ascending, 1
     regret: FloatArray  # mean regret at each x
     agreement: FloatArray  # agreement on (xs[k], xs[k+1]); last entry repeats
+    # How many runs' breakpoints each x stands for (a resample's repeated runs); None: 1.
+    multiplicity: IntArray | None = None
+
+    def count(self, lo: int, hi: int) -> int:
+        """How many breakpoints xs[lo : hi + 1] are, repeats counted."""
+        if self.multiplicity is None:
+            return hi + 1 - lo
+        return int(self.multiplicity[lo : hi + 1].sum())
 
 
-def _profile(lines: Lines) -> _Profile:
-    """Walk every run's upper envelope from w = 0 to 1 at once; sum the breakpoints."""
+@dataclass(frozen=True)
+class _Walked:
+    """Every run's upper envelope walked from w = 0 to 1 (`_walk`): per run its regret,
+    regret slope and agreement at w = 0, then each breakpoint (unsorted) with its run."""
+
+    regret0: FloatArray  # (runs,)
+    slope0: FloatArray  # (runs,)
+    agree0: BoolArray  # (runs,)
+    x: FloatArray  # (breakpoints,)
+    d_slope: FloatArray  # (breakpoints,) the run's regret slope change there
+    d_agree: FloatArray  # (breakpoints,) its agreement change there (-1, 0 or 1)
+    run: IntArray  # (breakpoints,)
+    order: IntArray  # the breakpoints in ascending x
+
+
+def _walked(lines: Lines) -> _Walked:
     columns = lines.columns
-    n = len(lines.arrays)
     with columns.scratch.lend() as (first, second, mask):
         start, events = _walk(columns, lines.arrays.preferred, first, second, mask)
-        regret0, slope0, agree0 = (float(np.mean(x)) for x in start)
-        xs = np.concatenate(events[0])
-        order = np.argsort(xs)
+    xs = np.concatenate(events[0])
+    return _Walked(
+        *start,
+        xs,
+        np.concatenate(events[1]),
+        np.concatenate(events[2]),
+        np.concatenate(events[3]),
+        np.argsort(xs),
+    )
+
+
+def _profile(lines: Lines, walked: _Walked | None = None) -> _Profile:
+    """Walk every run's upper envelope from w = 0 to 1 at once; sum the breakpoints."""
+    walked = _walked(lines) if walked is None else walked
+    n = len(lines.arrays)
+    with lines.columns.scratch.lend() as (first, second, _):
+        regret0, slope0, agree0 = (
+            float(np.mean(x)) for x in (walked.regret0, walked.slope0, walked.agree0)
+        )
+        xs, order = walked.x, walked.order
         # Sums along the sorted breakpoints, with the scratch (at least slots * runs
         # long, and there are at most (slots - 1) * runs breakpoints) for temporaries.
         e = xs.size
@@ -545,7 +621,7 @@ def _profile(lines: Lines) -> _Profile:
         points[0], points[-1] = 0.0, 1.0
         np.take(xs, order, out=points[1:-1])
         d_slope = second.ravel()[:e]
-        np.take(np.concatenate(events[1]), order, out=d_slope)
+        np.take(walked.d_slope, order, out=d_slope)
         d_slope /= n
         slopes = first.ravel()[: e + 1]  # slope after each point
         slopes[0] = 0.0
@@ -559,7 +635,7 @@ def _profile(lines: Lines) -> _Profile:
         np.cumsum(steps, out=regret[1:])
         regret += regret0
         d_agree = second.ravel()[:e]
-        np.take(np.concatenate(events[2]), order, out=d_agree)
+        np.take(walked.d_agree, order, out=d_agree)
         d_agree /= n
         agreement = np.empty(e + 2)  # the last entry repeats
         agreement[0] = 0.0
@@ -580,10 +656,10 @@ def _walk(
     mask_buffer: BoolArray,
 ) -> tuple[
     tuple[FloatArray, FloatArray, BoolArray],
-    tuple[list[FloatArray], list[FloatArray], list[FloatArray]],
+    tuple[list[FloatArray], list[FloatArray], list[FloatArray], list[IntArray]],
 ]:
     """Per run at w = 0: regret, its slope and agreement; then every breakpoint of the
-    envelopes: (x, slope change, agreement change), step by step in run order."""
+    envelopes: (x, slope change, agreement change, run), step by step in run order."""
     a, b, steepest, last = columns.a, columns.b, columns.steepest, columns.last
     slots, n = a.shape
     runs = np.arange(n)
@@ -600,6 +676,7 @@ def _walk(
     event_x: list[FloatArray] = [np.zeros(0)]
     event_slope: list[FloatArray] = [np.zeros(0)]
     event_agree: list[FloatArray] = [np.zeros(0)]
+    event_run: list[IntArray] = [np.zeros(0, dtype=np.int64)]
     # Only runs whose current line has a steeper rival can still change selection,
     # and not once they are on their clear last line.
     active = (b_sel < steepest - 1e-15) & (selected != last)
@@ -645,6 +722,7 @@ def _walk(
         event_x.append(t[moving])
         event_slope.append(b_new - b_s[moving])
         event_agree.append((new == pref).astype(float) - (old == pref).astype(float))
+        event_run.append(rows_moving)
         active[idx] = False
         # A run stays active only while a steeper line is left to cross.
         active[rows_moving] = (steepest[rows_moving] > b_new + 1e-15) & (new != last[rows_moving])
@@ -652,7 +730,7 @@ def _walk(
         a_sel[rows_moving] = a_new
         b_sel[rows_moving] = b_new
         where[rows_moving] = t[moving]
-    return start, (event_x, event_slope, event_agree)
+    return start, (event_x, event_slope, event_agree, event_run)
 
 
 def _inside(lo: float, hi: float, target: float) -> float:
@@ -669,12 +747,15 @@ def _inside(lo: float, hi: float, target: float) -> float:
     return (lo + hi) / 2
 
 
-def _choose(lines: Lines, profile: _Profile, current: float) -> float:
+def _choose(
+    profile: _Profile, current: float, agreements: Callable[[list[float]], list[float]]
+) -> float:
     """The optimal weight: least regret, then most agreement, then nearest `current`.
 
     Candidates are the open intervals between the optimal breakpoints (agreement is
     constant on each) and, if there are few of them (or no interval), the breakpoints
-    themselves, where the tie rule is evaluated exactly.
+    themselves, where the tie rule is evaluated exactly: `agreements` gives the
+    agreement at each of a list of weights (`_Columns.agreements`).
     """
     xs, regret = profile.xs, profile.regret
     best = regret.min()
@@ -683,10 +764,10 @@ def _choose(lines: Lines, profile: _Profile, current: float) -> float:
     # (agreement, -distance, weight) candidates: open intervals, then breakpoints.
     starts = lo + np.flatnonzero(xs[lo + 1 : hi + 1] - xs[lo:hi] > 1e-12)
     points: list[tuple[float, float, float]] = []
-    if hi + 1 - lo <= MAX_POINT_CANDIDATES or starts.size == 0:
+    if profile.count(lo, hi) <= MAX_POINT_CANDIDATES or starts.size == 0:
         weights = list(dict.fromkeys(float(x) for x in xs[lo : hi + 1]))
-        agreements = lines.columns.agreements(weights)
-        points = [(g, -abs(w - current), w) for g, w in zip(agreements, weights, strict=True)]
+        at_points = agreements(weights)
+        points = [(g, -abs(w - current), w) for g, w in zip(at_points, weights, strict=True)]
     interval_agreement = profile.agreement[starts]
     top = max(
         [agreement for agreement, _, _ in points]
@@ -713,14 +794,20 @@ def tune(
     folds: int = 5,
     seed: int = 0,
     curve_points: int = CURVE_POINTS,
+    resamples: int = BOOTSTRAP_RESAMPLES,
 ) -> Tuning | None:
-    """The w_t minimising mean regret over the marked runs of `lines` (None if none)."""
+    """The w_t minimising mean regret over the marked runs of `lines` (None if none).
+
+    `seed` seeds the cross-validation folds and the `resamples` bootstrap resamples
+    of the confidence interval (`bootstrap`; 0 resamples: no interval).
+    """
     marked = lines.marked_only()
     n = len(marked.arrays)
     if n == 0:
         return None
-    profile = _profile(marked)
-    chosen = _choose(marked, profile, current)
+    walked = _walked(marked)
+    profile = _profile(marked, walked)
+    chosen = _choose(profile, current, marked.columns.agreements)
     after = marked.outcome(chosen)
     before = marked.outcome(current)
     grid = np.linspace(0.0, 1.0, curve_points)
@@ -732,6 +819,9 @@ def tune(
         for w, r, g in zip(grid, curve_regret, curve_agree, strict=True)
     )
     cv = cross_validate(marked, current, folds, seed) if n >= 2 else None
+    ci = None
+    if resamples > 0:
+        ci = Resampler(marked, walked).interval(current, resamples, seed)
     return Tuning(
         marked_runs=n,
         technical=chosen,
@@ -744,6 +834,8 @@ def tune(
         cv_folds=cv[0] if cv else None,
         cv_mean_regret=cv[1] if cv else None,
         cv_agreement=cv[2] if cv else None,
+        ci=ci,
+        ci_resamples=resamples if ci is not None else None,
     )
 
 
@@ -752,7 +844,7 @@ def optimum(lines: Lines, current: float) -> float | None:
     marked = lines.marked_only()
     if len(marked.arrays) == 0:
         return None
-    return _choose(marked, _profile(marked), current)
+    return _choose(_profile(marked), current, marked.columns.agreements)
 
 
 def cross_validate(
@@ -769,8 +861,173 @@ def cross_validate(
     for fold in range(k):
         test = assignment == fold
         train = marked.subset(~test)
-        w = _choose(train, _profile(train), current)
+        w = _choose(_profile(train), current, train.columns.agreements)
         held_out = marked.subset(test).outcome(w)
         regret_sum += float(np.nansum(held_out.regret))
         agree_sum += int(held_out.agree.sum())
     return k, regret_sum / n, agree_sum / n
+
+
+@dataclass(frozen=True)
+class _Anchor:
+    """Every run's selection at one weight, and the runs in ascending lead there."""
+
+    technical: float
+    agree: BoolArray  # (runs,)
+    by_lead: IntArray  # (runs,) run numbers, ascending lead
+    leads: FloatArray  # (runs,) those leads
+
+
+class Resampler:
+    """The tuned weight of bootstrap resamples of a set of marked runs, cheaply.
+
+    A resample (runs drawn with replacement) is a vector of counts per run. Every
+    run's envelope is walked once, here: a resample's mean regret is then the
+    count-weighted sum of its runs' starts and breakpoints, and its optimum is chosen
+    by `tune`'s own rule (`_choose`) on the stretch of breakpoints around its minimum,
+    with the agreement at candidate points counted exactly with the same weights. So
+    it equals `optimum` of the resampled copy, without building one.
+
+    The agreement at a point needs every run's selection there: selections at a few
+    anchor weights are kept, and at points near an anchor only the runs whose lead
+    there is within reach of the distance are selected again (as
+    `_Columns.agreements` does within one call). Not for two threads at once.
+    """
+
+    MAX_ANCHORS = 32
+
+    def __init__(self, marked: Lines, walked: _Walked | None = None) -> None:
+        if not marked.arrays.marked.all():
+            raise ValueError("resample marked runs only (Lines.marked_only)")
+        self.lines = marked
+        walked = _walked(marked) if walked is None else walked
+        order = walked.order
+        e = order.size
+        # The points 0, breakpoints ascending, 1, with the run of each (-1: none).
+        self._points = np.empty(e + 2)
+        self._points[0], self._points[-1] = 0.0, 1.0
+        np.take(walked.x, order, out=self._points[1:-1])
+        self._point_run = np.full(e + 2, -1, dtype=np.int64)
+        np.take(walked.run, order, out=self._point_run[1:-1])
+        self._run = self._point_run[1:-1]
+        self._d_slope = walked.d_slope[order]
+        self._d_agree = walked.d_agree[order]
+        self._dx = np.diff(self._points)
+        self._start = np.stack([walked.regret0, walked.slope0, walked.agree0.astype(float)])
+        # Buffers reused by every resample.
+        self._weight, self._slopes, self._regret = np.empty(e), np.empty(e + 1), np.empty(e + 2)
+        self._anchors: list[_Anchor] = []
+        # Runs selected again per point beyond which a new anchor pays off.
+        self._budget = max(1024, len(marked.arrays) // 64)
+
+    def __len__(self) -> int:
+        return len(self.lines.arrays)
+
+    def draw(self, rng: np.random.Generator) -> IntArray:
+        """One resample: how many times each run is drawn, n draws with replacement."""
+        n = len(self)
+        counts: IntArray = np.bincount(rng.integers(0, n, size=n), minlength=n)
+        return counts
+
+    def window(self, counts: IntArray) -> _Profile:
+        """What `_choose` reads of the profile of the runs repeated `counts` times: its
+        points from the first to the last within the regret tolerance of the minimum.
+        A breakpoint of a run drawn several times stands once, with its multiplicity;
+        those of runs not drawn are left out."""
+        total = int(counts.sum())
+        share = counts / total
+        # Weighted sums by multiply and add: BLAS dot products are no faster here, and
+        # far slower when its threads compete for busy cores.
+        regret0, slope0, agree0 = (float(np.multiply(row, share).sum()) for row in self._start)
+        weight = np.take(share, self._run, out=self._weight)
+        # Regret at every point, those of runs not drawn too: it is linear across them.
+        slopes, regret = self._slopes, self._regret
+        slopes[0] = 0.0
+        np.cumsum(np.multiply(self._d_slope, weight), out=slopes[1:])
+        slopes += slope0
+        regret[0] = 0.0
+        np.cumsum(np.multiply(slopes, self._dx), out=regret[1:])
+        regret += regret0
+        optimal = np.flatnonzero(regret <= regret.min() + REGRET_TOLERANCE)
+        lo, hi = int(optimal[0]), int(optimal[-1])
+        # Agreement right of each point of [lo, hi]: the breakpoints before it summed.
+        start = agree0 + float(np.multiply(self._d_agree[:lo], weight[:lo]).sum())
+        agreement = np.empty(hi + 1 - lo)
+        agreement[0] = start
+        changes = self._d_agree[lo:hi] * weight[lo:hi]
+        agreement[1 : 1 + changes.size] = start + np.cumsum(changes)
+        if changes.size < hi - lo:  # the point 1: the last entry repeats
+            agreement[-1] = agreement[-2]
+        runs = self._point_run[lo : hi + 1]
+        multiplicity = np.where(runs >= 0, counts[runs], 1)
+        keep = multiplicity > 0
+        return _Profile(
+            self._points[lo : hi + 1][keep],
+            regret[lo : hi + 1][keep],
+            agreement[keep],
+            multiplicity[keep],
+        )
+
+    def _anchor(self, technical: float) -> _Anchor:
+        agree, leads = self.lines.columns.select(technical)
+        leads = np.where(np.isnan(leads), -np.inf, leads)  # nan: never sure
+        by_lead = np.argsort(leads, kind="stable")
+        anchor = _Anchor(technical, agree, by_lead, leads[by_lead])
+        self._anchors = [*self._anchors[-(self.MAX_ANCHORS - 1) :], anchor]
+        return anchor
+
+    def agreements(self, weights: Sequence[float], counts: IntArray) -> list[float]:
+        """`self.lines.columns.agreements(weights, counts)`, from the nearest anchor."""
+        columns = self.lines.columns
+
+        def unsure(anchor: _Anchor) -> int:
+            limit = columns.threshold(weights, anchor.technical)
+            return int(np.searchsorted(anchor.leads, limit, side="right"))
+
+        scored = [(unsure(anchor), i) for i, anchor in enumerate(self._anchors)]
+        if scored and min(scored)[0] <= self._budget:
+            k, i = min(scored)
+            anchor = self._anchors[i]
+        else:
+            anchor = self._anchor((min(weights) + max(weights)) / 2)
+            k = unsure(anchor)
+        rows = anchor.by_lead[:k]
+        sure = int(np.dot(anchor.agree, counts)) - int(np.dot(anchor.agree[rows], counts[rows]))
+        preferred, weight, total = columns.preferred[rows], counts[rows], int(counts.sum())
+        return [
+            (sure + int(np.dot(chosen == preferred, weight))) / total
+            for chosen in columns.reselect(rows, weights)
+        ]
+
+    def optimum(self, counts: IntArray, current: float) -> float:
+        """The tuned weight of the runs repeated `counts` times (`tune`'s tie rules)."""
+
+        def agreements(weights: list[float]) -> list[float]:
+            return self.agreements(weights, counts)
+
+        return _choose(self.window(counts), current, agreements)
+
+    def optima(self, current: float, resamples: int, seed: int = 0) -> FloatArray:
+        """The tuned weight of each of `resamples` seeded resamples."""
+        rng = np.random.default_rng(seed)
+        return np.array([self.optimum(self.draw(rng), current) for _ in range(resamples)])
+
+    def interval(
+        self, current: float, resamples: int = BOOTSTRAP_RESAMPLES, seed: int = 0
+    ) -> tuple[float, float]:
+        """The percentile bootstrap interval (`CONFIDENCE`) of the tuned weight."""
+        tail = (1.0 - CONFIDENCE) / 2 * 100
+        low, high = np.percentile(self.optima(current, resamples, seed), [tail, 100 - tail])
+        return float(low), float(high)
+
+
+def bootstrap(
+    lines: Lines, current: float, resamples: int = BOOTSTRAP_RESAMPLES, seed: int = 0
+) -> tuple[float, float] | None:
+    """A 95% bootstrap confidence interval of the tuned weight of the marked runs of
+    `lines`: their optima over `resamples` resamples (seeded: the same seed, the same
+    interval), 2.5th and 97.5th percentiles. None without marked runs."""
+    marked = lines.marked_only()
+    if len(marked.arrays) == 0 or resamples <= 0:
+        return None
+    return Resampler(marked).interval(current, resamples, seed)

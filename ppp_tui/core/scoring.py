@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from functools import cmp_to_key
 
 from .model import Agent, Run, Severity, Violation
 from .preferences import CATALOGUE, UNKNOWN_PENALTY, canonical
@@ -186,15 +185,10 @@ def _score(agent: Agent, stated: bool, weights: Weights, settings: Settings) -> 
     return _Scored(agent, proact, pers, interaction, final, penalty)
 
 
-def _compare(a: _Scored, b: _Scored) -> int:
-    """SPEC 2: final descending, then technical descending, then name ascending."""
-    pairs = ((tie_key(b.final), tie_key(a.final)), (b.agent.technical, a.agent.technical))
-    for left, right in pairs:
-        if left != right:
-            return -1 if left < right else 1
-    if a.agent.name != b.agent.name:
-        return -1 if a.agent.name < b.agent.name else 1
-    return 0
+def rank_key(final: float, technical: float, name: str) -> tuple[int, float, str]:
+    """SPEC 2's order as a sort key (smallest first): final descending (to 9 decimals),
+    then technical descending, then name ascending."""
+    return -tie_key(final), -technical, name
 
 
 def rank_agents(
@@ -206,7 +200,7 @@ def rank_agents(
     stated = states_preferences(preferences)
     scored = [_score(agent, stated, weights, settings) for agent in agents]
     # With PPP off, final is the technical score, so this is the technical-only ranking.
-    scored.sort(key=cmp_to_key(_compare))
+    scored.sort(key=lambda s: rank_key(s.final, s.agent.technical, s.agent.name))
     best = scored[0].final if scored else 0.0
     result = []
     for rank, s in enumerate(scored, start=1):

@@ -4,12 +4,16 @@ The schema version lives in PRAGMA user_version. Each migration takes the databa
 from version N to N + 1; a database newer than the last migration is refused, never
 rewritten. Tables are plain enough that `datasette runs.db` reads well: one row per
 run, per agent, per trajectory, turn, question, violation and preferred-agent mark.
+One derived table, `run_scores`, packs each run's hot agent columns for fast loads
+(packs.py); it is rebuilt from `agents` whenever it is missing or stale.
 """
 
 from __future__ import annotations
 
 import sqlite3
 from collections.abc import Callable
+
+from . import packs
 
 _V1 = """
 CREATE TABLE runs (
@@ -110,15 +114,28 @@ CREATE INDEX preferred_marks_run ON preferred_marks(run_id);
 """
 
 
-def _create(conn: sqlite3.Connection) -> None:
+def _execute(conn: sqlite3.Connection, script: str) -> None:
     # Statement by statement: executescript would commit the migration's transaction.
-    for statement in _V1.split(";"):
-        if statement.strip():
+    statement = ""
+    for line in script.splitlines(keepends=True):
+        statement += line
+        if sqlite3.complete_statement(statement):
             conn.execute(statement)
+            statement = ""
+
+
+def _create(conn: sqlite3.Connection) -> None:
+    _execute(conn, _V1)
+
+
+def _add_run_scores(conn: sqlite3.Connection) -> None:
+    """Version 2: the per-run packs of the hot agent columns (see packs.py)."""
+    _execute(conn, packs.SCHEMA)
+    packs.fill_missing(conn)
 
 
 # MIGRATIONS[n] takes a database at version n to version n + 1.
-MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (_create,)
+MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (_create, _add_run_scores)
 SCHEMA_VERSION = len(MIGRATIONS)
 OUR_TABLES = frozenset(
     {
@@ -129,5 +146,6 @@ OUR_TABLES = frozenset(
         "trajectory_questions",
         "trajectory_violations",
         "preferred_marks",
+        "run_scores",
     }
 )

@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from functools import cached_property
+from functools import cache, cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO, NoReturn
 
@@ -31,7 +31,7 @@ from ..core.preferences import is_known
 from ..core.relevance import task_type
 from ..core.scoring import penalty_for, states_preferences
 from ..core.settings import Settings
-from .files import Record
+from . import packs
 from .schema import MIGRATIONS, OUR_TABLES, SCHEMA_VERSION
 
 if TYPE_CHECKING:
@@ -40,6 +40,7 @@ if TYPE_CHECKING:
     import sqlite_utils
 
     from ..core.columns import AgentColumns
+    from .files import Record
 
 # Rows buffered before each executemany during an import.
 _BATCH = 2000
@@ -355,76 +356,99 @@ class Store:
         )
         return Trajectory(turns, questions, violations, tuple(json.loads(unchecked)))
 
-    def agent_columns(self, settings: Settings, stage: str | None = None) -> AgentColumns:
-        """Flat per-agent columns of every run (or one stage's), for the array paths.
+    def agent_columns(
+        self, settings: Settings, stage: str | None = None, marked_only: bool = False
+    ) -> AgentColumns:
+        """Flat per-agent columns of every run, for the array paths.
 
-        Two ordered scans, runs by id and agents by (run id, position) from a
-        covering index: no joins, and the large text columns are never read.
+        Only `stage`'s runs if given; only marked runs with `marked_only` (all that
+        regret and tuning look at). One scan of one row per run: the run and its
+        packed agent columns (`run_scores`, see packs.py); the large text columns are
+        never read.
         """
         import numpy as np
 
         from ..core.columns import AgentColumns
 
-        runs = self._query(
-            "SELECT id, stage, preferred_agent, states_preferences FROM runs ORDER BY id"
+        where, params = [], []
+        if stage is not None:
+            where.append("runs.stage = ?")
+            params.append(stage)
+        if marked_only:
+            where.append("runs.preferred_agent IS NOT NULL")
+        rows = self._query(
+            "SELECT runs.id, runs.stage, runs.preferred_agent, runs.states_preferences,"
+            " s.names, s.name_lengths, s.technical, s.counts"
+            " FROM runs LEFT JOIN run_scores AS s ON s.run_id = runs.id"
+            f"{' WHERE ' + ' AND '.join(where) if where else ''} ORDER BY runs.id",
+            params,
         )
-        agents = self._query(
-            "SELECT id, run_id, name, technical, q_low, q_medium, q_high, violations"
-            " FROM agents INDEXED BY agents_scores ORDER BY run_id, position"
+        if rows and any(row[4] is None for row in rows):
+            rows = self._unpacked(rows)
+        count = len(rows)
+        run_ids = np.empty(count, dtype=object)
+        stages = np.empty(count, dtype=object)
+        preferred = np.empty(count, dtype=object)
+        ids, stage_col, preferred_col, stated, names, lengths, technical, counts_col = (
+            zip(*rows, strict=True) if rows else ((),) * 8
         )
-        run_ids = np.empty(len(runs), dtype=object)
-        stages = np.empty(len(runs), dtype=object)
-        preferred = np.empty(len(runs), dtype=object)
-        stated = np.zeros(len(runs), dtype=bool)
-        if runs:
-            ids, stage_col, preferred_col, stated_col = zip(*runs, strict=True)
-            run_ids[:], stages[:], preferred[:] = ids, stage_col, preferred_col
-            stated[:] = stated_col
-        count = len(agents)
-        names = np.empty(count, dtype=object)
-        if agents:
-            agent_ids, agent_runs, name_col, technical, q_low, q_medium, q_high, violations = zip(
-                *agents, strict=True
-            )
-            names[:] = name_col
-        else:
-            agent_ids = agent_runs = technical = q_low = q_medium = q_high = violations = ()
-        run_index = _run_index(run_ids, agent_runs)
-        has_trajectory = np.array([v is not None for v in violations], dtype=bool)
-
-        def counts(values: tuple[Any, ...]) -> npt.NDArray[np.int64]:
-            return np.array([v or 0 for v in values], dtype=np.int64)
-
-        violation_counts = counts(violations)
-        columns = AgentColumns(
+        run_ids[:], stages[:], preferred[:] = ids, stage_col, preferred_col
+        per_run = np.fromiter(map(len, technical), np.int64, count) // 8
+        vocabulary, name_codes = _name_codes(names, lengths)
+        counts = np.frombuffer(b"".join(counts_col), "<i4").reshape(-1, 4).astype(np.int64)
+        has_trajectory = counts[:, 3] != packs.NO_TRAJECTORY
+        counts[~has_trajectory] = 0
+        return AgentColumns(
             run_ids=run_ids,
             stages=stages,
             preferred=preferred,
-            stated=stated,
-            run_index=run_index,
-            names=names,
-            technical=np.array(technical, dtype=np.float64),
+            stated=np.array(stated, dtype=bool),
+            run_index=np.repeat(np.arange(count), per_run),
+            vocabulary=vocabulary,
+            name_codes=name_codes,
+            technical=np.frombuffer(b"".join(technical), "<f8").astype(np.float64),
             has_trajectory=has_trajectory,
-            q_low=counts(q_low),
-            q_medium=counts(q_medium),
-            q_high=counts(q_high),
-            violations=violation_counts,
-            penalty=self._penalties(
-                settings, np.array(agent_ids, dtype=np.int64), violation_counts
-            ),
+            q_low=counts[:, 0],
+            q_medium=counts[:, 1],
+            q_high=counts[:, 2],
+            violations=counts[:, 3],
+            penalty=self._penalties(settings, run_ids, np.cumsum(per_run) - per_run, counts[:, 3]),
         )
-        return columns if stage is None else columns.only_stage(stage)
+
+    def _unpacked(self, rows: list[Any]) -> list[Any]:
+        """`rows` with the packs of runs that have none (an outside edit) built from agents."""
+        found = {
+            pack[0]: pack
+            for pack in packs.from_agent_rows(
+                self._query(
+                    f"{packs.AGENT_ROWS} WHERE run_id NOT IN (SELECT run_id FROM run_scores)"
+                    " ORDER BY run_id, position"
+                )
+            )
+        }
+        result = []
+        for row in rows:
+            if row[4] is None:
+                # A run whose agents were all deleted has none.
+                pack = found.get(row[0]) or packs.pack(row[0], [])
+                row = (*row[:4], *pack[1:])
+            result.append(row)
+        return result
 
     def _penalties(
         self,
         settings: Settings,
-        agent_ids: npt.NDArray[np.int64],
+        run_ids: npt.NDArray[np.object_],
+        first_agent: npt.NDArray[np.int64],
         violations: npt.NDArray[np.int64],
     ) -> npt.NDArray[np.float64]:
-        """Each agent's violation penalty sum under `settings`, computed in SQL."""
+        """Each agent's violation penalty sum under `settings`, computed in SQL.
+
+        `first_agent` is where each run's agents start in the flat columns.
+        """
         import numpy as np
 
-        penalty = np.zeros(len(agent_ids))
+        penalty = np.zeros(len(violations))
         if not violations.any():
             return penalty
         pers = settings.personalization
@@ -445,43 +469,64 @@ class Store:
             pers.major_penalty,
             pers.critical_penalty,
         ]
+        # Trajectory ids are agent ids.
         sums = self._query(
-            "SELECT trajectory_id, SUM(COALESCE(penalty, CASE severity"
+            # An agent's slot is its rank by position in its run (positions may have
+            # gaps after an outside edit).
+            "SELECT agents.run_id, (SELECT count(*) FROM agents AS other"
+            " WHERE other.run_id = agents.run_id AND other.position < agents.position),"
+            " v.total FROM (SELECT trajectory_id,"
+            " SUM(COALESCE(penalty, CASE severity"
             f" WHEN 'error' THEN {error_cost} WHEN 'warning' THEN ? WHEN 'minor' THEN ?"
-            " WHEN 'major' THEN ? WHEN 'critical' THEN ? END))"
-            " FROM trajectory_violations GROUP BY trajectory_id",
+            " WHEN 'major' THEN ? WHEN 'critical' THEN ? END)) AS total"
+            " FROM trajectory_violations GROUP BY trajectory_id) AS v"
+            " JOIN agents ON agents.id = v.trajectory_id",
             params,
         )
         if not sums:
             return penalty
-        ids = np.fromiter((row[0] for row in sums), np.int64, len(sums))
-        values = np.fromiter((row[1] for row in sums), np.float64, len(sums))
-        # Trajectory ids are agent ids.
-        order = np.argsort(agent_ids)
-        found = np.clip(np.searchsorted(agent_ids, ids, sorter=order), 0, len(agent_ids) - 1)
-        hit = agent_ids[order[found]] == ids
-        penalty[order[found[hit]]] = values[hit]
+        # Runs not loaded (another stage, unmarked) are skipped.
+        first_of = dict(zip(run_ids.tolist(), first_agent.tolist(), strict=True))
+        where, values = [], []
+        for run_id, slot, total in sums:
+            first = first_of.get(run_id)
+            if first is not None:
+                where.append(first + slot)
+                values.append(total)
+        penalty[where] = values
         return penalty
 
 
-_NO_COUNTS: tuple[None, ...] = (None, None, None, None)
+def _name_codes(names: Iterable[str], lengths: Iterable[bytes]) -> tuple[Any, Any]:
+    """(sorted distinct names, each agent's index into them) from packed names.
 
+    Runs mostly share a few line-ups of agents, so each distinct one is split once.
+    """
+    import struct
+    from itertools import chain
 
-def _run_index(run_ids: npt.NDArray[np.object_], agent_runs: tuple[str, ...]) -> Any:
-    """Each agent's row in the run arrays (agents come grouped, in run id order)."""
     import numpy as np
 
-    count = len(agent_runs)
-    if not count:
-        return np.zeros(0, dtype=np.int64)
-    runs = np.empty(count, dtype=object)
-    runs[:] = agent_runs
-    starts = np.flatnonzero(np.concatenate(([True], runs[1:] != runs[:-1])))
-    if len(starts) == len(run_ids) and (runs[starts] == run_ids).all():
-        return np.repeat(np.arange(len(run_ids)), np.diff(np.append(starts, count)))
-    # Not grouped as expected (text collation differences): map by id.
-    position = {run_id: i for i, run_id in enumerate(run_ids)}
-    return np.array([position[run_id] for run_id in agent_runs], dtype=np.int64)
+    lineups: dict[tuple[str, bytes], tuple[str, ...]] = {}
+    keys = list(zip(names, lengths, strict=True))
+    for key in set(keys):
+        text, packed = key
+        split, start = [], 0
+        for length in struct.unpack(f"<{len(packed) // 4}i", packed):
+            split.append(text[start : start + length])
+            start += length
+        lineups[key] = tuple(split)
+    vocabulary = sorted(set(chain.from_iterable(lineups.values())))
+    code = {name: i for i, name in enumerate(vocabulary)}
+    coded = {key: tuple(code[name] for name in lineup) for key, lineup in lineups.items()}
+    per_run = [coded[key] for key in keys]
+    total = sum(map(len, per_run))
+    vocabulary_array = np.empty(len(vocabulary), dtype=object)
+    vocabulary_array[:] = vocabulary
+    return vocabulary_array, np.fromiter(chain.from_iterable(per_run), np.int64, total)
+
+
+_NO_COUNTS: tuple[None, ...] = (None, None, None, None)
 
 
 def remove_database(path: Path) -> None:
@@ -506,6 +551,8 @@ _INSERTS = (
     "INSERT INTO trajectory_violations (trajectory_id, turn, preference, severity,"
     " penalty, source) VALUES (?,?,?,?,?,?)",
     "INSERT INTO preferred_marks (run_id, agent, marked_at, source) VALUES (?,?,?,?)",
+    # After agents: their insert triggers clear a run's pack.
+    packs.INSERT,
 )
 # The rows of each table in `_INSERTS`, in that order.
 _Tables = tuple[list[tuple[Any, ...]], ...]
@@ -536,6 +583,7 @@ class _Rows:
         self.questions: list[tuple[Any, ...]] = []
         self.violations: list[tuple[Any, ...]] = []
         self.marks: list[tuple[Any, ...]] = []
+        self.packs: list[packs.Pack] = []
         # Stated or violated preference names of the runs added that are not in the
         # catalogue.
         self.unknown: set[str] = set()
@@ -555,9 +603,11 @@ class _Rows:
             self.questions,
             self.violations,
             self.marks,
+            self.packs,
         )
         self.runs, self.agents, self.trajectories = [], [], []
         self.turns, self.questions, self.violations, self.marks = [], [], [], []
+        self.packs = []
         return tables
 
     def _note(self, name: str) -> None:
@@ -628,12 +678,14 @@ class _Rows:
         agent_rows = self.agents
         agent_id = self.next_agent
         self.next_agent += len(run.agents)
+        scores = []
         for position, agent in enumerate(run.agents):
             trajectory = agent.trajectory
             # NULL counts mean "no trajectory" (schema.py).
             counts: tuple[int | None, ...] = _NO_COUNTS
             if trajectory is not None:
                 counts = (*trajectory.effort_counts(), len(trajectory.violations))
+            scores.append((agent.name, agent.technical, counts))
             agent_rows.append(
                 (
                     agent_id,
@@ -695,6 +747,7 @@ class _Rows:
                         for v in violations
                     ]
                 )
+        self.packs.append(packs.pack(run_id, scores))
 
 
 class _Writer:
@@ -958,7 +1011,15 @@ def _can_fork() -> bool:
 
 
 def _is_line(record: Record) -> bool:
-    return record.text is not None and type(record) is Record
+    return record.text is not None and type(record) is _record_type()
+
+
+@cache
+def _record_type() -> type[Record]:
+    # Imported on first use: files brings the classifier, which reports never need.
+    from .files import Record
+
+    return Record
 
 
 def _send(pipe: BinaryIO, message: tuple[Any, ...]) -> None:

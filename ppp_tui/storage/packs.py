@@ -1,0 +1,97 @@
+"""`run_scores`: each run's hot agent columns packed into one row, for whole-database loads.
+
+Regret, tuning and the runs list need every agent's name, technical score, question
+counts by effort and violation count. Read from `agents` that is one row per agent
+(about 310k Python rows at 100k runs); packed per run it is one row per run, and the
+numbers arrive as bytes numpy reads without conversion. `agents` stays the source of
+truth: triggers delete a run's pack when its agents change outside an import (a
+`sqlite-utils` edit, say), and a run without a pack is read from `agents` instead.
+
+Columns, one entry per agent in position order, little-endian:
+  names         the names concatenated (a name may hold any character)
+  name_lengths  int32 per agent: where `names` splits
+  technical     float64 per agent
+  counts        int32 x 4 per agent: low, medium, high questions, violations; -1: no trajectory
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import struct
+from collections.abc import Iterable, Sequence
+from itertools import groupby
+from operator import itemgetter
+from typing import Any
+
+SCHEMA = """
+CREATE TABLE run_scores (
+    run_id TEXT PRIMARY KEY REFERENCES runs(id) ON DELETE CASCADE,
+    names TEXT NOT NULL,
+    name_lengths BLOB NOT NULL,
+    technical BLOB NOT NULL,
+    counts BLOB NOT NULL
+) WITHOUT ROWID;
+CREATE TRIGGER run_scores_agent_insert AFTER INSERT ON agents BEGIN
+    DELETE FROM run_scores WHERE run_id = NEW.run_id;
+END;
+CREATE TRIGGER run_scores_agent_update AFTER UPDATE ON agents BEGIN
+    DELETE FROM run_scores WHERE run_id IN (OLD.run_id, NEW.run_id);
+END;
+CREATE TRIGGER run_scores_agent_delete AFTER DELETE ON agents BEGIN
+    DELETE FROM run_scores WHERE run_id = OLD.run_id;
+END;
+"""
+
+INSERT = (
+    "INSERT INTO run_scores (run_id, names, name_lengths, technical, counts) VALUES (?,?,?,?,?)"
+)
+# What a pack is built from, one row per agent in position order.
+AGENT_ROWS = (
+    "SELECT run_id, name, technical, q_low, q_medium, q_high, violations"
+    " FROM agents INDEXED BY agents_scores"
+)
+NO_TRAJECTORY = -1
+
+Pack = tuple[str, str, bytes, bytes, bytes]  # a run_scores row
+
+
+def pack(run_id: str, agents: Sequence[tuple[str, float, Sequence[int | None]]]) -> Pack:
+    """The run_scores row of a run from its agents' (name, technical, counts).
+
+    `counts` is (low, medium, high, violations), or NULLs / an empty tuple for an
+    agent without a trajectory.
+    """
+    n = len(agents)
+    names = [agent[0] for agent in agents]
+    counts: list[int] = []
+    for _, _, agent_counts in agents:
+        if agent_counts and agent_counts[3] is not None:
+            counts.extend(c or 0 for c in agent_counts)
+        else:
+            counts.extend((NO_TRAJECTORY,) * 4)
+    return (
+        run_id,
+        "".join(names),
+        struct.pack(f"<{n}i", *map(len, names)),
+        struct.pack(f"<{n}d", *(agent[1] for agent in agents)),
+        struct.pack(f"<{4 * n}i", *counts),
+    )
+
+
+def from_agent_rows(rows: Iterable[tuple[Any, ...]]) -> list[Pack]:
+    """Packs from `AGENT_ROWS` rows grouped by run, in their order."""
+    return [
+        pack(run_id, [(row[1], row[2], row[3:7]) for row in group])
+        for run_id, group in groupby(rows, key=itemgetter(0))
+    ]
+
+
+def fill_missing(conn: sqlite3.Connection) -> int:
+    """Pack every run that has no pack (after a migration or an outside edit)."""
+    rows = conn.execute(
+        f"{AGENT_ROWS} WHERE run_id NOT IN (SELECT run_id FROM run_scores)"
+        " ORDER BY run_id, position"
+    ).fetchall()
+    packs = from_agent_rows(rows)
+    conn.executemany(INSERT, packs)
+    return len(packs)
