@@ -39,9 +39,11 @@ class Scores:
         settings: Settings,
         stage: str | None = None,
         marked_only: bool = False,
+        limit: int | None = None,
     ) -> Scores:
-        """Scores of every run, or of `stage`'s, or only the marked ones (for regret, tuning)."""
-        columns = store.agent_columns(settings, stage, marked_only)
+        """Scores of every run, or of `stage`'s, or only the marked ones (for regret, tuning),
+        or of the first `limit` runs."""
+        columns = store.agent_columns(settings, stage, marked_only, limit)
         arrays = columns.score_arrays(settings)
         lines = arrays.lines(settings)
         return cls(settings, columns, arrays, lines, lines.outcome())

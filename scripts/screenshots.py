@@ -23,7 +23,7 @@ async def shoot(db: Path, config: Path) -> list[Path]:
     app = PPPApp(db, config)
     saved = []
     async with app.run_test(size=SIZE) as pilot:
-        await app.workers.wait_for_complete()
+        await app.load_done.wait()
         await pilot.pause()
 
         def save(name: str) -> None:

@@ -8,8 +8,9 @@ from pathlib import Path
 import pytest
 
 from ppp_tui.app.app import PPPApp
+from ppp_tui.app.run_screen import RunScreen
 from ppp_tui.app.runs_table import RunsTable
-from ppp_tui.app.screens import HelpScreen, QuitScreen, RunScreen, RunsScreen
+from ppp_tui.app.screens import HelpScreen, QuitScreen, RunsScreen
 from ppp_tui.app.slider import WeightSlider
 from ppp_tui.storage.config import load_settings
 from ppp_tui.storage.demo import write_demo
@@ -35,7 +36,7 @@ def db(demo_db: Path, tmp_path: Path) -> Path:
 
 
 async def _loaded(app: PPPApp, pilot) -> None:  # type: ignore[no-untyped-def]
-    await app.workers.wait_for_complete()
+    await app.load_done.wait()
     await pilot.pause()
 
 

@@ -1070,3 +1070,22 @@ def test_a_run_with_no_agents_left_loads_as_an_empty_row(examples: Store) -> Non
     row = list(scores.arrays.run_ids).index("seed-000")
     assert not scores.arrays.valid[row].any()
     assert len(scores.arrays.run_ids) == 3
+
+
+@pytest.mark.parametrize("limit", [1, 37, 1000])
+def test_the_first_runs_load_as_the_first_rows_of_the_whole(
+    random_store: Store, limit: int
+) -> None:
+    settings = RANDOM_SETTINGS["penalties and constants"]
+    whole = Scores.load(random_store, settings)
+    first = Scores.load(random_store, settings, limit=limit)
+    count = min(limit, len(whole.arrays))
+    assert list(first.arrays.run_ids) == list(whole.arrays.run_ids[:count])
+    assert [i.id for i in random_store.run_infos(limit=limit)] == list(first.arrays.run_ids)
+    width = first.arrays.names.shape[1]
+    assert limit == 1 or first.columns.penalty.any()  # violations are summed
+    np.testing.assert_allclose(first.outcome.final, whole.outcome.final[:count, :width])
+    np.testing.assert_array_equal(first.outcome.selected, whole.outcome.selected[:count])
+    np.testing.assert_allclose(
+        first.columns.penalty, whole.columns.penalty[: len(first.columns.penalty)]
+    )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import time
 from pathlib import Path
 
@@ -12,10 +13,13 @@ from textual.message import Message
 
 from ..core.errors import PPPError
 from ..core.settings import Settings
-from .screens import HelpScreen, QuitScreen, RunScreen, RunsScreen
-from .workspace import Workspace
+from ..storage.config import load_settings
+from ..storage.store import Store
+from .screens import HelpScreen, QuitScreen, RunsScreen
+from .workspace import RunRows, Workspace
 
 WEIGHT_STEP = 0.05
+PREVIEW_RUNS = 200  # runs shown while the whole database loads
 
 
 class PPPApp(App[None]):
@@ -58,26 +62,55 @@ class PPPApp(App[None]):
         self.workspace: Workspace | None = None
         # Seconds from a slider's Changed message to the refreshed screen, per step.
         self.step_latencies: list[float] = []
+        # Seconds from creating the app to its first screen painted (with runs, if any).
+        self.first_screen_seconds: float | None = None
+        self._created = time.perf_counter()
+        # Set once the whole database is loaded, or has failed to load.
+        self.load_done = asyncio.Event()
         self.sub_title = str(db_path)
 
     def on_mount(self) -> None:
-        self.push_screen(RunsScreen())
-        self.load()
+        workspace, preview = self._first_page()
+        self.push_screen(RunsScreen(preview))
+        self.call_after_refresh(self._first_screen_painted, workspace)
 
-    @work(thread=True, exclusive=True, group="load")
-    def load(self) -> None:
-        """Open the database and load its arrays off the UI thread."""
-        from ..storage.config import load_settings
-        from ..storage.store import Store
+    def _first_screen_painted(self, workspace: Workspace | None) -> None:
+        self.first_screen_seconds = time.perf_counter() - self._created
+        # The whole load starts only now, so the two do not share the interpreter
+        # while the first screen draws.
+        self.load(workspace)
 
-        config_error = None
+    def _first_page(self) -> tuple[Workspace | None, tuple[RunRows, int] | None]:
+        """The first runs, read on the UI thread for the first screen (a few ms).
+
+        Anything slow or wrong (a lock, a migration, an error) is left to the load
+        worker, which waits and reports properly.
+        """
         try:
             settings = load_settings(self.config_path)
-        except PPPError as error:
-            settings, config_error = Settings(), str(error)
+            store = Store.open(self.db_path, timeout=0.05, upgrade=False)
+        except PPPError:
+            return None, None
+        workspace = Workspace(store, self.config_path, settings)
         try:
-            store = Store.open(self.db_path, create=False)
-            workspace = Workspace(store, self.config_path, settings, config_error)
+            return workspace, workspace.preview(PREVIEW_RUNS)
+        except PPPError:
+            store.close()
+            return None, None
+
+    @work(thread=True, exclusive=True, group="load")
+    def load(self, workspace: Workspace | None = None) -> None:
+        """Open the database (unless the first page did) and load its arrays off the UI
+        thread."""
+        try:
+            if workspace is None:
+                config_error = None
+                try:
+                    settings = load_settings(self.config_path)
+                except PPPError as error:
+                    settings, config_error = Settings(), str(error)
+                store = Store.open(self.db_path, create=False)
+                workspace = Workspace(store, self.config_path, settings, config_error)
             workspace.load()
         except PPPError as error:
             self.post_message(self.LoadFailed(str(error)))
@@ -86,6 +119,7 @@ class PPPApp(App[None]):
         self.post_message(self.Loaded())
 
     def on_pppapp_loaded(self) -> None:
+        self.load_done.set()
         workspace = self.workspace
         assert workspace is not None
         if workspace.config_error:
@@ -98,6 +132,7 @@ class PPPApp(App[None]):
         self._runs_screen().populate()
 
     def on_pppapp_load_failed(self, message: LoadFailed) -> None:
+        self.load_done.set()
         self._runs_screen().show_error(message.error)
         self.notify(message.error, title="Cannot open the database", severity="error", timeout=12)
 
@@ -117,6 +152,8 @@ class PPPApp(App[None]):
         except PPPError as error:
             self.notify(str(error), severity="error")
             return
+        from .run_screen import RunScreen  # its widgets load when the first run opens
+
         self.push_screen(RunScreen(run))
 
     def mark_preferred(self, run_id: str, agent: str | None) -> None:
@@ -147,19 +184,15 @@ class PPPApp(App[None]):
 
     def _weights_changed(self) -> None:
         """Refresh what is on screen; the runs list refreshes itself when it shows again."""
-        screen = self.screen
-        if isinstance(screen, RunScreen):
-            screen.refresh_ranking()
-            screen.sync_weights()
-        if isinstance(screen, RunsScreen):
-            screen.populate()
+        refresh = getattr(self.screen, "weights_changed", None)  # the runs list, a run
+        if refresh is not None:
+            refresh()
 
     def action_nudge(self, direction: int) -> None:
         workspace = self.workspace
         if workspace is None or not workspace.loaded:
             return
-        screen = self.screen
-        scope = screen.scope if isinstance(screen, RunScreen) else None
+        scope = getattr(self.screen, "scope", None)  # a run's scope, else global
         current = workspace.weights_for(scope).technical
         target = min(1.0, max(0.0, round(current + direction * WEIGHT_STEP, 2)))
         self.change_weight(target, scope, started=time.perf_counter())

@@ -23,8 +23,8 @@ from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from ..storage.store import RunInfo
 from .text import literal
+from .workspace import RunRows
 
 IntArray = npt.NDArray[np.int64]
 
@@ -47,15 +47,6 @@ COLUMNS: tuple[Column, ...] = (
     Column("preferred", "preferred", 13),
     Column("regret", "regret", 7, ">"),
 )
-
-
-@dataclass
-class RunRows:
-    """The table's data: run facts plus the selected agent and regret under the weights."""
-
-    infos: Sequence[RunInfo]
-    selected: Sequence[str]  # per run
-    regret: npt.NDArray[np.float64]  # per run, nan when unmarked
 
 
 class RunsTable(ScrollView, can_focus=True):

@@ -995,7 +995,7 @@ _SLOTS: tuple[_Slot, ...] = tuple(
     for cue, values, digit, characters, words in _SLOT_SPECS
 )
 # The gate words the slots' values need, as text: a cheap test first.
-_SLOT_TEXTS = tuple(sorted({word for *_, words in _SLOT_SPECS for word in words.split()}))
+_SLOT_TEXT = re.compile("|".join(sorted({word for *_, words in _SLOT_SPECS for word in words.split()})))
 _DIGIT = re.compile(r"\d")
 # ASCII: digits become "0", the rest "x".
 _DIGITS_TO_ZERO = bytes(48 if 48 <= c <= 57 else 120 for c in range(256))
@@ -1031,21 +1031,21 @@ HEAD_WORDS = 4
 
 
 class _Task(NamedTuple):
-    """A task text prepared once for all the questions asked about it."""
+    """What a task text can answer, prepared once for all the questions asked about it
+    (`_task`: None if it can answer none)."""
 
-    tokens: tuple[str, ...]
-    # stem -> token indexes, for the stems with a value beside them (a number before
-    # or a value after); only these can answer a question. Stems of two characters or
-    # less are left out: a question's head has none.
-    positions: dict[str, tuple[int, ...]]
+    # stem -> what a question's head (`_head`) needs for a value beside the stem to answer
+    # it, for the stems with a value beside them (a number before or a value after):
+    # nothing (None) if a number stands before it, else that the stems of the values after
+    # it (`_VALUE`) are not all asked about themselves. Stems of two characters or less are
+    # left out: a question's head has none.
+    positions: dict[str, frozenset[str] | None]
     # the cue lists (with their gate words) of the slots whose kind of value the task states
     slots: tuple[tuple[_Cues, frozenset[bytes]], ...]
-    # whether the task can answer a question at all (it has positions or slots)
-    answers: bool
 
 
 @lru_cache(maxsize=4096)
-def _task(context: str) -> _Task:
+def _task(context: str) -> _Task | None:
     lower = context.lower()
     if lower.isascii():
         first_digit = lower.encode().translate(_DIGITS_TO_ZERO).find(b"0")
@@ -1055,30 +1055,41 @@ def _task(context: str) -> _Task:
         match = _DIGIT.search(lower)
         first_digit = match.start() if match else -1
         digit = values = True
+    positions: dict[str, frozenset[str] | None] = {}
     # Without a number or a quote, no token has a value beside it.
-    tokens = tuple(_TOKEN.findall(lower)) if values else ()
-    # The indexes with a number among the VALUE_WINDOW tokens before them, or a value
-    # (_VALUE: a decimal digit or a quote first) among those after them.
-    near: set[int] = set()
-    for index, token in enumerate(tokens):
-        first = token[0]
-        if first.isdigit():
-            near.update(range(index + 1, index + VALUE_WINDOW + 1))
-        if first.isdecimal() or first == "'" or first == '"':
-            near.update(range(index - VALUE_WINDOW, index))
-    positions: dict[str, list[int]] = {}
-    for index in sorted(near):
-        if 0 <= index < len(tokens):
-            stem = _stem(tokens[index])
-            if len(stem) > 2:
-                positions.setdefault(stem, []).append(index)
+    if values:
+        tokens = _TOKEN.findall(lower)
+        # The indexes with a number among the VALUE_WINDOW tokens before them, or a value
+        # (_VALUE: a decimal digit or a quote first) among those after them.
+        near: set[int] = set()
+        for index, token in enumerate(tokens):
+            first = token[0]
+            if first.isdigit():
+                near.update(range(index + 1, index + VALUE_WINDOW + 1))
+            if first.isdecimal() or first == "'" or first == '"':
+                near.update(range(index - VALUE_WINDOW, index))
+        for index in sorted(near):
+            if 0 <= index < len(tokens):
+                stem = _stem(tokens[index])
+                if len(stem) > 2:
+                    # Quantities stand either side of what they measure ("a 10-minute TTL",
+                    # "a line length of 100"); a quoted literal follows it ("fill X with
+                    # 'unknown'").
+                    if any(t[0].isdigit() for t in tokens[max(0, index - VALUE_WINDOW) : index]):
+                        positions[stem] = None
+                    elif (after := positions.get(stem, _NOTHING)) is not None:
+                        positions[stem] = after.union(
+                            _stem(t)
+                            for t in tokens[index + 1 : index + VALUE_WINDOW + 1]
+                            if _VALUE.search(t)
+                        )
     # The slots whose value may be there: those that need a digit, one of some characters,
     # or one of some gate words.
     candidates = set(_DIGIT_SLOTS) if digit else set()
     for character, indexes in _CHARACTER_SLOTS:
         if character in lower:
             candidates.update(indexes)
-    if any(map(lower.__contains__, _SLOT_TEXTS)):
+    if _SLOT_TEXT.search(lower):
         words = _gate_words(lower)
         candidates.update(index for index, needs in _WORD_SLOTS if not words.isdisjoint(needs))
     slots = []
@@ -1090,12 +1101,10 @@ def _task(context: str) -> _Task:
             if digit or not from_digit
         ):
             slots.append((cues, gates))
-    return _Task(
-        tokens,
-        {k: tuple(v) for k, v in positions.items()},
-        tuple(slots),
-        bool(positions or slots),
-    )
+    return _Task(positions, tuple(slots)) if positions or slots else None
+
+
+_NOTHING: frozenset[str] = frozenset()
 
 
 def answered_by(question: str, context: str | None) -> bool:
@@ -1112,7 +1121,7 @@ def answered_by(question: str, context: str | None) -> bool:
     lower = question.lower()
     words = _gate_words(lower)
     task = _task(context)
-    return task.answers and _answered(
+    return task is not None and _answered(
         _prepare(_split_parts(question, words)[0][0])[1], lower, words, task
     )
 
@@ -1120,22 +1129,16 @@ def answered_by(question: str, context: str | None) -> bool:
 def _answered(core: str, lower: str, words: frozenset[bytes], task: _Task) -> bool:
     """answered_by, given the core of the question's first part, the question
     lower-cased, its gate words, and the task (`_task`)."""
-    positions = task.positions
+    positions, slots = task
     # A stem of the question's head is a substring of its core.
     if positions and any(map(core.__contains__, positions)):
         asked = _head(core)
-        tokens = task.tokens
         for stem in asked:
-            for index in positions.get(stem, ()):
-                # Quantities stand either side of what they measure ("a 10-minute TTL", "a
-                # line length of 100"); a quoted literal follows it ("fill X with 'unknown'").
-                before = tokens[max(0, index - VALUE_WINDOW) : index]
-                after = tokens[index + 1 : index + VALUE_WINDOW + 1]
-                if any(t[0].isdigit() for t in before) or any(
-                    _VALUE.search(t) and _stem(t) not in asked for t in after
-                ):
+            if stem in positions:
+                after = positions[stem]
+                if after is None or not after <= asked:
                     return True
-    for cues, gates in task.slots:
+    for cues, gates in slots:
         if not words.isdisjoint(gates) and _matches(lower, words & gates, cues):
             return True
     return False
@@ -1207,7 +1210,7 @@ def classify(question: str, context: str | None = None) -> Classification:
         return Classification(question, Effort.HIGH, parts)
     if (
         context
-        and (task := _task(context)).answers
+        and (task := _task(context)) is not None
         and _answered(prepared[0][2], lower, words, task)
     ):
         return Classification(question, Effort.LOW, parts, answered_by_context=True)
@@ -1252,7 +1255,7 @@ def classify_effort(question: str, context: str | None = None) -> Effort:
         part = parts[0]
         part_lower = (lower if part is question else part.lower()).replace("\u2019", "'")
         core = _core(part_lower)
-    if context and (task := _task(context)).answers and _answered(core, lower, words, task):
+    if context and (task := _task(context)) is not None and _answered(core, lower, words, task):
         return _LOW
     best = _part_effort(part_lower, core, question, words, False, whole and core == part_lower)
     if parts is None or len(parts) == 1:

@@ -120,8 +120,18 @@ class Store:
     # -- opening -------------------------------------------------------------------
 
     @classmethod
-    def open(cls, path: str | Path, create: bool = False) -> Store:
-        """Open (and migrate) the database; `create` makes a new one if it is missing."""
+    def open(
+        cls,
+        path: str | Path,
+        create: bool = False,
+        timeout: float = _BUSY_TIMEOUT_S,
+        upgrade: bool = True,
+    ) -> Store:
+        """Open (and migrate) the database; `create` makes a new one if it is missing.
+
+        `timeout` is how long to wait for a lock; without `upgrade` a database that
+        needs a migration is refused (a caller that must not wait for one).
+        """
         path = Path(path)
         if path.is_dir():
             raise StoreError(f"{path}: is a directory, not a database file")
@@ -139,13 +149,13 @@ class Store:
             # The app loads in a worker thread and reads on the UI thread; the sqlite3
             # module is built serialized (threadsafety 3), so sharing is safe.
             conn = sqlite3.connect(
-                path, timeout=_BUSY_TIMEOUT_S, isolation_level=None, check_same_thread=False
+                path, timeout=timeout, isolation_level=None, check_same_thread=False
             )
         except sqlite3.Error as error:
             raise _database_error(path, error) from None
         store = cls(path, conn)
         try:
-            store._prepare()
+            store._prepare(upgrade)
         except sqlite3.Error as error:
             conn.close()
             raise _database_error(path, error) from None
@@ -154,7 +164,7 @@ class Store:
             raise
         return store
 
-    def _prepare(self) -> None:
+    def _prepare(self, upgrade: bool = True) -> None:
         conn = self.conn
         version = int(conn.execute("PRAGMA user_version").fetchone()[0])
         tables = {
@@ -178,6 +188,8 @@ class Store:
                 f"{self.path}: made by a newer ppp-tui (schema {version}; this version reads"
                 f" up to {SCHEMA_VERSION}); upgrade ppp-tui to open it"
             )
+        if version < SCHEMA_VERSION and not upgrade:
+            raise StoreError(f"{self.path}: needs an upgrade to schema {SCHEMA_VERSION}")
         conn.execute("PRAGMA foreign_keys = ON")
         if conn.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
             conn.execute("PRAGMA journal_mode = WAL")
@@ -282,8 +294,8 @@ class Store:
         rows = self._query("SELECT DISTINCT stage FROM runs ORDER BY stage")
         return [row[0] for row in rows]
 
-    def run_infos(self, stage: str | None = None) -> list[RunInfo]:
-        """Every run (or one stage's), by id: the order of the score arrays."""
+    def run_infos(self, stage: str | None = None, limit: int | None = None) -> list[RunInfo]:
+        """Every run (or one stage's, or the first `limit`), by id: the score arrays' order."""
         sql = (
             "SELECT id, spec_id, stage, task, task_type, created_at, agents, preferred_agent"
             " FROM runs"
@@ -292,7 +304,11 @@ class Store:
         if stage is not None:
             sql += " WHERE stage = ?"
             params.append(stage)
-        return [RunInfo(*row) for row in self._query(sql + " ORDER BY id", params)]
+        sql += " ORDER BY id"
+        if limit is not None:
+            sql += " LIMIT ?"
+            params.append(limit)
+        return [RunInfo(*row) for row in self._query(sql, params)]
 
     def get_run(self, run_id: str) -> Run:
         """The whole run, as imported (labels and their sources included)."""
@@ -357,12 +373,17 @@ class Store:
         return Trajectory(turns, questions, violations, tuple(json.loads(unchecked)))
 
     def agent_columns(
-        self, settings: Settings, stage: str | None = None, marked_only: bool = False
+        self,
+        settings: Settings,
+        stage: str | None = None,
+        marked_only: bool = False,
+        limit: int | None = None,
     ) -> AgentColumns:
         """Flat per-agent columns of every run, for the array paths.
 
         Only `stage`'s runs if given; only marked runs with `marked_only` (all that
-        regret and tuning look at). One scan of one row per run: the run and its
+        regret and tuning look at); only the first `limit` runs by id (the app's first
+        page while the rest loads). One scan of one row per run: the run and its
         packed agent columns (`run_scores`, see packs.py); the large text columns are
         never read.
         """
@@ -380,8 +401,9 @@ class Store:
             "SELECT runs.id, runs.stage, runs.preferred_agent, runs.states_preferences,"
             " s.names, s.name_lengths, s.technical, s.counts"
             " FROM runs LEFT JOIN run_scores AS s ON s.run_id = runs.id"
-            f"{' WHERE ' + ' AND '.join(where) if where else ''} ORDER BY runs.id",
-            params,
+            f"{' WHERE ' + ' AND '.join(where) if where else ''} ORDER BY runs.id"
+            f"{' LIMIT ?' if limit is not None else ''}",
+            [*params, limit] if limit is not None else params,
         )
         if rows and any(row[4] is None for row in rows):
             rows = self._unpacked(rows)
@@ -412,7 +434,13 @@ class Store:
             q_medium=counts[:, 1],
             q_high=counts[:, 2],
             violations=counts[:, 3],
-            penalty=self._penalties(settings, run_ids, np.cumsum(per_run) - per_run, counts[:, 3]),
+            penalty=self._penalties(
+                settings,
+                run_ids,
+                np.cumsum(per_run) - per_run,
+                counts[:, 3],
+                only_loaded=limit is not None,
+            ),
         )
 
     def _unpacked(self, rows: list[Any]) -> list[Any]:
@@ -441,10 +469,12 @@ class Store:
         run_ids: npt.NDArray[np.object_],
         first_agent: npt.NDArray[np.int64],
         violations: npt.NDArray[np.int64],
+        only_loaded: bool = False,
     ) -> npt.NDArray[np.float64]:
         """Each agent's violation penalty sum under `settings`, computed in SQL.
 
-        `first_agent` is where each run's agents start in the flat columns.
+        `first_agent` is where each run's agents start in the flat columns. With
+        `only_loaded` SQL sums only the loaded runs' violations (worth it for a few).
         """
         import numpy as np
 
@@ -479,9 +509,15 @@ class Store:
             " SUM(COALESCE(penalty, CASE severity"
             f" WHEN 'error' THEN {error_cost} WHEN 'warning' THEN ? WHEN 'minor' THEN ?"
             " WHEN 'major' THEN ? WHEN 'critical' THEN ? END)) AS total"
-            " FROM trajectory_violations GROUP BY trajectory_id) AS v"
-            " JOIN agents ON agents.id = v.trajectory_id",
-            params,
+            " FROM trajectory_violations"
+            + (
+                " WHERE trajectory_id IN (SELECT id FROM agents WHERE run_id IN"
+                " (SELECT value FROM json_each(?)))"
+                if only_loaded
+                else ""
+            )
+            + " GROUP BY trajectory_id) AS v JOIN agents ON agents.id = v.trajectory_id",
+            [*params, json.dumps(run_ids.tolist())] if only_loaded else params,
         )
         if not sums:
             return penalty

@@ -1,0 +1,345 @@
+"""One run's agents side by side, with the weights bar (imported when a run opens)."""
+
+from __future__ import annotations
+
+import time
+from typing import TYPE_CHECKING, Any
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical, VerticalScroll
+from textual.content import Content
+from textual.screen import Screen
+from textual.widgets import (
+    DataTable,
+    Footer,
+    Header,
+    Static,
+    TabbedContent,
+    TabPane,
+)
+
+from ..core.early_stop import analyse
+from ..core.model import Run
+from ..core.relevance import task_type
+from ..core.scoring import AgentScore, Ranking, rank_run, violation_penalty
+from ..faces import number
+from .slider import WeightSlider
+from .text import cell, literal, plain
+from .weights_bar import WeightsBar
+
+if TYPE_CHECKING:
+    from textual.widgets.data_table import ColumnKey
+
+    from .app import PPPApp
+
+
+def _same(old: Any, new: Any) -> bool:
+    """Two cells show the same (rich Text equality ignores the base style)."""
+    if isinstance(old, Text) and isinstance(new, Text):
+        return old.plain == new.plain and old.style == new.style and old.spans == new.spans
+    return bool(old == new)
+
+
+def _width(value: Any) -> int:
+    return value.cell_len if isinstance(value, Text) else len(str(value))
+
+
+def _bar(value: float | None, width: int = 8) -> str:
+    if value is None:
+        return ""
+    filled = round(value * width)
+    return "█" * filled + "░" * (width - filled) + f" {value:.2f}"
+
+
+class RunScreen(Screen[None]):
+    """One run's agents side by side, the highlighted agent's detail, and the weights."""
+
+    BINDINGS = [
+        Binding("escape", "app.pop_screen", "Back", id="run.back"),
+        Binding("p", "prefer", "Mark preferred", id="run.prefer"),
+        Binding("g", "toggle_scope", "Scope", id="run.scope"),
+        Binding("r", "reset", "Reset weights", id="run.reset"),
+    ]
+
+    app: PPPApp
+
+    def __init__(self, run: Run) -> None:
+        super().__init__()
+        self.run = run
+        self.ranking: Ranking | None = None
+        self.scope: str | None = None
+        self._flash: dict[str, float] = {}
+        self._columns: list[ColumnKey] = []
+        self._cells: dict[str, tuple[Any, ...]] = {}  # what each agent's row shows now
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        with Vertical(id="run-body"):
+            yield Static(id="run-header")
+            yield DataTable(id="agents", cursor_type="row", zebra_stripes=True)
+            with TabbedContent(id="detail"):
+                with TabPane("Questions", id="tab-questions"):
+                    yield DataTable(id="questions", cursor_type="row")
+                with TabPane("Violations", id="tab-violations"):
+                    yield DataTable(id="violations", cursor_type="row")
+                with TabPane("Turns", id="tab-turns"):
+                    yield VerticalScroll(Static(id="turns"))
+                with TabPane("Output", id="tab-output"):
+                    yield VerticalScroll(Static(id="output"))
+                with TabPane("Iterations", id="tab-iterations"):
+                    yield Static(id="iterations")
+        yield WeightsBar()
+        yield Footer()
+
+    def on_mount(self) -> None:
+        workspace = self.app.workspace
+        assert workspace is not None
+        self.scope = workspace.scope_of(self.run.stage)
+        agents = self.query_one("#agents", DataTable)
+        self._columns = agents.add_columns(
+            "#",
+            "agent",
+            "technical",
+            "R_Proact",
+            "R_Pers",
+            "interaction",
+            "final",
+            "gap",
+            "relevance × confidence",
+            "flags",
+            "mark",
+        )
+        self.query_one("#questions", DataTable).add_columns("turn", "effort", "label", "question")
+        self.query_one("#violations", DataTable).add_columns(
+            "turn", "preference", "severity", "penalty", "source"
+        )
+        self._show_header()
+        self._show_iterations()
+        self.refresh_ranking()
+        self.sync_weights()
+        agents.focus()
+
+    # -- the run -----------------------------------------------------------------
+
+    def _show_header(self) -> None:
+        run = self.run
+        facts = [
+            f"stage {run.stage or '—'}",
+            f"spec {run.spec_id or '—'}",
+            f"task type {task_type(run.task).value}",
+            f"preferences {', '.join(run.preferences) or 'none'}",
+        ]
+        header = Content.assemble(
+            (literal(run.id, True), "bold"),
+            " │ ",
+            literal(" │ ".join(facts), True),
+            "\n",
+            ("task: ", "dim"),
+            literal(run.task or "—", True),
+        )
+        self.query_one("#run-header", Static).update(header)
+
+    def _show_iterations(self) -> None:
+        widget = self.query_one("#iterations", Static)
+        if not self.run.iterations:
+            widget.update("No iteration series in this run.")
+            return
+        stop = analyse(self.run.iterations)
+        series = ", ".join(f"{x:g}" for x in self.run.iterations)
+        best = "—" if stop.best_score is None else f"{stop.best_score:g}"
+        widget.update(
+            Content(
+                f"iterations: {series}\n"
+                f"early stop: would stop after iteration {stop.stopped_at} of"
+                f" {stop.iterations} ({stop.reason}), best {best} at iteration"
+                f" {stop.best_iteration}; {stop.saved} iteration(s) saved"
+            )
+        )
+
+    def refresh_ranking(self) -> None:
+        """Re-rank under the current weights; flash agents whose rank changed."""
+        workspace = self.app.workspace
+        assert workspace is not None
+        before = {a.name: a.rank for a in self.ranking.agents} if self.ranking else {}
+        self.ranking = rank_run(self.run, workspace.settings)
+        now = time.monotonic()
+        for agent in self.ranking.agents:
+            if agent.name in before and before[agent.name] != agent.rank:
+                self._flash[agent.name] = now + 1.0
+        table = self.query_one("#agents", DataTable)
+        preferred = self._preferred()
+        rows = {
+            agent.name: self._agent_cells(agent, self._flash.get(agent.name, 0.0) > now, preferred)
+            for agent in self.ranking.agents
+        }
+        if list(rows) == list(self._cells):
+            # Same order (the usual slider step): change only the cells that differ, so
+            # the cursor and the detail tabs below stay as they are.
+            for name, cells in rows.items():
+                for column, old, new in zip(self._columns, self._cells[name], cells, strict=True):
+                    if not _same(old, new):
+                        wider = _width(new) > _width(old)  # e.g. the rank's flash mark
+                        table.update_cell(name, column, new, update_width=wider)
+        else:
+            highlighted = self._highlighted_name()
+            table.clear()
+            for name, cells in rows.items():
+                table.add_row(*cells, key=name)
+            if highlighted in rows:
+                table.move_cursor(row=list(rows).index(highlighted), animate=False)
+        self._cells = rows
+        if any(t > now for t in self._flash.values()):
+            self.set_timer(1.05, self._end_flash)
+
+    @staticmethod
+    def _agent_cells(agent: AgentScore, flashing: bool, preferred: str | None) -> tuple[Any, ...]:
+        """One row of the agents table."""
+        marks = []
+        if agent.rank == 1:
+            marks.append("selected")
+        if agent.name == preferred:
+            marks.append("★ preferred")
+        return (
+            cell(
+                f"{agent.rank}{' ↕' if flashing else ''}",
+                "bold reverse yellow" if flashing else "bold",
+            ),
+            cell(agent.name),
+            f"{agent.technical:.3f}",
+            number(agent.r_proact, signed=True),
+            number(agent.r_pers, signed=True),
+            number(agent.interaction, signed=True),
+            f"{agent.final:.3f}",
+            f"{agent.gap:.3f}",
+            _bar(agent.weight),
+            ", ".join(agent.flags),
+            " ".join(marks),
+        )
+
+    def _end_flash(self) -> None:
+        now = time.monotonic()
+        if self._flash and all(t <= now for t in self._flash.values()):
+            self._flash.clear()
+            self.refresh_ranking()
+
+    def _preferred(self) -> str | None:
+        workspace = self.app.workspace
+        assert workspace is not None
+        i = workspace.index.get(self.run.id)
+        return workspace.infos[i].preferred if i is not None else self.run.preferred_agent
+
+    def _highlighted_name(self) -> str | None:
+        table = self.query_one("#agents", DataTable)
+        if not table.row_count or self.ranking is None:
+            return None
+        row = min(table.cursor_row, len(self.ranking.agents) - 1)
+        return self.ranking.agents[row].name
+
+    @on(DataTable.RowHighlighted, "#agents")
+    def _agent_highlighted(self) -> None:
+        self._show_agent()
+
+    def _show_agent(self) -> None:
+        name = self._highlighted_name()
+        agent = self.run.agent(name) if name else None
+        questions = self.query_one("#questions", DataTable)
+        violations = self.query_one("#violations", DataTable)
+        questions.clear()
+        violations.clear()
+        turns = self.query_one("#turns", Static)
+        output = self.query_one("#output", Static)
+        output.update(plain(agent.output if agent and agent.output else "No output stored."))
+        if agent is None or agent.trajectory is None:
+            turns.update("No trajectory: the technical-only fallback applies to this agent.")
+            return
+        trajectory = agent.trajectory
+        for q in trajectory.questions:
+            questions.add_row(
+                "—" if q.turn is None else str(q.turn),
+                q.effort.value,
+                q.source.value,
+                cell(q.text),
+            )
+        workspace = self.app.workspace
+        assert workspace is not None
+        for v in trajectory.violations:
+            violations.add_row(
+                "—" if v.turn is None else str(v.turn),
+                cell(v.preference),
+                v.severity.value,
+                f"{violation_penalty(v, workspace.settings):.3f}",
+                v.source.value,
+            )
+        if trajectory.unchecked:
+            violations.add_row(
+                "—", cell(", ".join(trajectory.unchecked)), "unchecked", "—", "no rule checker"
+            )
+        if not trajectory.turns:
+            turns.update("No turns recorded.")
+            return
+        parts: list[Content | str] = []
+        for turn_number, turn in enumerate(trajectory.turns, start=1):
+            facts = [
+                f"{turn.token_count} tokens" if turn.token_count is not None else "",
+                f"{turn.latency_ms} ms" if turn.latency_ms is not None else "",
+                literal(turn.timestamp, True),
+            ]
+            heading = f"turn {turn_number}  " + "  ".join(f for f in facts if f)
+            parts += [Content.styled(heading, "bold"), "\n"]
+            if turn.prompt:
+                parts += [Content.styled("prompt: ", "dim"), literal(turn.prompt), "\n"]
+            parts += [Content.styled("response: ", "dim"), literal(turn.response), "\n\n"]
+        turns.update(Content.assemble(*parts))
+
+    # -- weights -----------------------------------------------------------------
+
+    def weights_changed(self) -> None:
+        """The app's weights or marks changed."""
+        self.refresh_ranking()
+        self.sync_weights()
+
+    def sync_weights(self) -> None:
+        workspace = self.app.workspace
+        assert workspace is not None
+        bar = self.query_one(WeightsBar)
+        technical = workspace.weights_for(self.scope).technical
+        bar.show(technical, self.scope, workspace.dirty)
+        bar.show_figures(workspace.figures())
+
+    @on(WeightSlider.Changed)
+    def _slider_moved(self, event: WeightSlider.Changed) -> None:
+        event.stop()
+        self.app.change_weight(event.value, self.scope, started=time.perf_counter())
+
+    @on(WeightsBar.PresetChosen)
+    def _preset(self, event: WeightsBar.PresetChosen) -> None:
+        self.app.apply_preset(event.key)
+
+    def action_toggle_scope(self) -> None:
+        """Edit the global pair, or this run's stage's own table."""
+        workspace = self.app.workspace
+        assert workspace is not None
+        if self.run.stage is None:
+            self.notify("This run has no stage: only the global weights apply.")
+            return
+        if self.scope is None:
+            self.scope = self.run.stage
+            if self.run.stage not in workspace.settings.stage_weights:
+                # A new stage table starts from the weights the run has now.
+                current = workspace.weights_for(self.run.stage).technical
+                workspace.set_technical(current, self.run.stage)
+        else:
+            self.scope = None
+        self.sync_weights()
+
+    def action_reset(self) -> None:
+        self.app.reset_weights()
+
+    def action_prefer(self) -> None:
+        name = self._highlighted_name()
+        if name is None:
+            return
+        self.app.mark_preferred(self.run.id, None if name == self._preferred() else name)
