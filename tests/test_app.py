@@ -234,3 +234,48 @@ async def test_markup_and_escape_sequences_in_agent_text_stay_literal(tmp_path: 
         assert "\x1b" not in header and "␛[31m" in header
         agents = app.screen.query_one("#agents")
         assert "[blink]agent[/blink]" in str(agents.get_row_at(0)[1])  # type: ignore[attr-defined]
+
+
+async def test_the_first_page_shows_while_the_rest_loads(
+    db: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import threading
+
+    from ppp_tui.app import app as app_module
+    from ppp_tui.app.workspace import Workspace
+
+    monkeypatch.setattr(app_module, "PREVIEW_RUNS", 50)
+    release = threading.Event()
+    load = Workspace.load
+
+    def held_load(self: Workspace) -> None:
+        release.wait(timeout=10)
+        load(self)
+
+    monkeypatch.setattr(Workspace, "load", held_load)
+    app = PPPApp(db, tmp_path / "config.toml")
+    async with app.run_test(size=SIZE) as pilot:
+        while app.first_screen_seconds is None:
+            await pilot.pause()
+        table = app.screen.query_one(RunsTable)
+        # The first 50 runs, with the agent each selects, before the whole load.
+        assert len(table.order) == 50 and not app.load_done.is_set()
+        assert table.rows.infos[0].id == "demo-000001" and all(table.rows.selected)
+        status = str(app.screen.query_one("#runs-status").render())
+        assert "first 50 of 300 runs" in status
+        release.set()
+        await _loaded(app, pilot)
+        assert len(table.order) == 300
+        first = table.rows.selected[:50]
+    # The preview's picks are the whole load's.
+    assert list(first) == list(_selected_from_preview(db, 50))
+
+
+def _selected_from_preview(db: Path, count: int) -> list[str]:
+    from ppp_tui.app.workspace import Workspace
+    from ppp_tui.core.settings import Settings
+
+    with Store.open(db) as store:
+        preview = Workspace(store, Path("unused.toml"), Settings()).preview(count)
+        assert preview is not None
+        return list(preview[0].selected)

@@ -995,7 +995,9 @@ _SLOTS: tuple[_Slot, ...] = tuple(
     for cue, values, digit, characters, words in _SLOT_SPECS
 )
 # The gate words the slots' values need, as text: a cheap test first.
-_SLOT_TEXT = re.compile("|".join(sorted({word for *_, words in _SLOT_SPECS for word in words.split()})))
+_SLOT_TEXT = re.compile(
+    "|".join(sorted({word for *_, words in _SLOT_SPECS for word in words.split()}))
+)
 _DIGIT = re.compile(r"\d")
 # ASCII: digits become "0", the rest "x".
 _DIGITS_TO_ZERO = bytes(48 if 48 <= c <= 57 else 120 for c in range(256))

@@ -124,12 +124,12 @@ class Store:
         cls,
         path: str | Path,
         create: bool = False,
-        timeout: float = _BUSY_TIMEOUT_S,
+        timeout: float | None = None,
         upgrade: bool = True,
     ) -> Store:
         """Open (and migrate) the database; `create` makes a new one if it is missing.
 
-        `timeout` is how long to wait for a lock; without `upgrade` a database that
+        `timeout` is how long to wait for a lock (default 5 s); without `upgrade` a database that
         needs a migration is refused (a caller that must not wait for one).
         """
         path = Path(path)
@@ -149,7 +149,10 @@ class Store:
             # The app loads in a worker thread and reads on the UI thread; the sqlite3
             # module is built serialized (threadsafety 3), so sharing is safe.
             conn = sqlite3.connect(
-                path, timeout=timeout, isolation_level=None, check_same_thread=False
+                path,
+                timeout=_BUSY_TIMEOUT_S if timeout is None else timeout,
+                isolation_level=None,
+                check_same_thread=False,
             )
         except sqlite3.Error as error:
             raise _database_error(path, error) from None
