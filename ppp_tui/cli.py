@@ -237,17 +237,72 @@ def browse(use_demo: bool, db: str | None, config: str | None) -> None:
     from .app.app import PPPApp
 
     env = _Env(db, config)
+    PPPApp(_app_database(env, db, use_demo), env.config_path).run()
+
+
+def _app_database(env: _Env, db: str | None, use_demo: bool) -> Path:
+    """The database the app opens: the resolved one, or a fresh demo database."""
+    if not use_demo:
+        return env.db_path
+    import tempfile
+
+    from .storage.demo import DEMO_SIZE, write_demo
+
     path = env.db_path
-    if use_demo:
-        import tempfile
+    if db is None:
+        path = Path(tempfile.mkdtemp(prefix="ppp-tui-demo-")) / "demo.db"
+    click.echo(f"generating {DEMO_SIZE} demo runs into {path} …", err=True)
+    write_demo(path, DEMO_SIZE, 0, replace=True)
+    return path
 
-        from .storage.demo import DEMO_SIZE, write_demo
 
-        if db is None:
-            path = Path(tempfile.mkdtemp(prefix="ppp-tui-demo-")) / "demo.db"
-        click.echo(f"generating {DEMO_SIZE} demo runs into {path} …", err=True)
-        write_demo(path, DEMO_SIZE, 0, replace=True)
-    PPPApp(path, env.config_path).run()
+@cli.command()
+@click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
+@click.option(
+    "--port", default=8000, show_default=True, type=click.IntRange(1, 65535), help="Port."
+)
+@click.option("--demo", "use_demo", is_flag=True, help="Serve a freshly generated demo database.")
+@_db_options
+def serve(host: str, port: int, use_demo: bool, db: str | None, config: str | None) -> None:
+    """The terminal app in a web browser (textual-serve); each visitor gets their own app.
+
+    \b
+    Example:
+      ppp-tui serve --demo
+      ppp-tui serve --db runs.db --port 8080
+    """
+    import os
+    import shlex
+    import socket
+
+    from textual_serve.server import Server
+
+    env = _Env(db, config)
+    path = _app_database(env, db, use_demo)
+    if not path.exists():
+        raise click.ClickException(
+            f"{path}: no database here; create one with `ppp-tui import FILE` or `ppp-tui demo`"
+        )
+    try:  # a clear line now rather than a server that fails to start
+        with socket.create_server((host, port)):
+            pass
+    except OSError as error:
+        reason = os.strerror(error.errno) if error.errno else str(error)
+        raise click.ClickException(f"cannot listen on {host}:{port}: {reason}") from None
+    command = shlex.join(
+        [
+            sys.executable,
+            "-m",
+            "ppp_tui",
+            "browse",
+            "--db",
+            str(path),
+            "--config",
+            str(env.config_path),
+        ]
+    )
+    click.echo(f"serving {path} at http://{host}:{port} (ctrl+c stops)", err=True)
+    Server(command, host=host, port=port, title="ppp-tui").serve()
 
 
 def _progress(total: int) -> Any:
