@@ -39,6 +39,10 @@ async def shoot(db: Path, config: Path) -> list[Path]:
         await pilot.press("question_mark")
         await pilot.pause()
         save("help")
+        await pilot.press("escape", "t")
+        await app.workers.wait_for_complete()
+        await pilot.pause(0.5)
+        save("tuning")
     return saved
 
 

@@ -45,6 +45,7 @@ class PPPApp(App[None]):
             id="app.technical_up",
         ),
         Binding("ctrl+s", "save", "Save weights", id="app.save"),
+        Binding("t", "tune", "Tune", id="app.tune"),
     ]
 
     class Loaded(Message):
@@ -240,6 +241,14 @@ class PPPApp(App[None]):
         return True
 
     # -- help and quit -------------------------------------------------------------
+
+    def action_tune(self) -> None:
+        """The regret and tuning panel, on the open run's scope (else global)."""
+        from .tuning_screen import TuningScreen
+
+        if isinstance(self.screen, TuningScreen):
+            return
+        self.push_screen(TuningScreen(getattr(self.screen, "scope", None)))
 
     def action_help(self) -> None:
         if not isinstance(self.screen, HelpScreen):

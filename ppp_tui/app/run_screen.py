@@ -25,6 +25,7 @@ from ..core.early_stop import analyse
 from ..core.model import Run
 from ..core.relevance import task_type
 from ..core.scoring import AgentScore, Ranking, rank_run, violation_penalty
+from ..core.sensitivity import flips
 from ..faces import number
 from .slider import WeightSlider
 from .text import cell, literal, plain
@@ -307,6 +308,8 @@ class RunScreen(Screen[None]):
         bar = self.query_one(WeightsBar)
         technical = workspace.weights_for(self.scope).technical
         bar.show(technical, self.scope, workspace.dirty)
+        if self.ranking is not None:  # unchanged by a weight step: no repaint then
+            bar.show_flips(flips(self.ranking.agents, workspace.settings))
         bar.show_figures(workspace.figures())
 
     @on(WeightSlider.Changed)

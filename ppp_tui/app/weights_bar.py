@@ -7,7 +7,9 @@ from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.widgets import Label, Select
 
+from ..core.sensitivity import Flip
 from ..core.settings import PRESETS
+from .flip_strip import FlipStrip
 from .slider import WeightSlider
 from .workspace import Figures
 
@@ -40,6 +42,7 @@ class WeightsBar(Horizontal):
         yield Label("technical", id="weights-label")
         with Vertical(id="weights-track"):
             yield WeightSlider(id="weights-slider")
+            yield FlipStrip(id="weights-flips")
             yield Label("", id="weights-figures")
         with Vertical(id="weights-side"):
             yield Label("", id="weights-pair")
@@ -73,6 +76,10 @@ class WeightsBar(Horizontal):
         self._set("#weights-pair", f"{technical:.2f} · interaction {1 - technical:.2f}")
         self._set("#weights-scope", f"scope: {scope}" if scope else "scope: global")
         self._set("#weights-dirty", "● unsaved" if dirty else "")
+
+    def show_flips(self, flips: tuple[Flip, ...]) -> None:
+        """Who ranks first at each weight, under the slider (the open run)."""
+        self.query_one(FlipStrip).flips = flips
 
     def show_figures(self, figures: Figures) -> None:
         if not figures.marked_runs:

@@ -1,0 +1,251 @@
+"""The regret and tuning panel (`t`): curves over the technical weight, the exact
+optimum with its cross-validated figures and bootstrap interval, per-stage optima,
+and "use optimal", which moves the weights (saving stays ctrl+s)."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
+
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.content import Content
+from textual.message import Message
+from textual.screen import Screen
+from textual.widgets import Button, DataTable, Footer, Header, Select, Static
+from textual_plotext import PlotextPlot
+
+from ..core.regret import Tuning
+from ..reports import tune_scope, tune_stages
+from .text import literal
+
+if TYPE_CHECKING:
+    from .app import PPPApp
+
+GLOBAL = "__global__"
+
+
+@dataclass(frozen=True)
+class Result:
+    """One computation: the chosen scope's tuning and every stage's."""
+
+    scope: str  # GLOBAL or a stage
+    current: float  # the scope's technical weight when computed
+    tuning: Tuning | None
+    stages: list[tuple[str, Tuning]]
+
+
+class TuningScreen(Screen[None]):
+    """Mean regret and agreement over the technical weight, and where they are best."""
+
+    BINDINGS = [
+        Binding("escape", "app.pop_screen", "Back", id="tuning.back"),
+        Binding("u", "use_optimal", "Use optimal", id="tuning.use"),
+    ]
+
+    app: PPPApp
+
+    class Computed(Message):
+        def __init__(self, result: Result) -> None:
+            super().__init__()
+            self.result = result
+
+    def __init__(self, scope: str | None = None) -> None:
+        super().__init__()
+        self.scope = GLOBAL if scope is None else scope
+        self.result: Result | None = None
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        with Horizontal(id="tuning-tools"):
+            yield Select([("global weights", GLOBAL)], value=GLOBAL, id="tuning-scope")
+            yield Button("Use optimal (u)", id="tuning-use", variant="primary", disabled=True)
+            yield Static("", id="tuning-status")
+        with Horizontal(id="tuning-plots"):
+            yield PlotextPlot(id="regret-plot")
+            yield PlotextPlot(id="agreement-plot")
+        with Horizontal(id="tuning-lower"):
+            yield Static("", id="tuning-figures")
+            with Vertical(id="tuning-stages-box"):
+                yield Static(Content.styled("Per-stage optima", "bold"), id="tuning-stages-title")
+                yield DataTable(id="tuning-stages", cursor_type="row", zebra_stripes=True)
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one("#tuning-stages", DataTable).add_columns(
+            "stage", "marked", "current", "optimum", "95% interval", "mean regret", "agreement"
+        )
+        workspace = self.app.workspace
+        if workspace is not None and workspace.scores is not None:
+            stages = sorted({s for s in workspace.scores.arrays.stages if s is not None})
+            options = [("global weights", GLOBAL)] + [(f"stage {s}", s) for s in stages]
+            select = self.query_one("#tuning-scope", Select)
+            with select.prevent(Select.Changed):
+                select.set_options(options)
+                select.value = self.scope if self.scope in {v for _, v in options} else GLOBAL
+            self.scope = str(select.value)
+        self.recompute()
+
+    # -- computing -------------------------------------------------------------------
+
+    def weights_changed(self) -> None:
+        """Weights or marks changed (the app calls this): tune again."""
+        self.recompute()
+
+    def recompute(self) -> None:
+        workspace = self.app.workspace
+        if workspace is None or workspace.scores is None:
+            self.query_one("#tuning-status", Static).update("loading the database…")
+            return
+        self.query_one("#tuning-status", Static).update("tuning…")
+        self._compute(self.scope)
+
+    @work(thread=True, exclusive=True, group="tuning")
+    def _compute(self, scope: str) -> None:
+        workspace = self.app.workspace
+        assert workspace is not None and workspace.scores is not None
+        settings = workspace.settings
+        # The arrays under the weights being edited (their penalties are the loaded ones).
+        scores = replace(workspace.scores, settings=settings)
+        stage = None if scope == GLOBAL else scope
+        _, tuning = tune_scope(scores, stage)
+        result = Result(
+            scope, settings.weights_for(stage).technical, tuning, tune_stages(scores)
+        )
+        self.post_message(self.Computed(result))
+
+    def on_tuning_screen_computed(self, message: Computed) -> None:
+        if message.result.scope != self.scope:
+            return  # the scope changed while this was computing
+        self.result = message.result
+        self._show()
+
+    @on(Select.Changed, "#tuning-scope")
+    def _scope_changed(self, event: Select.Changed) -> None:
+        if isinstance(event.value, str):
+            self.scope = event.value
+            self.recompute()
+
+    # -- showing -----------------------------------------------------------------------
+
+    def _show(self) -> None:
+        result = self.result
+        assert result is not None
+        tuning = result.tuning
+        status = self.query_one("#tuning-status", Static)
+        use = self.query_one("#tuning-use", Button)
+        name = "global weights" if result.scope == GLOBAL else f"stage {result.scope}"
+        if tuning is None:
+            status.update(
+                Content(f"{literal(name, True)}: no marked runs to tune on (p marks one)")
+            )
+            use.disabled = True
+            self._plot([], None, None)
+        else:
+            status.update(
+                Content(
+                    f"{literal(name, True)}: {tuning.marked_runs:,} marked runs ·"
+                    f" tuned {time.strftime('%H:%M:%S')}"
+                )
+            )
+            use.disabled = abs(tuning.technical - result.current) < 5e-5
+            self._plot(tuning.curve, result.current, tuning)
+        self._figures(result)
+        self._stages(result)
+
+    def _plot(self, curve: object, current: float | None, tuning: Tuning | None) -> None:
+        points = list(curve) if isinstance(curve, list | tuple) else []
+        xs = [p.technical for p in points]
+        for plot_id, title, values, colour in (
+            ("#regret-plot", "mean regret", [p.mean_regret for p in points], "red"),
+            ("#agreement-plot", "agreement %", [100 * p.agreement for p in points], "green"),
+        ):
+            widget = self.query_one(plot_id, PlotextPlot)
+            plt = widget.plt
+            plt.clear_data()
+            plt.clear_figure()
+            plt.title(title)
+            plt.xlabel("technical weight")
+            plt.xlim(0, 1)
+            if xs:
+                plt.plot(xs, values, color=colour, marker="braille")
+                ticks = {0.0, 1.0}
+                if current is not None:
+                    plt.vline(current, "cyan")
+                    ticks.add(round(current, 2))
+                if tuning is not None:
+                    plt.vline(tuning.technical, "orange")
+                    ticks.add(round(tuning.technical, 2))
+                plt.xticks(sorted(ticks))
+            widget.refresh()
+
+    def _figures(self, result: Result) -> None:
+        tuning = result.tuning
+        widget = self.query_one("#tuning-figures", Static)
+        if tuning is None:
+            widget.update("")
+            return
+        lines: list[Content | str] = [
+            Content.styled("current ", "bold cyan"),
+            f"technical {result.current:.2f}: mean regret {tuning.before_mean_regret:.4f},"
+            f" agreement {tuning.before_agreement:.1%}\n",
+            Content.styled("optimal ", "bold orange"),
+            f"technical {tuning.technical:.4f}: mean regret {tuning.mean_regret:.4f},"
+            f" agreement {tuning.agreement:.1%}\n",
+        ]
+        if tuning.ci is not None:
+            lines.append(
+                f"95% interval of the optimum: {tuning.ci[0]:.4f}–{tuning.ci[1]:.4f}"
+                f" ({tuning.ci_resamples} bootstrap resamples)\n"
+            )
+        if tuning.cv_folds:
+            lines.append(
+                f"{tuning.cv_folds}-fold cross-validation: mean regret"
+                f" {tuning.cv_mean_regret:.4f}, agreement {tuning.cv_agreement:.1%}\n"
+            )
+        lines.append(
+            Content.styled(
+                "u moves the slider to the optimum; ctrl+s saves it to config.toml", "dim"
+            )
+        )
+        widget.update(Content.assemble(*lines))
+
+    def _stages(self, result: Result) -> None:
+        table = self.query_one("#tuning-stages", DataTable)
+        table.clear()
+        workspace = self.app.workspace
+        assert workspace is not None
+        for stage, tuning in result.stages:
+            current = workspace.settings.weights_for(stage).technical
+            interval = f"{tuning.ci[0]:.2f}–{tuning.ci[1]:.2f}" if tuning.ci else "—"
+            table.add_row(
+                literal(stage, True),
+                f"{tuning.marked_runs:,}",
+                f"{current:.2f}",
+                f"{tuning.technical:.4f}",
+                interval,
+                f"{tuning.before_mean_regret:.4f} → {tuning.mean_regret:.4f}",
+                f"{tuning.before_agreement:.1%} → {tuning.agreement:.1%}",
+                key=stage,
+            )
+
+    # -- acting ------------------------------------------------------------------------
+
+    @on(Button.Pressed, "#tuning-use")
+    def _use_pressed(self) -> None:
+        self.action_use_optimal()
+
+    def action_use_optimal(self) -> None:
+        """Move the scope's weights to the optimum (not saved until ctrl+s)."""
+        result = self.result
+        if result is None or result.tuning is None:
+            self.notify("nothing tuned yet", severity="warning")
+            return
+        stage = None if result.scope == GLOBAL else result.scope
+        technical = result.tuning.technical
+        self.app.change_weight(technical, stage, started=time.perf_counter())
+        where = "global weights" if stage is None else f"stage {stage}"
+        self.notify(f"{where}: technical {technical:.4f} (ctrl+s saves it)")

@@ -1,0 +1,133 @@
+"""The tuning panel (`t`) and the flip strip under the slider, driven with Pilot."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from ppp_tui.app.app import PPPApp
+from ppp_tui.app.flip_strip import FlipStrip
+from ppp_tui.app.run_screen import RunScreen
+from ppp_tui.app.tuning_screen import GLOBAL, TuningScreen
+from ppp_tui.core.sensitivity import run_flips
+from ppp_tui.reports import tune_scope
+from ppp_tui.storage.demo import write_demo
+
+SIZE = (150, 45)
+
+
+@pytest.fixture(scope="module")
+def demo_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("tuning") / "demo.db"
+    write_demo(path, 300, seed=5)
+    return path
+
+
+@pytest.fixture
+def db(demo_db: Path, tmp_path: Path) -> Path:
+    copy = tmp_path / "runs.db"
+    copy.write_bytes(demo_db.read_bytes())
+    return copy
+
+
+async def _tuned(app: PPPApp, pilot) -> TuningScreen:  # type: ignore[no-untyped-def]
+    screen = app.screen
+    assert isinstance(screen, TuningScreen)
+    await app.workers.wait_for_complete()
+    await pilot.pause()
+    assert screen.result is not None
+    return screen
+
+
+async def test_t_opens_the_panel_with_the_exact_optimum(db: Path, tmp_path: Path) -> None:
+    app = PPPApp(db, tmp_path / "config.toml")
+    async with app.run_test(size=SIZE) as pilot:
+        await app.load_done.wait()
+        await pilot.press("t")
+        screen = await _tuned(app, pilot)
+        assert app.workspace is not None and app.workspace.scores is not None
+        _, expected = tune_scope(app.workspace.scores, None)
+        assert expected is not None and screen.result is not None
+        tuning = screen.result.tuning
+        assert tuning is not None
+        assert tuning.technical == pytest.approx(expected.technical)
+        assert tuning.ci == expected.ci
+        figures = str(screen.query_one("#tuning-figures").render())
+        assert f"{expected.technical:.4f}" in figures and "cross-validation" in figures
+        assert screen.query_one("#tuning-stages").row_count == len(screen.result.stages) > 0
+        # u moves the global weight to the optimum; saving stays a separate step.
+        await pilot.press("u")
+        await _tuned(app, pilot)
+        assert app.workspace.settings.weights.technical == pytest.approx(expected.technical)
+        assert app.workspace.dirty
+        assert not (tmp_path / "config.toml").exists()
+        assert screen.result.current == pytest.approx(expected.technical)
+        await pilot.press("escape")
+        assert not isinstance(app.screen, TuningScreen)
+
+
+async def test_the_panel_follows_the_scope_and_new_marks(db: Path, tmp_path: Path) -> None:
+    app = PPPApp(db, tmp_path / "config.toml")
+    async with app.run_test(size=SIZE) as pilot:
+        await app.load_done.wait()
+        await pilot.press("t")
+        screen = await _tuned(app, pilot)
+        assert screen.result is not None and screen.result.tuning is not None
+        before = screen.result.tuning.marked_runs
+        # A stage's own optimum, over that stage's marked runs only.
+        stage = screen.result.stages[0][0]
+        screen.query_one("#tuning-scope").value = stage
+        await pilot.pause()
+        screen = await _tuned(app, pilot)
+        assert screen.result is not None and screen.result.scope == stage
+        assert screen.result.tuning is not None
+        assert screen.result.tuning.marked_runs == dict(screen.result.stages)[stage].marked_runs
+        # Marking one more run (here through the app, as `p` does) tunes again.
+        assert app.workspace is not None
+        unmarked = next(i for i in app.workspace.infos if i.preferred is None and i.stage == stage)
+        run = app.workspace.store.get_run(unmarked.id)
+        app.mark_preferred(unmarked.id, run.agents[0].name)
+        screen = await _tuned(app, pilot)
+        assert screen.result is not None and screen.result.tuning is not None
+        assert screen.result.tuning.marked_runs == dict(screen.result.stages)[stage].marked_runs
+        screen.query_one("#tuning-scope").value = GLOBAL
+        await pilot.pause()
+        screen = await _tuned(app, pilot)
+        assert screen.result is not None and screen.result.tuning is not None
+        assert screen.result.tuning.marked_runs >= before
+
+
+async def test_the_flip_strip_shows_who_wins_where(db: Path, tmp_path: Path) -> None:
+    app = PPPApp(db, tmp_path / "config.toml")
+    async with app.run_test(size=SIZE) as pilot:
+        await app.load_done.wait()
+        await pilot.press("enter")
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, RunScreen) and app.workspace is not None
+        strip = screen.query_one(FlipStrip)
+        expected = run_flips(screen.run, app.workspace.settings)
+        assert strip.flips == expected
+        assert strip.describe().startswith(expected[0].agent)
+        # The winner under the knob is the agent ranked first.
+        technical = app.workspace.settings.weights_for(screen.run.stage).technical
+        winner = next(f.agent for f in expected if f.start <= technical <= f.end)
+        assert screen.ranking is not None and screen.ranking.best_agent == winner
+        # Across a flip point the strip's next agent takes rank 1.
+        store = app.workspace.store
+        settings = app.workspace.settings
+        run = next(
+            r
+            for r in (store.get_run(i.id) for i in app.workspace.infos[:100])
+            if len(run_flips(r, settings)) >= 2
+        )
+        await pilot.press("escape")
+        app.open_run(run.id)
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, RunScreen)
+        second = screen.query_one(FlipStrip).flips[1]
+        app.change_weight((second.start + second.end) / 2, screen.scope, started=0.0)
+        await pilot.pause()
+        assert screen.ranking is not None and screen.ranking.best_agent == second.agent
