@@ -13,26 +13,10 @@ from ppp_tui.app.runs_table import RunsTable
 from ppp_tui.app.screens import HelpScreen, QuitScreen, RunsScreen
 from ppp_tui.app.slider import WeightSlider
 from ppp_tui.storage.config import load_settings
-from ppp_tui.storage.demo import write_demo
 from ppp_tui.storage.files import Record
 from ppp_tui.storage.store import Store
 
 SIZE = (140, 45)
-
-
-@pytest.fixture(scope="module")
-def demo_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    path = tmp_path_factory.mktemp("demo") / "demo.db"
-    write_demo(path, 300, seed=3)
-    return path
-
-
-@pytest.fixture
-def db(demo_db: Path, tmp_path: Path) -> Path:
-    """A private copy of the demo database: tests mark runs."""
-    copy = tmp_path / "runs.db"
-    copy.write_bytes(demo_db.read_bytes())
-    return copy
 
 
 async def _loaded(app: PPPApp, pilot) -> None:  # type: ignore[no-untyped-def]

@@ -12,23 +12,8 @@ from ppp_tui.app.run_screen import RunScreen
 from ppp_tui.app.tuning_screen import GLOBAL, TuningScreen
 from ppp_tui.core.sensitivity import run_flips
 from ppp_tui.reports import tune_scope
-from ppp_tui.storage.demo import write_demo
 
 SIZE = (150, 45)
-
-
-@pytest.fixture(scope="module")
-def demo_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    path = tmp_path_factory.mktemp("tuning") / "demo.db"
-    write_demo(path, 300, seed=5)
-    return path
-
-
-@pytest.fixture
-def db(demo_db: Path, tmp_path: Path) -> Path:
-    copy = tmp_path / "runs.db"
-    copy.write_bytes(demo_db.read_bytes())
-    return copy
 
 
 async def _tuned(app: PPPApp, pilot) -> TuningScreen:  # type: ignore[no-untyped-def]
