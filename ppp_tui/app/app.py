@@ -33,18 +33,18 @@ class PPPApp(App[None]):
         Binding(
             "left_square_bracket",
             "nudge(-1)",
-            "Technical -0.05",
+            "Tech -0.05",
             key_display="[",
             id="app.technical_down",
         ),
         Binding(
             "right_square_bracket",
             "nudge(1)",
-            "Technical +0.05",
+            "Tech +0.05",
             key_display="]",
             id="app.technical_up",
         ),
-        Binding("ctrl+s", "save", "Save weights", id="app.save"),
+        Binding("ctrl+s", "save", "Save", id="app.save"),
         Binding("t", "tune", "Tune", id="app.tune"),
     ]
 

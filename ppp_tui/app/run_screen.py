@@ -60,9 +60,9 @@ class RunScreen(Screen[None]):
 
     BINDINGS = [
         Binding("escape", "app.pop_screen", "Back", id="run.back"),
-        Binding("p", "prefer", "Mark preferred", id="run.prefer"),
+        Binding("p", "prefer", "Prefer", id="run.prefer"),
         Binding("g", "toggle_scope", "Scope", id="run.scope"),
-        Binding("r", "reset", "Reset weights", id="run.reset"),
+        Binding("r", "reset", "Reset", id="run.reset"),
     ]
 
     app: PPPApp

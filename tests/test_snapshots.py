@@ -1,0 +1,51 @@
+"""Snapshot tests: the screens on a fixed demo database, compared with tests/__snapshots__.
+
+Regenerate after an intended change of look with `pytest tests/test_snapshots.py
+--snapshot-update`, and look at the report before committing the new SVGs.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from ppp_tui.app.app import PPPApp
+from ppp_tui.app.slider import WeightSlider
+
+SIZE = (140, 40)
+
+
+def _app(db: Path, tmp_path: Path) -> PPPApp:
+    return PPPApp(db, tmp_path / "config.toml")
+
+
+async def _loaded(pilot: Any) -> None:
+    app = pilot.app
+    await app.load_done.wait()
+    app.sub_title = "demo.db"  # not the temporary folder's name
+    await pilot.pause()
+
+
+def test_runs_screen(snap_compare: Any, db: Path, tmp_path: Path) -> None:
+    assert snap_compare(_app(db, tmp_path), terminal_size=SIZE, run_before=_loaded)
+
+
+def test_run_screen_after_moving_the_slider(snap_compare: Any, db: Path, tmp_path: Path) -> None:
+    async def open_and_slide(pilot: Any) -> None:
+        await _loaded(pilot)
+        await pilot.press("down", "down", "enter")
+        await pilot.pause()
+        pilot.app.screen.query_one(WeightSlider).focus()
+        await pilot.press(*["left"] * 12)
+        await pilot.pause(1.2)  # past the rank-change flash
+
+    assert snap_compare(_app(db, tmp_path), terminal_size=SIZE, run_before=open_and_slide)
+
+
+def test_help_screen(snap_compare: Any, db: Path, tmp_path: Path) -> None:
+    async def help_(pilot: Any) -> None:
+        await _loaded(pilot)
+        await pilot.press("question_mark")
+        await pilot.pause()
+
+    assert snap_compare(_app(db, tmp_path), terminal_size=SIZE, run_before=help_)
