@@ -190,7 +190,7 @@ class TuningScreen(Screen[None]):
             return
         lines: list[Content | str] = [
             Content.styled("current ", "bold cyan"),
-            f"technical {result.current:.2f}: mean regret {tuning.before_mean_regret:.4f},"
+            f"technical {_weight(result.current)}: mean regret {tuning.before_mean_regret:.4f},"
             f" agreement {tuning.before_agreement:.1%}\n",
             Content.styled("optimal ", "bold orange"),
             f"technical {tuning.technical:.4f}: mean regret {tuning.mean_regret:.4f},"
@@ -224,7 +224,7 @@ class TuningScreen(Screen[None]):
             table.add_row(
                 literal(stage, True),
                 f"{tuning.marked_runs:,}",
-                f"{current:.2f}",
+                _weight(current),
                 f"{tuning.technical:.4f}",
                 interval,
                 f"{tuning.before_mean_regret:.4f} → {tuning.mean_regret:.4f}",
@@ -249,3 +249,8 @@ class TuningScreen(Screen[None]):
         self.app.change_weight(technical, stage, started=time.perf_counter())
         where = "global weights" if stage is None else f"stage {stage}"
         self.notify(f"{where}: technical {technical:.4f} (ctrl+s saves it)")
+
+
+def _weight(value: float) -> str:
+    """0.70 for a slider step, 0.6269 for a tuned weight."""
+    return f"{value:.2f}" if abs(value * 100 - round(value * 100)) < 1e-9 else f"{value:.4f}"
