@@ -43,6 +43,12 @@ async def shoot(db: Path, config: Path) -> list[Path]:
         await app.workers.wait_for_complete()
         await pilot.pause(0.5)
         save("tuning")
+        await pilot.press("escape", "d")
+        await pilot.pause()
+        while getattr(app.screen, "computing", False):
+            await pilot.pause(0.05)
+        await pilot.pause(0.5)
+        save("dashboard")
     return saved
 
 

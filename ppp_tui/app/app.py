@@ -46,6 +46,13 @@ class PPPApp(App[None]):
         ),
         Binding("ctrl+s", "save", "Save", id="app.save"),
         Binding("t", "tune", "Tune", id="app.tune"),
+        Binding(
+            "d",
+            "dashboard",
+            "Dash",
+            tooltip="Dashboard: interaction over time, violations, effort, PPP on vs off",
+            id="app.dashboard",
+        ),
     ]
 
     class Loaded(Message):
@@ -249,6 +256,17 @@ class PPPApp(App[None]):
         if isinstance(self.screen, TuningScreen):
             return
         self.push_screen(TuningScreen(getattr(self.screen, "scope", None)))
+
+    def action_dashboard(self) -> None:
+        """The dashboard; if one is open under other screens, back to it."""
+        from .dashboard_screen import DashboardScreen
+
+        open_ = [s for s in self.screen_stack if isinstance(s, DashboardScreen)]
+        if not open_:
+            self.push_screen(DashboardScreen())
+            return
+        while self.screen is not open_[0]:
+            self.pop_screen()
 
     def action_help(self) -> None:
         if not isinstance(self.screen, HelpScreen):

@@ -205,6 +205,7 @@ Keys
   r           reset the weights to what config.toml holds
   ctrl+s      save the weights to config.toml
   t           tuning panel: regret and agreement curves, the optimum (u uses it)
+  d           dashboard: interaction over time, violations, effort, PPP on vs off
   /           search runs by id, spec or task
   s / S       sort the runs by the next column / reverse it (or click a header)
   ctrl+p      command palette, themes included

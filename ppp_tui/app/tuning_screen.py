@@ -112,9 +112,7 @@ class TuningScreen(Screen[None]):
         scores = replace(workspace.scores, settings=settings)
         stage = None if scope == GLOBAL else scope
         _, tuning = tune_scope(scores, stage)
-        result = Result(
-            scope, settings.weights_for(stage).technical, tuning, tune_stages(scores)
-        )
+        result = Result(scope, settings.weights_for(stage).technical, tuning, tune_stages(scores))
         self.post_message(self.Computed(result))
 
     def on_tuning_screen_computed(self, message: Computed) -> None:

@@ -45,11 +45,9 @@ END;
 INSERT = (
     "INSERT INTO run_scores (run_id, names, name_lengths, technical, counts) VALUES (?,?,?,?,?)"
 )
-# What a pack is built from, one row per agent in position order.
-AGENT_ROWS = (
-    "SELECT run_id, name, technical, q_low, q_medium, q_high, violations"
-    " FROM agents INDEXED BY agents_scores"
-)
+# What a pack is built from, one row per agent in position order (the covering index
+# agents_scores serves it; no INDEXED BY, so a database without it still works).
+AGENT_ROWS = "SELECT run_id, name, technical, q_low, q_medium, q_high, violations FROM agents"
 NO_TRAJECTORY = -1
 
 Pack = tuple[str, str, bytes, bytes, bytes]  # a run_scores row

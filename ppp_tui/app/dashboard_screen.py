@@ -1,0 +1,581 @@
+"""The dashboard (`d`): interaction over time, the most violated preferences, question
+effort by source, agreement by stage, PPP on vs off with the runs whose pick flips,
+and early stop over the iteration series. Figures come from `ppp_tui.dashboard`,
+computed in a worker thread; the stage filter at the top applies to all of them."""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from textual import on, work
+from textual.app import ComposeResult, RenderResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.content import Content
+from textual.geometry import Size
+from textual.message import Message
+from textual.reactive import reactive
+from textual.screen import Screen
+from textual.timer import Timer
+from textual.widget import Widget
+from textual.widgets import DataTable, Footer, Header, Select, Static
+from textual.worker import get_current_worker
+from textual_plotext import PlotextPlot
+
+from ..core.errors import PPPError
+from ..core.settings import Settings
+from ..dashboard import Dashboard, StageFigures
+from ..faces import number
+from ..reports import Scores
+from ..storage.store import Store
+from .screens import RunsScreen
+from .text import cell, literal, plain
+
+if TYPE_CHECKING:
+    from .app import PPPApp
+
+FLIPS_SHOWN = 1000  # rows of the flipped-runs list (there can be tens of thousands)
+NAME_WIDTH = 16  # preference names in the bar chart
+EFFORT_COLOURS = {"low": "green", "medium": "orange", "high": "red"}
+# Period attribute: (legend, colour).
+TIMELINE_SERIES = {"selected": ("selected agent", "cyan"), "agents_mean": ("all agents", "orange")}
+# Bars end a little short of the frame's right edge.
+X_MARGIN = 1.04
+# Settle time after a change before recomputing: `]` held down recomputes once.
+DEBOUNCE_S = 0.15
+
+
+def _percent(value: float | None) -> str:
+    return "—" if value is None else f"{value:.1%}"
+
+
+def _short(text: str, width: int) -> str:
+    shown = literal(text, one_line=True)
+    return shown if len(shown) <= width else shown[: width - 1] + "…"
+
+
+def _count(value: int) -> str:
+    if value >= 10_000:
+        return f"{value / 1000:.0f}k"
+    return f"{value:,}"
+
+
+class Chart(PlotextPlot):
+    """A plotext chart drawn when it renders, for its size then: bars get a text row
+    each and date labels as many as fit, whatever the terminal's size."""
+
+    def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
+        super().__init__(id=id, classes=classes)
+        self._draw: Callable[[Any, Size], None] | None = None
+        self._drawn_for: Size | None = None
+
+    def show(self, draw: Callable[[Any, Size], None]) -> None:
+        """Draw with `draw(plt, size)` from now on."""
+        self._draw, self._drawn_for = draw, None
+        self.refresh()
+
+    def render(self) -> RenderResult:
+        if self._draw is not None and self._drawn_for != self.size:
+            plt = self.plt
+            plt.clear_data()
+            plt.clear_figure()
+            self._draw(plt, self.size)
+            self._drawn_for = self.size
+        return super().render()
+
+
+class WholeText(Widget):
+    """Plain text shown only when all of its lines fit: never a table cut in half."""
+
+    text: reactive[str] = reactive("")
+
+    def render(self) -> RenderResult:
+        fits = self.text.count("\n") + 1 <= self.size.height
+        return Content(self.text) if fits else Content("")
+
+
+class DashboardScreen(Screen[None]):
+    """Whole-database figures, for every run or one stage's."""
+
+    BINDINGS = [Binding("escape", "app.pop_screen", "Back", id="dashboard.back")]
+
+    DEFAULT_CSS = """
+    DashboardScreen #dashboard-tools {
+        height: auto;
+        padding: 0 1;
+    }
+    DashboardScreen #dashboard-stage {
+        width: 28;
+    }
+    DashboardScreen #dashboard-status {
+        width: 1fr;
+        padding: 1 1;
+        color: $text-muted;
+    }
+    DashboardScreen .panel {
+        border: round $primary 50%;
+        border-title-color: $text;
+        border-title-style: bold;
+        border-subtitle-color: $text-muted;
+        padding: 0 1;
+    }
+    DashboardScreen .row {
+        height: 1fr;
+    }
+    DashboardScreen #dashboard-middle {
+        height: 12;  /* the six stages, no stage and the total */
+    }
+    DashboardScreen .wide {
+        width: 2fr;
+    }
+    DashboardScreen .narrow {
+        width: 1fr;
+        min-width: 38;
+    }
+    DashboardScreen #stages {
+        width: auto;
+        height: 100%;
+    }
+    DashboardScreen #flips {
+        height: 100%;
+    }
+    DashboardScreen #early-stop {
+        width: 1fr;
+        height: 100%;
+    }
+    DashboardScreen #effort {
+        height: 8;
+    }
+    DashboardScreen #effort-legend {
+        height: 1;
+    }
+    DashboardScreen #effort-counts {
+        height: 1fr;
+        padding-top: 1;
+        color: $text-muted;
+    }
+    """
+
+    app: PPPApp
+
+    class Computed(Message):
+        """A computation's figures (None if it failed) and a note for the status line."""
+
+        def __init__(self, generation: int, dashboard: Dashboard | None, note: str) -> None:
+            super().__init__()
+            self.generation = generation
+            self.dashboard = dashboard
+            self.note = note
+
+    def __init__(self, stage: str | None = None) -> None:
+        super().__init__()
+        self.stage = stage
+        self.dashboard: Dashboard | None = None
+        self._generation = 0  # the latest computation asked for; older results are dropped
+        self._computed_for: Any = None  # what the shown figures were computed from
+        self._pending: Timer | None = None  # a recomputation waiting for changes to settle
+        self._awaiting = False  # a computation is under way (or waits for the database)
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        with Horizontal(id="dashboard-tools"):
+            yield Select([], prompt="All stages", id="dashboard-stage", allow_blank=True)
+            yield Static("", id="dashboard-status")
+        with Horizontal(id="dashboard-top", classes="row"):
+            yield Chart(id="timeline", classes="panel wide")
+            yield Chart(id="violations", classes="panel narrow")
+        with Horizontal(id="dashboard-middle"):
+            yield DataTable(id="stages", classes="panel wide", cursor_type="none")
+            yield Static(id="early-stop", classes="panel")
+        with Horizontal(id="dashboard-bottom", classes="row"):
+            yield DataTable(id="flips", classes="panel wide", cursor_type="row", zebra_stripes=True)
+            with Vertical(id="effort-panel", classes="panel narrow"):
+                yield Chart(id="effort")
+                yield Static(id="effort-legend")
+                yield WholeText(id="effort-counts")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        titles = {
+            "#timeline": "Interaction over time",
+            "#violations": "Most violated preferences",
+            "#stages": "By stage: agreement with your marks, PPP on vs off",
+            "#early-stop": "Early stop",
+            "#flips": "Runs whose pick flips with PPP off",
+            "#effort-panel": "Question effort by label source",
+        }
+        for selector, title in titles.items():
+            self.query_one(selector).border_title = title
+        self.query_one("#flips", DataTable).add_columns(
+            "run", "stage", "PPP on", "PPP off", "preferred"
+        )
+        self._list_stages()
+        self.query_one("#flips", DataTable).focus()
+        self.recompute(now=True)
+
+    def _runs_filter(self) -> str | None:
+        """The stage the runs list is filtered by, if any."""
+        for screen in self.app.screen_stack:
+            if isinstance(screen, RunsScreen):
+                value = screen.query_one("#stage-filter", Select).value
+                return value if isinstance(value, str) else None
+        return None
+
+    def _list_stages(self) -> None:
+        """The stages to filter by, and the runs screen's filter as the starting one."""
+        workspace = self.app.workspace
+        if workspace is None or not workspace.loaded:
+            return
+        if self.stage is None:
+            self.stage = self._runs_filter()
+        names = sorted({info.stage for info in workspace.infos if info.stage})
+        select = self.query_one("#dashboard-stage", Select)
+        with select.prevent(Select.Changed):
+            select.set_options([(literal(name, True), name) for name in names])
+            if self.stage in names:
+                select.value = self.stage
+            else:
+                self.stage = None
+
+    # -- computing -----------------------------------------------------------------
+
+    def weights_changed(self) -> None:
+        """Weights or marks changed (the app calls this): compute again."""
+        self.recompute()
+
+    def on_screen_resume(self) -> None:
+        # Marks may have changed while a run opened from here was on screen.
+        if self._computed_for is not None and self._computed_for != self._inputs():
+            self.recompute()
+
+    def _inputs(self) -> Any:
+        """What the figures depend on, to tell whether they are out of date."""
+        workspace = self.app.workspace
+        if workspace is None or workspace.scores is None:
+            return None
+        arrays = workspace.scores.arrays
+        # Marks are patched into the loaded arrays in place: their bytes tell.
+        return (self.stage, workspace.settings, id(arrays), hash(arrays.preferred.tobytes()))
+
+    @property
+    def computing(self) -> bool:
+        """Figures are asked for and not shown yet."""
+        return self._pending is not None or self._awaiting
+
+    def recompute(self, now: bool = False) -> None:
+        if self._pending is not None:
+            self._pending.stop()
+            self._pending = None
+        if now:
+            self._start()
+        else:
+            self._pending = self.set_timer(DEBOUNCE_S, self._start)
+
+    def _start(self) -> None:
+        self._pending = None
+        self._awaiting = True
+        workspace = self.app.workspace
+        status = self.query_one("#dashboard-status", Static)
+        if workspace is None or workspace.scores is None:
+            status.update("loading the database…")
+            self._when_loaded()
+            return
+        self._generation += 1
+        self._computed_for = self._inputs()
+        status.update("computing…")
+        if self.dashboard is None or self.dashboard.stage != self.stage:
+            self._set_loading(True)
+        self._compute(
+            self._generation, workspace.store, workspace.settings, workspace.scores, self.stage
+        )
+
+    @work(exclusive=True, group="dashboard-wait")
+    async def _when_loaded(self) -> None:
+        await self.app.load_done.wait()
+        if self.app.workspace is None:
+            self._awaiting = False
+            self._set_loading(False)
+            self.query_one("#dashboard-status", Static).update("the database could not be opened")
+            return
+        self._list_stages()
+        self.recompute(now=True)
+
+    @work(thread=True, exclusive=True, group="dashboard")
+    def _compute(
+        self, generation: int, store: Store, settings: Settings, scores: Scores, stage: str | None
+    ) -> None:
+        started = time.perf_counter()
+        try:
+            dashboard = Dashboard.load(store, settings, stage, scores=scores)
+        except PPPError as error:
+            self.post_message(self.Computed(generation, None, str(error)))
+            return
+        if not get_current_worker().is_cancelled:
+            seconds = time.perf_counter() - started
+            self.post_message(self.Computed(generation, dashboard, f"computed in {seconds:.2f} s"))
+
+    def on_dashboard_screen_computed(self, message: Computed) -> None:
+        if message.generation != self._generation:
+            return  # a newer computation is on its way
+        self._awaiting = False
+        self._set_loading(False)
+        if message.dashboard is None:
+            self.query_one("#dashboard-status", Static).update(plain(message.note))
+            return
+        self.dashboard = message.dashboard
+        self._show(message.note)
+
+    def _set_loading(self, loading: bool) -> None:
+        for widget in self.query(".panel"):
+            widget.loading = loading
+
+    @on(Select.Changed, "#dashboard-stage")
+    def _stage_changed(self, event: Select.Changed) -> None:
+        self.stage = event.value if isinstance(event.value, str) else None
+        self.recompute(now=True)
+
+    @on(DataTable.RowSelected, "#flips")
+    def _open_flip(self, event: DataTable.RowSelected) -> None:
+        if event.row_key.value is not None:
+            self.app.open_run(event.row_key.value)
+
+    # -- showing -------------------------------------------------------------------
+
+    def _show(self, note: str) -> None:
+        dashboard = self.dashboard
+        assert dashboard is not None
+        workspace = self.app.workspace
+        assert workspace is not None
+        settings = workspace.settings
+        scope = "all stages" if dashboard.stage is None else f"stage {dashboard.stage}"
+        parts = [
+            literal(scope, True),
+            f"{dashboard.runs:,} runs",
+            f"global weights {settings.weights.technical:.2f}/{settings.weights.interaction:.2f}",
+        ]
+        if settings.stage_weights:
+            parts.append(f"{len(settings.stage_weights)} stage tables")
+        if not settings.enabled:
+            parts.append("PPP is off in config.toml")
+        parts.append(note)
+        self.query_one("#dashboard-status", Static).update(Content("  ·  ".join(parts)))
+        self._stages(dashboard, settings)
+        self._early_stop(dashboard)
+        self._flips(dashboard)
+        self._timeline(dashboard)
+        self._violations(dashboard)
+        self._effort(dashboard)
+
+    def _timeline(self, dashboard: Dashboard) -> None:
+        timeline = dashboard.timeline
+        chart = self.query_one("#timeline", Chart)
+        chart.border_title = Content.assemble(
+            f"Interaction over time, per {timeline.unit}  ",
+            *(
+                part
+                for label, colour in TIMELINE_SERIES.values()
+                for part in (Content.styled("━━", colour), f" {label}  ")
+            ),
+        )
+        chart.border_subtitle = (
+            f"{timeline.undated:,} runs without a date left out" if timeline.undated else ""
+        )
+        periods = timeline.periods
+
+        def draw(plt: Any, size: Size) -> None:
+            if not periods:
+                plt.title("no dated runs")
+                return
+            for attribute, (_, colour) in TIMELINE_SERIES.items():
+                points = [
+                    (i, value)
+                    for i, period in enumerate(periods)
+                    if (value := getattr(period, attribute)) is not None
+                ]
+                if points:
+                    xs, ys = zip(*points, strict=True)
+                    plt.plot(xs, ys, color=colour, marker="dot")
+            values = [v for p in periods for v in (p.selected, p.agents_mean) if v is not None]
+            if values:
+                ticks = _nice_ticks(min(values), max(values))
+                digits = max(2, math.ceil(-math.log10(ticks[1] - ticks[0])))
+                plt.yticks(ticks, [f"{v:+.{digits}f}" for v in ticks])
+                plt.ylim(ticks[0], ticks[-1])
+            # As many date labels as fit under the chart.
+            fit = max(2, (size.width - 10) // (len(periods[0].label) + 3))
+            shown = _ticks(len(periods), fit)
+            plt.xticks(shown, [periods[i].label for i in shown])
+            plt.xlim(0, max(1, len(periods) - 1))
+
+        chart.show(draw)
+
+    def _violations(self, dashboard: Dashboard) -> None:
+        chart = self.query_one("#violations", Chart)
+        chart.border_subtitle = (
+            f"{dashboard.violations:,} violations of {dashboard.violated_preferences} preferences"
+            if dashboard.violations
+            else ""
+        )
+        preferences = dashboard.preferences
+
+        def draw(plt: Any, size: Size) -> None:
+            # One text row per bar, the most violated at the top: as many as there are rows.
+            rows = max(1, size.height - 3)
+            top = preferences[:rows]
+            if not top:
+                plt.title("no violations")
+                return
+            positions = [rows - i for i in range(len(top))]
+            counts = [p.violations for p in top]
+            plt.bar(positions, counts, orientation="horizontal", width=0.2, color="red")
+            plt.yticks(positions, [_short(p.preference, NAME_WIDTH) for p in top])
+            plt.ylim(1, max(2, rows))  # the limits are the centres of the end rows
+            most = max(counts)
+            plt.xlim(0, most * X_MARGIN)
+            plt.xticks([0, most / 2, most], ["0", _count(most // 2), _count(most)])
+
+        chart.show(draw)
+
+    def _effort(self, dashboard: Dashboard) -> None:
+        rows = [row for row in dashboard.effort if row.total]
+        legend: list[Content | str] = []
+        counts = ""
+        if rows:
+            total = sum(row.total for row in rows)
+            for effort, colour in EFFORT_COLOURS.items():
+                share = sum(getattr(row, effort) for row in rows) / total
+                legend += [Content.styled("■", colour), f" {effort} {share:.0%}  "]
+            counts = "\n".join(
+                f"{row.label:<11}{row.low:>8,}{row.medium:>8,}{row.high:>8,}" for row in rows
+            )
+            counts = f"{'':<11}{'low':>8}{'medium':>8}{'high':>8}\n{counts}"
+        self.query_one("#effort-legend", Static).update(Content.assemble(*legend))
+        self.query_one("#effort-counts", WholeText).text = counts
+
+        def draw(plt: Any, size: Size) -> None:
+            if not rows:
+                plt.title("no questions")
+                return
+            # Each source as 100%, so the labelled and the classified mix compare
+            # directly; one text row per bar, a blank row between.
+            positions = [2 * (len(rows) - i) - 1 for i in range(len(rows))]
+            plt.stacked_bar(
+                positions,
+                [[100 * getattr(row, e) / row.total for row in rows] for e in EFFORT_COLOURS],
+                orientation="horizontal",
+                width=0.2,
+                color=list(EFFORT_COLOURS.values()),
+            )
+            plt.yticks(positions, [f"{row.label} {_count(row.total)}" for row in rows])
+            plt.ylim(1, max(2, positions[0]))
+            plt.xlim(0, 100 * X_MARGIN)
+            plt.xticks([0, 50, 100], ["0%", "50%", "100%"])
+
+        self.query_one("#effort", Chart).show(draw)
+
+    def _stages(self, dashboard: Dashboard, settings: Settings) -> None:
+        table = self.query_one("#stages", DataTable)
+        # Weights per stage only when stages have tables of their own; otherwise the
+        # global pair in the status line applies to every stage.
+        weights = bool(settings.stage_weights)
+        table.clear(columns=True)
+        table.add_columns(
+            "stage",
+            *(["weights"] if weights else []),
+            "runs",
+            "marked",
+            "agree",
+            "regret",
+            "flipped",
+            "agree off",
+        )
+        table.border_subtitle = "flipped, agree off: with PPP off (technical only)"
+        rows: list[StageFigures] = list(dashboard.stages)
+        if len(rows) > 1:
+            rows.append(dashboard.total)
+        for row in rows:
+            w = row.weights
+            share = row.flipped / row.runs if row.runs else None
+            table.add_row(
+                cell(row.label, "bold" if w is None else ""),
+                *(
+                    []
+                    if not weights
+                    else ["" if w is None else f"{w.technical:.2f}/{w.interaction:.2f}"]
+                ),
+                f"{row.runs:,}",
+                f"{row.marked_runs:,}",
+                _percent(row.agreement),
+                number(row.mean_regret, 4),
+                f"{row.flipped:,} ({_percent(share)})",
+                _percent(row.ppp_off_agreement),
+            )
+
+    def _early_stop(self, dashboard: Dashboard) -> None:
+        figures = dashboard.early_stop
+        widget = self.query_one("#early-stop", Static)
+        if not figures.runs:
+            widget.update("No run has an iteration series.")
+            return
+        lines = [
+            f"{figures.runs:,} runs with iterations, {figures.iterations:,} in all",
+            f"{figures.stopped:,} would stop early:",
+            *(f"  {r.reason:<10} {r.runs:>6,} runs, {r.saved:,} saved" for r in figures.reasons),
+            f"saved {figures.saved:,} iterations ({_percent(figures.saved_share)}):",
+            f"  {number(figures.mean_saved, 2)} per run,"
+            f" {number(figures.mean_saved_stopped, 2)} per stopped run",
+        ]
+        if figures.worse:
+            lines += [
+                f"best score lower in {figures.worse:,} stopped runs,",
+                f"  by {number(figures.mean_loss, 2)} on average",
+            ]
+        widget.update(Content("\n".join(lines)))
+
+    def _flips(self, dashboard: Dashboard) -> None:
+        table = self.query_one("#flips", DataTable)
+        highlighted = None
+        if table.row_count:
+            highlighted = table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value
+        table.clear()
+        flips = dashboard.flips
+        title = f"Runs whose pick flips with PPP off: {len(flips):,}"
+        if len(flips) > FLIPS_SHOWN:
+            title += f", the first {FLIPS_SHOWN:,} listed"
+        table.border_title = title
+        table.border_subtitle = "enter opens a run" if len(flips) else ""
+        for flip in flips.rows(FLIPS_SHOWN):
+            agrees = flip.preferred is not None and flip.preferred == flip.ppp_on
+            table.add_row(
+                cell(flip.run_id),
+                cell(flip.stage or "—"),
+                cell(flip.ppp_on, "bold"),
+                cell(flip.ppp_off),
+                cell(flip.preferred or "—", "green" if agrees else ""),
+                key=flip.run_id,
+            )
+        if highlighted is not None and highlighted in table.rows:
+            # The same run stays under the cursor while weights or marks change.
+            table.move_cursor(row=table.get_row_index(highlighted), animate=False)
+
+
+def _ticks(count: int, most: int) -> list[int]:
+    """At most `most` evenly spread positions out of `count`, the first and last included."""
+    if count <= most:
+        return list(range(count))
+    step = (count - 1) / (most - 1)
+    return sorted({round(i * step) for i in range(most)})
+
+
+def _nice_ticks(low: float, high: float, most: int = 5) -> list[float]:
+    """Round tick values (steps of 1, 2 or 5 times a power of ten) covering [low, high]."""
+    span = high - low or abs(high) or 1.0
+    raw = span / (most - 1)
+    power = 10 ** math.floor(math.log10(raw))
+    step = next(m * power for m in (1, 2, 5, 10) if m * power >= raw)
+    start = math.floor(low / step) * step
+    count = math.ceil((high - start) / step - 1e-9) + 1
+    return [round(start + i * step, 10) for i in range(max(2, count))]
