@@ -1089,3 +1089,36 @@ def test_the_first_runs_load_as_the_first_rows_of_the_whole(
     np.testing.assert_allclose(
         first.columns.penalty, whole.columns.penalty[: len(first.columns.penalty)]
     )
+
+
+def test_an_import_lifts_the_insert_trigger_only_while_it_runs(
+    examples: Store, tmp_path: Path
+) -> None:
+    triggers = {
+        row[0]
+        for row in examples.conn.execute("SELECT name FROM sqlite_master WHERE type = 'trigger'")
+    }
+    assert triggers == {
+        "run_scores_agent_insert",
+        "run_scores_agent_update",
+        "run_scores_agent_delete",
+    }
+    # An agent added to a run outside ppp-tui drops the run's pack; the run is read
+    # from agents, new agent included.
+    examples.conn.execute(
+        "INSERT INTO agents (run_id, position, name, technical) VALUES ('seed-000', 9, 'late', 1.0)"
+    )
+    assert not examples.conn.execute(
+        "SELECT 1 FROM run_scores WHERE run_id = 'seed-000'"
+    ).fetchall()
+    assert check_against_rank_run(examples, Settings()) == 3
+    # A failed import leaves the trigger in place too.
+    bad = write_jsonl(tmp_path / "bad.jsonl", [simple_run("x", ("a", 2.0))])
+    with pytest.raises(PPPError):
+        import_file(examples, bad)
+    assert (
+        examples.conn.execute(
+            "SELECT count(*) FROM sqlite_master WHERE name = 'run_scores_agent_insert'"
+        ).fetchone()[0]
+        == 1
+    )

@@ -131,6 +131,7 @@ def _create(conn: sqlite3.Connection) -> None:
 def _add_run_scores(conn: sqlite3.Connection) -> None:
     """Version 2: the per-run packs of the hot agent columns (see packs.py)."""
     _execute(conn, packs.SCHEMA)
+    conn.execute(packs.INSERT_TRIGGER)
     packs.fill_missing(conn)
 
 

@@ -253,7 +253,7 @@ class Store:
         """
         report = ImportReport()
         try:
-            with self._transaction():
+            with self._transaction(), packs.import_in_progress(self.conn):
                 known = {row[0] for row in self.conn.execute("SELECT id FROM runs")}
                 _Import(_Writer(self.conn), known, report, skip_invalid, progress).run(records)
         except sqlite3.Error as error:
