@@ -16,8 +16,9 @@ investigation verb aimed at the agent's own next step ("Should I add a test?") i
 still a yes/no confirmation, while "Could you check what the staging server
 returns?" asks the user to go and look. Multi-part questions take the highest
 part's effort. Everything is precompiled regular expressions over one lower-cased
-string, so the classifier is deterministic; and each is gated by a cheap test (see
-below), so it is fast too (see benchmarks/).
+string, so the classifier is deterministic; and nearly each is gated by a cheap test
+(see below), so it is fast too (see benchmarks/). A task text is prepared once for all
+the questions asked about it (`_task`).
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from itertools import filterfalse
 from operator import itemgetter
-from typing import NamedTuple
+from string import ascii_lowercase
 
 from .model import Effort
 
@@ -36,9 +37,10 @@ _LOW, _MEDIUM, _HIGH = Effort.LOW, Effort.MEDIUM, Effort.HIGH
 _ORDER = {_LOW: 0, _MEDIUM: 1, _HIGH: 2}
 
 
-# Every pattern below is gated: a cheap test that any match needs (a word among the
-# question's words, a literal substring, its first word) runs first, and a regular
-# expression only where it passes. The words are the question's \w+ runs, each cut to
+# Every pattern below is gated (but a few seldom searched ones whose words are too
+# common to gate them, such as _PASSIVE): a cheap test that any match needs (a word
+# among the question's words, a literal substring, its first word) runs first, and a
+# regular expression only where it passes. The words are the question's \w+ runs, each cut to
 # its first PREFIX characters (`_gate_words`), so a gate word of PREFIX characters or
 # more stands for every word that starts with it, and a shorter one for exactly that
 # word. A gate may pass where its pattern does not match, never the other way round:
@@ -110,6 +112,17 @@ def _starting(start: str) -> frozenset[bytes]:
 def _word(literal: str) -> str:
     """r"\\b" + `literal` (which starts with a \\w character), the literal first."""
     return f"{literal}(?<!\\w.{{{len(literal)}}})"
+
+
+def _any_word(*alternatives: str) -> str:
+    """r"\\b(?:" + "|".join(alternatives) + ")", each alternative's leading letters first
+    (`_word`): the engine then tries the pattern only where one of their first letters
+    stands."""
+    words = []
+    for alternative in alternatives:
+        end = len(alternative) - len(alternative.lstrip(ascii_lowercase))
+        words.append(_word(alternative[:end]) + alternative[end:])
+    return f"(?:{'|'.join(words)})"
 
 
 # A cue list: each gate word's pattern.
@@ -256,6 +269,14 @@ _REQUEST = _cues(
     )
 )
 _REQUEST_GATES = frozenset(_REQUEST)
+# _REQUEST can only match a text with one of these gate words too: what the user is asked
+# to do is a word of the text.
+_REQUEST_VERB_GATES = _gate(
+    "run check verify test try send share provide paste upload attach collect gather grab"
+    " pull export dump capture record find locate look describe explain list document measure"
+    " time monitor ask contact get fetch give dig write sketch outline summarise spell detail"
+    " enumerate map go confirm"
+)
 _REQUEST_START = re.compile(
     r"(?:please\s+)?(?:send|share|provide|paste|upload|attach|describe|explain)\b"
 )
@@ -270,8 +291,10 @@ _REQUEST_STARTS = (
     "describe",
     "explain",
 )
-# _REQUEST_START can only match where the first word (_FIRST_WORD) is one of these.
+# _REQUEST_START can only match where the first word (_FIRST_WORD) is one of these; and
+# only a text with one of these gate words (its verb is a word of the text).
 _REQUEST_FIRST = frozenset(_REQUEST_STARTS)
+_REQUEST_START_GATES = _gate(" ".join(_REQUEST_STARTS[1:]))
 
 # Knowledge the user is asked to report: what they have, know, or see out there.
 _FACT = _cues(
@@ -358,8 +381,15 @@ _DECISION_WORDS = _gate("want wish ok okay fine mean lets")
 # regular expressions: most questions have no "/" or ")" at all.
 # (Possessive: the runs of [a-z0-9] never give back characters, which could only
 # stand where "/" or the look-ahead need others.)
-_SLASH_OPTION = re.compile(r"(?:^|[\s(])[a-z0-9]++/[a-z0-9]++(?=[\s?,.)]|$)")
-_LETTER_OPTION = re.compile(r"(?:^|\s)\(?[a-d1-4]\)\s|\boptions?\s*(?:\(?[a-d1-4]\)|[:-])")
+# r"(?:^|[\s(])[a-z0-9]++/[a-z0-9]++(?=[\s?,.)]|$)" matches where one of these does: the
+# first after a space or "(" (the engine tries it only there), the second at the start.
+_SLASH_OPTION = re.compile(r"[\s(][a-z0-9]++/[a-z0-9]++(?=[\s?,.)]|$)")
+_SLASH_OPTION_FIRST = re.compile(r"[a-z0-9]++/[a-z0-9]++(?=[\s?,.)]|$)")
+# r"(?:^|\s)\(?[a-d1-4]\)\s|\boptions?\s*(?:\(?[a-d1-4]\)|[:-])" matches where one of
+# these does, each starting with a literal: "a) ", "(a) " at the start or after a space
+# (r"(?<!\S)"), the ")" first; "option" and what follows it.
+_LETTER_OPTION = re.compile(r"\)(?:(?<=(?<!\S)[a-d1-4]\))|(?<=(?<!\S)\([a-d1-4]\)))\s")
+_OPTION_WORD = re.compile(_word("option") + r"s?\s*(?:\(?[a-d1-4]\)|[:-])")
 
 
 # A confirmation of what the agent is about to do: yes or no, nothing to weigh.
@@ -396,9 +426,6 @@ _WH_STARTS = frozenset(("what", "how", "where", "when", "who", "whom", "whose", 
 _WH_PHRASE_STARTS = frozenset(("in", "at", "after"))
 _FIRST_WORD = re.compile(r"\w*")
 _WH = re.compile("^" + _WH_WORDS)
-# The same, with .match(text, start): at `start`.
-_AUX_AT = re.compile(_AUX_WORDS)
-_WH_AT = re.compile(_WH_WORDS)
 # A verb: one of these words, or a passive / third person before a preposition.
 _VERB_ONE_WORD = (
     *("is", "are", "am", "was", "were", "be", "been", "being", "do", "does", "did", "has"),
@@ -411,13 +438,11 @@ _VERB = _cues(
     ("s", r"'s(?<=\w's)\b"),
     ("re", r"'re(?<=\w're)\b"),
     *((f"{word} {word}s", _word(word) + r"s?\b") for word in _VERB_ONE_WORD_S),
-    # r"\w+(?:ed|s)\s+(?:by|on|...)\b", without the backtracking of \w+
-    (
-        "by on in to from at between",
-        r"(?:d(?<=\wed)|s(?<=\ws))\s+(?:by|on|in|to|from|at|between)\b",
-    ),
 )
 _VERB_GATES = frozenset(_VERB)
+# A verb too: r"\w+(?:ed|s)\s+(?:by|on|...)\b", without the backtracking of \w+. Not a
+# _VERB cue: its words are too common to gate it, and it is seldom searched (`_has_verb`).
+_PASSIVE = re.compile(r"(?:d(?<=\wed)|s(?<=\ws))\s+(?:by|on|in|to|from|at|between)\b")
 # A one-word _VERB cue matches if the first word is one of these (see _DECISION_FIRST);
 # and if one of them shorter than PREFIX is a gate word (see _DECISION_WORDS).
 _VERB_FIRST = frozenset(
@@ -439,10 +464,14 @@ _VALUE_NOUN = _cues(
     ("color colors colour colours", _word("colo") + r"u?rs?\b"),
 )
 _VALUE_NOUN_GATES = frozenset(_VALUE_NOUN)
-# An option list written out after the question: "A) keep it, B) remove it".
-_ENUMERATED = re.compile(r"(?:^|\s)\(?[a-c1-3]\)\s.*\s\(?[b-d2-4]\)\s", re.IGNORECASE)
+# An option list written out after the question: "A) keep it, B) remove it". (That is
+# r"(?:^|\s)\(?[a-c1-3]\)\s.*\s\(?[b-d2-4]\)\s", its first ")" first: see _LETTER_OPTION.)
+_ENUMERATED = re.compile(
+    r"\)(?:(?<=(?<!\S)[a-c1-3]\))|(?<=(?<!\S)\([a-c1-3]\)))\s.*\s\(?[b-d2-4]\)\s", re.IGNORECASE
+)
 _CONJUNCTION = re.compile(r"^(?:and|but|so|also|plus|then)\s+")
 _CONJUNCTIONS = ("and", "but", "so", "also", "plus", "then")
+_CONJUNCTION_INITIALS = "".join(sorted({word[0] for word in _CONJUNCTIONS}))
 # "Any preference on how...?", "Is there a particular order you'd like?": yes/no in
 # form, but the user still has to come up with the answer.
 _OPEN_PREFERENCE = re.compile(
@@ -450,6 +479,11 @@ _OPEN_PREFERENCE = re.compile(
     r"(?:preference|thoughts?|ideas?|opinions?|conventions?|order|format|style|naming)\b"
 )
 _OPEN_PREFERENCE_STARTS = frozenset(("any", "is", "do"))
+# _OPEN_PREFERENCE can only match a text with one of these gate words (its noun).
+_OPEN_PREFERENCE_GATES = _gate(
+    "preference thought thoughts idea ideas opinion opinions convention conventions order"
+    " format style naming"
+)
 _SWITCH = re.compile(r"\b(?:on|off|enabled?|disabled?)\b")
 # Leading context before the question proper: "Two quick ones:", "I checked X; ..."
 # (That is r"(?:[:;,]|\s[\u2014\u2013-]{1,2}\s)\s*(?:(?:and|but|...)\s+)?", written to
@@ -457,16 +491,34 @@ _SWITCH = re.compile(r"\b(?:on|off|enabled?|disabled?)\b")
 _LEAD = re.compile(
     r"[:;,\s](?:(?<=[:;,])|(?<=\s)[\u2014\u2013-]{1,2}\s)\s*(?:(?:and|but|so|also|then|plus)\s+)?"
 )
+# _LEAD, and whether a question word (_WH_WORDS, _AUX_WORDS) follows it: then its group 1
+# matched (the empty string). The look-ahead takes nothing, so the matches are _LEAD's.
+_LEAD_THEN = re.compile(rf"{_LEAD.pattern}(?:(?=(?:{_WH_WORDS}|{_AUX_WORDS}))()|)")
+# A lead starts at a space only before a dash, so only where this matches.
+_SPACED_DASH = re.compile(r"[\u2014\u2013-](?<=\s.)")
+# Elsewhere the leads start at a ":", ";" or ",", and none holds the start of another;
+# for each of these characters, the leads there that a question word follows (a lead
+# without one would only give back spaces or its "and": neither is followed by one).
+_MARK_LEADS = tuple(
+    (
+        mark,
+        re.compile(
+            rf"{mark}\s*(?:(?:and|but|so|also|then|plus)\s+)?(?=(?:{_WH_WORDS}|{_AUX_WORDS}))"
+        ),
+    )
+    for mark in ",:;"
+)
 # Where _LEAD is followed by a question word (a necessary condition for a lead-in),
 # for each character a lead can start with: patterns that start with a literal
 # character are searched much faster than those that start with a character class.
 _LEAD_QUESTION_TAIL = rf"\s*(?:(?:and|but|so|also|then|plus)\s+)?(?:{_WH_WORDS}|{_AUX_WORDS})"
-_LEAD_QUESTIONS = tuple(
-    (mark, re.compile(re.escape(mark) + _LEAD_QUESTION_TAIL)) for mark in ",:;"
-) + tuple(
-    (dash, re.compile(rf"{dash}(?<=\s{dash})[\u2014\u2013-]?\s{_LEAD_QUESTION_TAIL}"))
-    for dash in ("-", "\u2014", "\u2013")
-)
+_LEAD_QUESTION = {
+    **{mark: re.compile(re.escape(mark) + _LEAD_QUESTION_TAIL) for mark in ",:;"},
+    **{
+        dash: re.compile(rf"{dash}(?<=\s{dash})[\u2014\u2013-]?\s{_LEAD_QUESTION_TAIL}")
+        for dash in ("-", "\u2014", "\u2013")
+    },
+}
 
 # Multi-part questions: split at sentence ends, semicolons, and "and"/"also" before
 # a fresh question (ADR-001-002 Phase 2).
@@ -482,7 +534,9 @@ _SPLIT = re.compile(rf";\s+|,?\s+(?:and|also|plus)\s+(?:also\s+)?(?={_OPENER})")
 _QUESTION_END = re.compile(r"\?\s")
 _STATEMENT_END = re.compile(r"\.\s")
 _EXCLAMATION_END = re.compile(r"!\s")
-_SENTENCE_ENDS = tuple((mark, re.compile(rf"\{mark}\s+(?=\S)")) for mark in "?.!")
+# _SENTENCE, from the end of a sentence: a pattern that starts with a character class
+# (not a look-behind) is tried only where one of its characters stands.
+_SENTENCE_END = re.compile(r"[?.!]\s+(?=\S)")
 # What _SPLIT needs but at a ";": a fresh question after "and", "also" or "plus".
 _SPLIT_CONJOINED = _cues(
     *(
@@ -496,22 +550,23 @@ _SPLIT_SEMICOLON = re.compile(r";\s+")
 
 
 def _sentences(text: str) -> list[str]:
-    """_SENTENCE.split(text), from the _SENTENCE_ENDS (which start with a literal, and so
-    are found much faster): the spaces after each end."""
-    cuts = [
-        (match.start() + 1, match.end())
-        for mark, end in _SENTENCE_ENDS
-        if mark in text
-        for match in end.finditer(text)
-    ]
-    return _cut(text, cuts)
+    """_SENTENCE.split(text), from _SENTENCE_END: each end keeps its "?", "." or "!"."""
+    pieces = []
+    start = 0
+    for match in _SENTENCE_END.finditer(text):
+        pieces.append(text[start : match.start() + 1])
+        start = match.end()
+    pieces.append(text[start:])
+    return pieces
 
 
 def _split(sentence: str, words: frozenset[bytes]) -> list[str]:
     """_SPLIT.split(sentence), from _SPLIT_SEMICOLON and the _SPLIT_CONJOINED (`words`: the
     gate words of a text holding `sentence`). A fresh question's match starts at the
     spaces before its "and" (with a comma before them, at the comma)."""
-    cuts = [match.span() for match in _SPLIT_SEMICOLON.finditer(sentence)]
+    cuts = (
+        [match.span() for match in _SPLIT_SEMICOLON.finditer(sentence)] if ";" in sentence else []
+    )
     for word in words & _SPLIT_GATES:
         for match in _SPLIT_CONJOINED[word].finditer(sentence):
             start = len(sentence[: match.start()].rstrip())
@@ -702,7 +757,10 @@ def _split_parts(question: str, words: frozenset[bytes]) -> tuple[list[str], boo
     # _SENTENCE splits after a "?", "." or "!" with more text after it; _SPLIT at a ";",
     # or at "and", "also", "plus" before a fresh question.
     sentences = (
-        (0 <= end < len(stripped) - 1 and _QUESTION_END.search(stripped, end) is not None)
+        (
+            0 <= end < len(stripped) - 1
+            and ("? " in stripped or _QUESTION_END.search(stripped, end) is not None)
+        )
         or ("." in stripped and _STATEMENT_END.search(stripped) is not None)
         or ("!" in stripped and _EXCLAMATION_END.search(stripped) is not None)
     )
@@ -714,7 +772,9 @@ def _split_parts(question: str, words: frozenset[bytes]) -> tuple[list[str], boo
         part = stripped.strip(" ,")
         return [part or stripped], True
     if sentences:
-        asked = [p for p in (p.strip() for p in _sentences(stripped)) if p]
+        # The sentences of a stripped text are stripped, and not empty: each ends at a
+        # "?", "." or "!", or at the end of the text, and starts after the spaces before it.
+        asked = _sentences(stripped)
         asked = [p for p in asked if p.endswith("?")] or asked
     else:
         asked = [stripped] if stripped else []
@@ -726,30 +786,44 @@ def _split_parts(question: str, words: frozenset[bytes]) -> tuple[list[str], boo
         ]
     else:
         parts = [sentence.strip(" ,") for sentence in asked]
-    return [p for p in parts if p] or [stripped], False
+    return list(filter(None, parts)) or [stripped], False
 
 
 def _core(lower: str) -> str:
     """The question proper, without a lead-in clause ("Two quick ones: ...")."""
-    core = _CONJUNCTION.sub("", lower) if lower.startswith(_CONJUNCTIONS) else lower
-    if not (
-        "," in lower
-        or ":" in lower
-        or ";" in lower
-        or "-" in lower
-        or "\u2014" in lower
-        or "\u2013" in lower
+    core = (
+        _CONJUNCTION.sub("", lower)
+        if lower[:1] in _CONJUNCTION_INITIALS and lower.startswith(_CONJUNCTIONS)
+        else lower
+    )
+    # A lead-in needs a _LEAD followed by a question word: one of the _LEAD_QUESTION.
+    if (
+        ("," in lower and _LEAD_QUESTION[","].search(lower) is not None)
+        or (":" in lower and _LEAD_QUESTION[":"].search(lower) is not None)
+        or (";" in lower and _LEAD_QUESTION[";"].search(lower) is not None)
+        or ("-" in lower and _LEAD_QUESTION["-"].search(lower) is not None)
+        or ("\u2014" in lower and _LEAD_QUESTION["\u2014"].search(lower) is not None)
+        or ("\u2013" in lower and _LEAD_QUESTION["\u2013"].search(lower) is not None)
     ):
-        return core
-    for mark, lead_question in _LEAD_QUESTIONS:
-        if mark in lower and lead_question.search(lower):
-            for match in _LEAD.finditer(lower):
-                end = match.end()
-                if (_WH_AT.match(lower, end) or _AUX_AT.match(lower, end)) and len(
-                    lower[end:].split()
-                ) >= 2:
-                    core = lower[end:]
-            break
+        # The last _LEAD followed by a question word and another word.
+        if ("-" in lower or "\u2014" in lower or "\u2013" in lower) and _SPACED_DASH.search(lower):
+            for match in _LEAD_THEN.finditer(lower):
+                if match.group(1) is not None:
+                    end = match.end()
+                    if len(lower[end:].split()) >= 2:
+                        core = lower[end:]
+        else:
+            last = 0
+            for mark, lead in _MARK_LEADS:
+                if mark in lower:
+                    found = lead.search(lower)
+                    while found is not None:
+                        end = found.end()
+                        if end > last and len(lower[end:].split(None, 1)) == 2:
+                            last = end
+                        found = lead.search(lower, end)
+            if last:
+                core = lower[last:]
     return core
 
 
@@ -768,20 +842,25 @@ def _part_effort(
     of `core` too. `you`: whether _REQUEST matches `whole` (else it matches no part).
     """
     # The first word, the \w+ run `core` starts with: up to a space if all \w characters
-    # (isalnum, and no "_"), else from _FIRST_WORD.
+    # (isalnum, and no "_").
     first = core.partition(" ")[0]
     if not first.isalnum():
-        match = _FIRST_WORD.match(core)
-        first = match.group() if match else ""
+        # Up to an apostrophe ("what's"), if all \w characters; else from _FIRST_WORD.
+        first = first.partition("'")[0]
+        if not first.isalnum():
+            match = _FIRST_WORD.match(core)
+            first = match.group() if match else ""
     if (first in _REQUEST_FIRST and _REQUEST_START.match(core)) or (
         you and _matches(core, words & _REQUEST_GATES, _REQUEST)
     ):
         return _HIGH
     # A confirmation of what the agent is about to do. _CONFIRM_END ends in a word,
     # optional space and an optional "?" ("$" allows one final newline): the stripped
-    # text ends with the word.
+    # text ends with the word (so not with a character none of the words ends with,
+    # before a final "?").
     confirm = (first in _CONFIRM_STARTS and _CONFIRM_START.match(core) is not None) or (
         not words.isdisjoint(_CONFIRM_END_GATES)
+        and (core[-1:] != "?" or core[-2:-1] in "tkys?" or core[-2:-1].isspace())
         and core.rstrip().rstrip("?").rstrip().endswith(_CONFIRM_ENDS)
         and _CONFIRM_END.search(core[-32:]) is not None
     )
@@ -793,7 +872,11 @@ def _part_effort(
         return _HIGH
     # Whether the answer is a pick among offered alternatives: known here only if needed.
     options: bool | None = None
-    if first in _OPEN_PREFERENCE_STARTS and _OPEN_PREFERENCE.match(core):
+    if (
+        first in _OPEN_PREFERENCE_STARTS
+        and not words.isdisjoint(_OPEN_PREFERENCE_GATES)
+        and _OPEN_PREFERENCE.match(core)
+    ):
         if not _offers_options(core):
             return _MEDIUM
         options = True
@@ -808,8 +891,11 @@ def _part_effort(
             return _HIGH
         decides = (
             first in _DECISION_FIRST  # _DECISION_START or a one-word _DECISION cue matches
-            or first.startswith(_DECISION_FIRST_STEMS)
+            or (first[:1] in "pe" and first.startswith(_DECISION_FIRST_STEMS))
             or (exact and not words.isdisjoint(_DECISION_WORDS))
+            # the most common _DECISION cues, without a search
+            or (b"shoul" in words and " should " in core)
+            or (b"like" in words and " would you like " in core)
             or bool((hits := words & _DECISION_GATES) and _matches(core, hits, _DECISION))
         )
         if not decides:
@@ -849,29 +935,44 @@ def _offers_options(text: str) -> bool:
         or "versus" in text
         or "either" in text
         or "one of" in text
-        or "which one" in text
-        or "which of" in text
-        or ("/" in text and _SLASH_OPTION.search(text) is not None)
-        or (("option" in text or ")" in text) and _LETTER_OPTION.search(text) is not None)
+        or ("which o" in text and ("which one" in text or "which of" in text))
+        or (
+            "/" in text
+            and (
+                _SLASH_OPTION.search(text) is not None
+                or _SLASH_OPTION_FIRST.match(text) is not None
+            )
+        )
+        or (")" in text and _LETTER_OPTION.search(text) is not None)
+        or ("option" in text and _OPTION_WORD.search(text) is not None)
     )
 
 
 def _has_verb(core: str, words: frozenset[bytes], exact: bool) -> bool:
-    """`exact`: `words` are the gate words of `core` itself, not of a text holding it."""
-    return (exact and not words.isdisjoint(_VERB_WORDS)) or bool(
-        (hits := words & _VERB_GATES) and _matches(core, hits, _VERB)
+    """A _VERB cue or _PASSIVE matches `core` (`exact`: `words` are the gate words of
+    `core` itself, not of a text holding it)."""
+    return (
+        (exact and not words.isdisjoint(_VERB_WORDS))
+        or bool((hits := words & _VERB_GATES) and _matches(core, hits, _VERB))
+        or _PASSIVE.search(core) is not None
     )
 
 
 def _stem(word: str) -> str:
+    """`word` without "._-:" around it, and without "ing" (past six characters), "ed" or
+    "es" (past five) or "s" (past four) at its end: only those its last character allows
+    are tried."""
     word = word.strip("._-:")
     n = len(word)
-    if n > 6 and word.endswith("ing"):
-        return word[:-3]
-    if n > 5 and (word.endswith("ed") or word.endswith("es")):
-        return word[:-2]
-    if n > 4 and word.endswith("s"):
-        return word[:-1]
+    last = word[-1:]
+    if last == "s":
+        if n > 5 and word[-2] == "e":
+            return word[:-2]
+        return word[:-1] if n > 4 else word
+    if last == "d":
+        return word[:-2] if n > 5 and word[-2] == "e" else word
+    if last == "g":
+        return word[:-3] if n > 6 and word.endswith("ing") else word
     return word
 
 
@@ -883,13 +984,11 @@ def _content_words(text: str) -> set[str]:
 
 # Slots whose value a task text states without naming the slot: "for PostgreSQL 16"
 # answers "Which database version?": (question cue, value in the task text, and what
-# the value needs: a digit (r"\d"), or one of some characters, or one of some gate
-# words). The cue is a cue list (`_cues`). The value is one or more patterns, apart by
+# the value needs: a digit (r"\d"), or one of some characters, or one of some words).
+# The cue is a cue list (`_cues`). The value is one or more patterns, apart by
 # spaces; "#" marks those whose every match starts with a digit, searched from the
 # text's first digit on.
-_Slot = tuple[
-    _Cues, frozenset[bytes], tuple[tuple[re.Pattern[str], bool], ...], bool, str, frozenset[bytes]
-]
+_Slot = tuple[_Cues, frozenset[bytes], tuple[tuple[re.Pattern[str], bool], ...], bool, str, str]
 _SLOT_SPECS: tuple[tuple[tuple[tuple[str, str], ...], str, bool, str, str], ...] = (
     (
         # \b(?:version|msrv|minimum|sdk|target\w*)\b
@@ -897,8 +996,13 @@ _SLOT_SPECS: tuple[tuple[tuple[tuple[str, str], ...], str, bool, str, str], ...]
             *((word, _word(word) + r"\b") for word in ("version", "msrv", "minimum", "sdk")),
             ("target", _word("target") + r"\w*\b"),
         ),
-        r"#\d+\.\d+ \b(?:v|version|msrv(?:\s+of)?|ios|android|python|node|postgres(?:ql)?"
-        r"|java|go|rust|php|ruby|api\s+level)\s*\d+",
+        # #\d+\.\d+ \b(?:v|version|msrv(?:\s+of)?|ios|...|api\s+level)\s*\d+
+        r"#\d+\.\d+ "
+        + _any_word(
+            *("v", "version", r"msrv(?:\s+of)?", "ios", "android", "python", "node"),
+            *(r"postgres(?:ql)?", "java", "go", "rust", "php", "ruby", r"api\s+level"),
+        )
+        + r"\s*\d+",
         True,
         "",
         "",
@@ -911,7 +1015,8 @@ _SLOT_SPECS: tuple[tuple[tuple[tuple[str, str], ...], str, bool, str, str], ...]
             ("cron", _word("cron") + r"\b"),
             ("when", _word("when") + r"\b"),
         ),
-        r"#\b\d{1,2}:\d{2}\b|\b\d{1,2}\s*(?:am|pm)\b",
+        # #\b\d{1,2}:\d{2}\b|\b\d{1,2}\s*(?:am|pm)\b (r"\b\d", the digit first)
+        r"#\d(?<!\w.)\d?(?::\d{2}\b|\s*(?:am|pm)\b)",
         True,
         "",
         "",
@@ -926,8 +1031,8 @@ _SLOT_SPECS: tuple[tuple[tuple[tuple[str, str], ...], str, bool, str, str], ...]
             ),
             ("expire", _word("expir") + r"\w*\b"),
         ),
-        r"#\b\d+\s*-?\s*(?:ms|milliseconds?|s|secs?|seconds?|mins?|minutes?|h|hours?|days?"
-        r"|weeks?|months?|years?)\b",
+        r"#\d(?<!\w.)\d*\s*-?\s*(?:ms|milliseconds?|s|secs?|seconds?|mins?|minutes?|h|hours?"
+        r"|days?|weeks?|months?|years?)\b",
         True,
         "",
         "",
@@ -935,7 +1040,7 @@ _SLOT_SPECS: tuple[tuple[tuple[tuple[str, str], ...], str, bool, str, str], ...]
     (
         # \btime\s*zone|\btimezone
         (("time timezone", _word("time") + r"\s*zone"),),
-        r"\b(?:utc|gmt|cet|est|pst)\b|\b[a-z]+/[a-z_]+\b",
+        _any_word("utc", "gmt", "cet", "est", "pst") + r"\b \b[a-z]+/[a-z_]+\b",
         False,
         "/",
         "utc gmt cet est pst",
@@ -943,7 +1048,7 @@ _SLOT_SPECS: tuple[tuple[tuple[tuple[str, str], ...], str, bool, str, str], ...]
     (
         # \b(?:name|call|called|named)\b
         tuple((word, _word(word) + r"\b") for word in ("name", "call", "called", "named")),
-        r"\b(?:named|called)\s+[`'\"]?\w",
+        _any_word("named", "called") + r"\s+[`'\"]?\w",
         False,
         "",
         "named called",
@@ -955,7 +1060,7 @@ _SLOT_SPECS: tuple[tuple[tuple[tuple[str, str], ...], str, bool, str, str], ...]
             ("directory folder path", _word("which") + r"\s+(?:directory|folder|path)\b"),
             ("live", _word("live") + r"\b"),
         ),
-        r"\b(?:in|under|into|to)\s+`?[\w.-]*/",
+        _any_word("in", "under", "into", "to") + r"\s+`?[\w.-]*/",
         False,
         "/",
         "",
@@ -963,7 +1068,7 @@ _SLOT_SPECS: tuple[tuple[tuple[tuple[str, str], ...], str, bool, str, str], ...]
     (
         # \b(?:severity|level)\b
         tuple((word, _word(word) + r"\b") for word in ("severity", "level")),
-        r"\b(?:debug|info|warning|warn|error|critical)\s+level\b",
+        _any_word("debug", "info", "warning", "warn", "error", "critical") + r"\s+level\b",
         False,
         "",
         "level",
@@ -974,7 +1079,18 @@ _SLOT_SPECS: tuple[tuple[tuple[tuple[str, str], ...], str, bool, str, str], ...]
             (word, _word(word) + r"\b")
             for word in ("return", "look", "output", "respond", "format", "body")
         ),
-        r"\{|\b(?:json|yaml|csv|xml|markdown|html)\b #\b[1-5]\d\d\b",
+        # \{|\b(?:json|yaml|csv|xml|markdown|html)\b #\b[1-5]\d\d\b (the alternatives apart:
+        # each starts with a literal)
+        "|".join(
+            (
+                r"\{",
+                *(
+                    _word(word) + r"\b"
+                    for word in ("json", "yaml", "csv", "xml", "markdown", "html")
+                ),
+            )
+        )
+        + r" #[1-5](?<!\w.)\d\d\b",
         True,
         "{",
         "json yaml csv xml markdown html",
@@ -990,13 +1106,9 @@ _SLOTS: tuple[_Slot, ...] = tuple(
         ),
         digit,
         characters,
-        _gate(words),
+        words,
     )
     for cue, values, digit, characters, words in _SLOT_SPECS
-)
-# The gate words the slots' values need, as text: a cheap test first.
-_SLOT_TEXT = re.compile(
-    "|".join(sorted({word for *_, words in _SLOT_SPECS for word in words.split()}))
 )
 _DIGIT = re.compile(r"\d")
 # ASCII: digits become "0", the rest "x".
@@ -1006,12 +1118,22 @@ _CHARACTER_SLOTS = tuple(
     (character, tuple(index for index, slot in enumerate(_SLOTS) if slot[4] == character))
     for character in sorted({slot[4] for slot in _SLOTS if slot[4]})
 )
-_WORD_SLOTS = tuple((index, slot[5]) for index, slot in enumerate(_SLOTS) if slot[5])
+# The slots whose values need one of some words, with the words: a text with none of
+# them (even as part of a longer word) has none of those values.
+_WORD_SLOTS = tuple((index, tuple(slot[5].split())) for index, slot in enumerate(_SLOTS) if slot[5])
+# Each gate word of the slots' cues: the slots (by index) it gates, with its pattern.
+_SLOT_CUES: dict[bytes, tuple[tuple[int, re.Pattern[str]], ...]] = {
+    word: tuple((index, slot[0][word]) for index, slot in enumerate(_SLOTS) if word in slot[1])
+    for word in sorted(frozenset().union(*(slot[1] for slot in _SLOTS)))
+}
 # Every word a gate tests.
 _GATE_WORDS = _gate("you").union(
     _WORK_GATES,
     _SCOPE_GATES,
     _REQUEST_GATES,
+    _REQUEST_START_GATES,
+    _REQUEST_VERB_GATES,
+    _OPEN_PREFERENCE_GATES,
     _FACT_GATES,
     _DECISION_GATES,
     _VERB_GATES,
@@ -1019,37 +1141,80 @@ _GATE_WORDS = _gate("you").union(
     _SPLIT_GATES,
     _CONFIRM_END_GATES,
     *(gates for _, gates, _, _, _, _ in _SLOTS),
-    *(words for *_, words in _SLOTS),
 )
 
 # A stated value: a number or quantity ("100", "30s", "19%", "02:00") or a quoted
 # literal. Backticked names are usually the subject of the task, not an answer.
 _VALUE = re.compile(r"^\d|^['\"]")
 _TOKEN = re.compile(r"`[^`]*`|'[^']*'|\"[^\"]*\"|[\w./%:+-]+")
+# The same for an ASCII text (for which an ASCII \w is a \w), without the Unicode tests.
+_TOKEN_ASCII = re.compile(_TOKEN.pattern, re.ASCII)
 # How close (in words) a value must stand to the thing asked about in the task text.
 VALUE_WINDOW = 3
 # What a question asks about: the first content words after its opening words.
 HEAD_WORDS = 4
 
 
-class _Task(NamedTuple):
-    """What a task text can answer, prepared once for all the questions asked about it
-    (`_task`: None if it can answer none)."""
+class _Task:
+    """A task text, prepared once for all the questions asked about it (`_task`)."""
 
-    # stem -> what a question's head (`_head`) needs for a value beside the stem to answer
-    # it, for the stems with a value beside them (a number before or a value after):
-    # nothing (None) if a number stands before it, else that the stems of the values after
-    # it (`_VALUE`) are not all asked about themselves. Stems of two characters or less are
-    # left out: a question's head has none.
-    positions: dict[str, frozenset[str] | None]
-    # the cue lists (with their gate words) of the slots whose kind of value the task states
-    slots: tuple[tuple[_Cues, frozenset[bytes]], ...]
+    __slots__ = ("gates", "positions", "probes", "stated")
+
+    def __init__(
+        self,
+        positions: dict[str, frozenset[str] | None],
+        stated: tuple[bool, ...],
+        gates: frozenset[bytes],
+    ) -> None:
+        # stem -> what a question's head (`_head`) needs for a value beside the stem to
+        # answer it, for the stems with a value beside them (a number before or a value
+        # after): nothing (None) if a number stands before it, else that the stems of the
+        # values after it (`_VALUE`) are not all asked about themselves. Stems of two
+        # characters or less are left out: a question's head has none.
+        self.positions = positions
+        # a question's core has one of these if a stem of its head is among the positions
+        self.probes = tuple(_probes(positions)) if positions else ()
+        # for each slot (_SLOTS), whether the text states its kind of value; and the gate
+        # words of those slots' cues
+        self.stated = stated
+        self.gates = gates
 
 
-@lru_cache(maxsize=4096)
-def _task(context: str) -> _Task | None:
+def _probes(stems: Iterable[str]) -> Iterable[str]:
+    """Substrings one of which a core has if one of `stems` is a stem of its head.
+
+    A stem of the head is the start of a word of the core, and the word is no _STOP word:
+    so a _STOP word is a stem of the head only as the start of a longer word, which goes
+    on with a character `_head` strips (one of "._-:"), or, if it has four characters or
+    more, with a suffix it strips ("s", "es", "ed", "ing").
+    """
+    for stem in stems:
+        if stem not in _STOP:
+            yield stem
+        else:
+            yield from (stem + end for end in ("._-:sei" if len(stem) > 3 else "._-:"))
+
+
+# The task texts prepared so far, by text: the questions of a run share its task text.
+# Emptied when it holds TASK_CACHE_SIZE of them.
+_TASKS: dict[str, _Task] = {}
+TASK_CACHE_SIZE = 4096
+
+
+def _task(context: str) -> _Task:
+    """The task text `context`, prepared (once, while it is in _TASKS)."""
+    task = _TASKS.get(context)
+    if task is None:
+        if len(_TASKS) >= TASK_CACHE_SIZE:
+            _TASKS.clear()
+        task = _TASKS[context] = _prepare_task(context)
+    return task
+
+
+def _prepare_task(context: str) -> _Task:
     lower = context.lower()
-    if lower.isascii():
+    ascii_text = lower.isascii()
+    if ascii_text:
         first_digit = lower.encode().translate(_DIGITS_TO_ZERO).find(b"0")
         digit = first_digit >= 0
         values = digit or "'" in lower or '"' in lower
@@ -1060,53 +1225,62 @@ def _task(context: str) -> _Task | None:
     positions: dict[str, frozenset[str] | None] = {}
     # Without a number or a quote, no token has a value beside it.
     if values:
-        tokens = _TOKEN.findall(lower)
-        # The indexes with a number among the VALUE_WINDOW tokens before them, or a value
-        # (_VALUE: a decimal digit or a quote first) among those after them.
-        near: set[int] = set()
+        tokens = (_TOKEN_ASCII if ascii_text else _TOKEN).findall(lower)
+        count = len(tokens)
+        # The indexes with a number among the VALUE_WINDOW tokens before them, and those
+        # with a value (_VALUE: a decimal digit or a quote first) among the VALUE_WINDOW
+        # tokens after them, with the values' stems.
+        numbered: set[int] = set()
+        valued: dict[int, set[str]] = {}
         for index, token in enumerate(tokens):
             first = token[0]
             if first.isdigit():
-                near.update(range(index + 1, index + VALUE_WINDOW + 1))
+                numbered.update(range(index + 1, min(index + VALUE_WINDOW + 1, count)))
             if first.isdecimal() or first == "'" or first == '"':
-                near.update(range(index - VALUE_WINDOW, index))
-        for index in sorted(near):
-            if 0 <= index < len(tokens):
-                stem = _stem(tokens[index])
-                if len(stem) > 2:
-                    # Quantities stand either side of what they measure ("a 10-minute TTL",
-                    # "a line length of 100"); a quoted literal follows it ("fill X with
-                    # 'unknown'").
-                    if any(t[0].isdigit() for t in tokens[max(0, index - VALUE_WINDOW) : index]):
-                        positions[stem] = None
-                    elif (after := positions.get(stem, _NOTHING)) is not None:
-                        positions[stem] = after.union(
-                            _stem(t)
-                            for t in tokens[index + 1 : index + VALUE_WINDOW + 1]
-                            if _VALUE.search(t)
-                        )
+                value = _stem(token)
+                for before in range(max(0, index - VALUE_WINDOW), index):
+                    valued.setdefault(before, set()).add(value)
+        # Quantities stand either side of what they measure ("a 10-minute TTL", "a line
+        # length of 100"); a quoted literal follows it ("fill X with 'unknown'").
+        for index in numbered.union(valued):
+            stem = _stem(tokens[index])
+            if len(stem) > 2:
+                if index in numbered:
+                    positions[stem] = None
+                elif (after := positions.get(stem, _NOTHING)) is not None:
+                    positions[stem] = after.union(valued[index])
     # The slots whose value may be there: those that need a digit, one of some characters,
-    # or one of some gate words.
+    # or one of some words, where the text has it (every value of a slot needs what it
+    # needs).
     candidates = set(_DIGIT_SLOTS) if digit else set()
     for character, indexes in _CHARACTER_SLOTS:
         if character in lower:
             candidates.update(indexes)
-    if _SLOT_TEXT.search(lower):
-        words = _gate_words(lower)
-        candidates.update(index for index, needs in _WORD_SLOTS if not words.isdisjoint(needs))
-    slots = []
-    for index in sorted(candidates):
-        cues, gates, values_ = _SLOTS[index][:3]
-        if any(
-            value.search(lower, first_digit) if from_digit else value.search(lower)
-            for value, from_digit in values_
-            if digit or not from_digit
-        ):
-            slots.append((cues, gates))
-    return _Task(positions, tuple(slots)) if positions or slots else None
+    for index, texts in _WORD_SLOTS:
+        for text in texts:
+            if text in lower:
+                candidates.add(index)
+                break
+    stated = [False] * len(_SLOTS)
+    gates: frozenset[bytes] = frozenset()
+    for index in candidates:
+        _, slot_gates, slot_values = _SLOTS[index][:3]
+        for pattern, from_digit in slot_values:
+            if from_digit:
+                if digit and pattern.search(lower, first_digit):
+                    break
+            elif pattern.search(lower):
+                break
+        else:
+            continue
+        stated[index] = True
+        gates |= slot_gates
+    return _Task(positions, tuple(stated), gates) if positions or gates else _NO_ANSWERS
 
 
 _NOTHING: frozenset[str] = frozenset()
+# Every task text that can answer no question.
+_NO_ANSWERS = _Task({}, (False,) * len(_SLOTS), frozenset())
 
 
 def answered_by(question: str, context: str | None) -> bool:
@@ -1123,26 +1297,30 @@ def answered_by(question: str, context: str | None) -> bool:
     lower = question.lower()
     words = _gate_words(lower)
     task = _task(context)
-    return task is not None and _answered(
-        _prepare(_split_parts(question, words)[0][0])[1], lower, words, task
-    )
+    if not task.positions and words.isdisjoint(task.gates):
+        return False
+    return _answered(_prepare(_split_parts(question, words)[0][0])[1], lower, words, task)
 
 
 def _answered(core: str, lower: str, words: frozenset[bytes], task: _Task) -> bool:
     """answered_by, given the core of the question's first part, the question
     lower-cased, its gate words, and the task (`_task`)."""
-    positions, slots = task
-    # A stem of the question's head is a substring of its core.
-    if positions and any(map(core.__contains__, positions)):
+    if task.probes and any(map(core.__contains__, task.probes)):
+        positions = task.positions
         asked = _head(core)
         for stem in asked:
             if stem in positions:
                 after = positions[stem]
                 if after is None or not after <= asked:
                     return True
-    for cues, gates in slots:
-        if not words.isdisjoint(gates) and _matches(lower, words & gates, cues):
-            return True
+    if not words.isdisjoint(task.gates):
+        # A slot's cue matches (`_matches` with the slot's cues), and the task states
+        # the slot's kind of value.
+        stated = task.stated
+        for word in words & task.gates:
+            for index, cue in _SLOT_CUES[word]:
+                if stated[index] and cue.search(lower):
+                    return True
     return False
 
 
@@ -1180,12 +1358,20 @@ def _demands_work(lower: str, words: frozenset[bytes], you: bool) -> bool:
     """Investigation, fetching or depth anywhere in the question (`you`: _REQUEST matches)."""
     if not words.isdisjoint(_WORK_GATES) and _matches(lower, words & _WORK_GATES, _WORK):
         return True
-    return you or (lower.startswith(_REQUEST_STARTS) and _REQUEST_START.match(lower) is not None)
+    return you or (
+        not words.isdisjoint(_REQUEST_START_GATES)
+        and lower.startswith(_REQUEST_STARTS)
+        and _REQUEST_START.match(lower) is not None
+    )
 
 
 def _asks_you(lower: str, words: frozenset[bytes]) -> bool:
     """_REQUEST matches (`words`: the gate words of `lower`)."""
-    return b"you" in words and _matches(lower, words & _REQUEST_GATES, _REQUEST)
+    return (
+        b"you" in words
+        and not words.isdisjoint(_REQUEST_VERB_GATES)
+        and _matches(lower, words & _REQUEST_GATES, _REQUEST)
+    )
 
 
 def _highest(efforts: Iterable[Effort]) -> Effort:
@@ -1212,7 +1398,7 @@ def classify(question: str, context: str | None = None) -> Classification:
         return Classification(question, Effort.HIGH, parts)
     if (
         context
-        and (task := _task(context)) is not None
+        and ((task := _task(context)).positions or not words.isdisjoint(task.gates))
         and _answered(prepared[0][2], lower, words, task)
     ):
         return Classification(question, Effort.LOW, parts, answered_by_context=True)
@@ -1228,15 +1414,24 @@ def classify_effort(question: str, context: str | None = None) -> Effort:
         spaced = encoded.translate(_NON_WORD_TO_SPACE)
         words = _GATE_WORDS.intersection(map(_FIRST, spaced.split()))
         # No punctuation, or just a "?" at the end (and no spaces but " ").
-        plain = encoded == spaced or (encoded[-1] == 63 and encoded[:-1] == spaced[:-1])
+        plain = encoded == spaced or encoded == spaced[:-1] + b"?"
     else:
         words = _gate_words(lower)
         plain = False
     # Investigation, fetching or depth anywhere in it (_demands_work).
     if (
         (not words.isdisjoint(_WORK_GATES) and _matches(lower, words & _WORK_GATES, _WORK))
-        or (b"you" in words and _matches(lower, words & _REQUEST_GATES, _REQUEST))
-        or (lower.startswith(_REQUEST_STARTS) and _REQUEST_START.match(lower) is not None)
+        or (
+            b"you" in words
+            and not words.isdisjoint(_REQUEST_GATES)
+            and not words.isdisjoint(_REQUEST_VERB_GATES)
+            and _matches(lower, words & _REQUEST_GATES, _REQUEST)
+        )
+        or (
+            not words.isdisjoint(_REQUEST_START_GATES)
+            and lower.startswith(_REQUEST_STARTS)
+            and _REQUEST_START.match(lower) is not None
+        )
     ):
         return _HIGH
     # _REQUEST matches no part of the question now.
@@ -1249,7 +1444,9 @@ def classify_effort(question: str, context: str | None = None) -> Effort:
         whole = True
         part_lower = lower.strip()
         core = (
-            _CONJUNCTION.sub("", part_lower) if part_lower.startswith(_CONJUNCTIONS) else part_lower
+            _CONJUNCTION.sub("", part_lower)
+            if part_lower[:1] in _CONJUNCTION_INITIALS and part_lower.startswith(_CONJUNCTIONS)
+            else part_lower
         )
         parts = None
     else:
@@ -1257,15 +1454,29 @@ def classify_effort(question: str, context: str | None = None) -> Effort:
         part = parts[0]
         part_lower = (lower if part is question else part.lower()).replace("\u2019", "'")
         core = _core(part_lower)
-    if context and (task := _task(context)) is not None and _answered(core, lower, words, task):
-        return _LOW
     best = _part_effort(part_lower, core, question, words, False, whole and core == part_lower)
-    if parts is None or len(parts) == 1:
+    if parts is not None and len(parts) > 1:
+        for text in parts[1:]:
+            if best is _HIGH:
+                break
+            text_lower, text_core = _prepare(text)
+            effort = _part_effort(text_lower, text_core, question, words, False, False)
+            if _ORDER[effort] > _ORDER[best]:
+                best = effort
+    # A task text that answers the question makes it low (as in `classify`, which looks
+    # first); a low question needs no look.
+    if best is _LOW or not context:
         return best
-    for text in parts[1:]:
-        if best is _HIGH:
-            break
-        effort = _part_effort(*_prepare(text), question, words, False, False)
-        if _ORDER[effort] > _ORDER[best]:
-            best = effort
+    task = _TASKS.get(context) or _task(context)
+    # `_answered`, where its first tests pass: a probe in the core, or a gate word of a
+    # slot's cue, of a slot whose kind of value the task states.
+    if (
+        task is not _NO_ANSWERS
+        and (
+            (task.probes and any(map(core.__contains__, task.probes)))
+            or not words.isdisjoint(task.gates)
+        )
+        and _answered(core, lower, words, task)
+    ):
+        return _LOW
     return best
