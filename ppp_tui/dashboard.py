@@ -19,7 +19,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from datetime import date, timedelta
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 
 import numpy as np
 import numpy.typing as npt
@@ -27,8 +27,8 @@ import numpy.typing as npt
 from .core.early_stop import analyse
 from .core.preferences import canonical
 from .core.regret import Outcome, ScoreArrays
-from .core.settings import STAGES, Settings, Weights
-from .reports import NO_STAGE, Scores
+from .core.settings import Settings, Weights
+from .reports import NO_STAGE, Scores, stage_order
 from .storage.store import Store
 
 FloatArray = npt.NDArray[np.float64]
@@ -255,16 +255,11 @@ def _read_tables(
 # -- run facts -----------------------------------------------------------------------
 
 
-def _stage_filter(stage: str | None) -> tuple[str, list[Any]]:
-    return ("", []) if stage is None else (" WHERE runs.stage = ?", [stage])
-
-
 def _run_facts(
     store: Store, stage: str | None, run_ids: npt.NDArray[np.object_]
 ) -> tuple[list[str | None], list[str]]:
     """Each run's created_at and iterations JSON, in the order of `run_ids`."""
-    where, params = _stage_filter(stage)
-    rows = store._query(f"SELECT id, created_at, iterations FROM runs{where} ORDER BY id", params)
+    rows = store.run_series(stage)
     ids = [row[0] for row in rows]
     if ids == run_ids.tolist():  # the same scan order: the usual case
         return [row[1] for row in rows], [row[2] for row in rows]
@@ -370,14 +365,7 @@ def _violations(
     store: Store, stage: str | None, top: int
 ) -> tuple[tuple[PreferenceViolations, ...], int, int]:
     """The `top` most violated preferences (canonical names), the total, how many."""
-    where, params = _stage_filter(stage)
-    rows = store._query(
-        "SELECT v.preference, t.run_id, v.trajectory_id, count(*)"
-        " FROM trajectory_violations AS v JOIN trajectories AS t ON t.id = v.trajectory_id"
-        + (" JOIN runs ON runs.id = t.run_id" + where if stage is not None else "")
-        + " GROUP BY v.trajectory_id, v.preference",
-        params,
-    )
+    rows = store.violation_counts(stage)
     names: dict[str, str] = {}
     counts: dict[str, int] = defaultdict(int)
     runs: dict[str, set[str]] = defaultdict(set)
@@ -399,18 +387,7 @@ def _violations(
 
 def _effort(store: Store, stage: str | None) -> tuple[EffortCounts, ...]:
     """Questions by source of their effort label and by effort; the known sources always."""
-    if stage is None:
-        where, params = "", []
-    else:
-        where = (
-            " WHERE trajectory_id IN (SELECT t.id FROM trajectories AS t"
-            " JOIN runs ON runs.id = t.run_id WHERE runs.stage = ?)"
-        )
-        params = [stage]
-    rows = store._query(
-        f"SELECT source, effort, count(*) FROM trajectory_questions{where} GROUP BY source, effort",
-        params,
-    )
+    rows = store.question_counts(stage)
     table: dict[str, dict[str, int]] = {source: {} for source in EFFORT_SOURCES}
     for source, effort, count in rows:
         table.setdefault(source, {})[effort] = count
@@ -427,23 +404,9 @@ def _ppp_outcomes(
     arrays: ScoreArrays, settings: Settings, current: Outcome
 ) -> tuple[Outcome, Outcome]:
     """Every run with PPP on and off (the technical-only ranking), each run's weights."""
-    on = current if settings.enabled else arrays.lines(replace(settings, enabled=True)).outcome()
-    off = (
-        current
-        if not settings.enabled
-        else arrays.lines(replace(settings, enabled=False)).outcome()
-    )
-    return on, off
-
-
-def _stage_order(stages: Sequence[str | None]) -> list[str | None]:
-    present = set(stages)
-    named = {s for s in present if s is not None}
-    ordered: list[str | None] = [s for s in STAGES if s in named]
-    ordered += sorted(named - set(STAGES))
-    if None in present:
-        ordered.append(None)
-    return ordered
+    if settings.enabled:
+        return current, arrays.lines(replace(settings, enabled=False)).outcome()
+    return arrays.lines(replace(settings, enabled=True)).outcome(), current
 
 
 def _rate(count: int, total: int) -> float | None:
@@ -487,7 +450,7 @@ def _stage_figures(
             on,
             off,
         )
-        for stage in _stage_order(arrays.stages.tolist())
+        for stage in stage_order(arrays.stages.tolist())
     )
     everything = np.ones(len(arrays), dtype=bool)
     return stages, _figures(ALL_STAGES, None, None, everything, outcome, on, off)

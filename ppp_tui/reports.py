@@ -7,7 +7,7 @@ give SPEC 7's `--json` shapes.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -132,12 +132,24 @@ def tune_scope(
     return stage, tune(lines, scores.settings.weights_for(stage).technical, folds, seed)
 
 
+def stage_order(stages: Iterable[str | None]) -> list[str | None]:
+    """The distinct stages: the six spec-kit stages in their order, then others by name,
+    then None (runs without a stage) if present."""
+    present = set(stages)
+    named = {s for s in present if s is not None}
+    ordered: list[str | None] = [s for s in STAGES if s in named]
+    ordered += sorted(named - set(STAGES))
+    if None in present:
+        ordered.append(None)
+    return ordered
+
+
 def tune_stages(scores: Scores) -> list[tuple[str, Tuning]]:
     """Every stage with marked runs, the six spec-kit stages first."""
-    present = {s for s in scores.arrays.stages[scores.arrays.marked] if s is not None}
-    ordered = [s for s in STAGES if s in present] + sorted(present - set(STAGES))
     result = []
-    for stage in ordered:
+    marked_stages = scores.arrays.stages[scores.arrays.marked]
+    for stage in stage_order(s for s in marked_stages if s is not None):
+        assert stage is not None
         scope, tuning = tune_scope(scores, stage)
         if tuning is not None:
             result.append((scope, tuning))

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import threading
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -23,3 +25,22 @@ def db(demo_db: Path, tmp_path: Path) -> Path:
     copy = tmp_path / "runs.db"
     copy.write_bytes(demo_db.read_bytes())
     return copy
+
+
+@pytest.fixture
+def held_load(monkeypatch: pytest.MonkeyPatch) -> Iterator[threading.Event]:
+    """The app's whole-database load waits for the returned event (50 runs show first)."""
+    from ppp_tui.app import app as app_module
+    from ppp_tui.app.workspace import Workspace
+
+    monkeypatch.setattr(app_module, "PREVIEW_RUNS", 50)
+    release = threading.Event()
+    load = Workspace.load
+
+    def held(self: Workspace) -> None:
+        release.wait(timeout=10)
+        load(self)
+
+    monkeypatch.setattr(Workspace, "load", held)
+    yield release
+    release.set()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import threading
 from pathlib import Path
 
 import pytest
@@ -221,22 +222,8 @@ async def test_markup_and_escape_sequences_in_agent_text_stay_literal(tmp_path: 
 
 
 async def test_the_first_page_shows_while_the_rest_loads(
-    db: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    db: Path, tmp_path: Path, held_load: threading.Event
 ) -> None:
-    import threading
-
-    from ppp_tui.app import app as app_module
-    from ppp_tui.app.workspace import Workspace
-
-    monkeypatch.setattr(app_module, "PREVIEW_RUNS", 50)
-    release = threading.Event()
-    load = Workspace.load
-
-    def held_load(self: Workspace) -> None:
-        release.wait(timeout=10)
-        load(self)
-
-    monkeypatch.setattr(Workspace, "load", held_load)
     app = PPPApp(db, tmp_path / "config.toml")
     async with app.run_test(size=SIZE) as pilot:
         while app.first_screen_seconds is None:
@@ -247,7 +234,7 @@ async def test_the_first_page_shows_while_the_rest_loads(
         assert table.rows.infos[0].id == "demo-000001" and all(table.rows.selected)
         status = str(app.screen.query_one("#runs-status").render())
         assert "first 50 of 300 runs" in status
-        release.set()
+        held_load.set()
         await _loaded(app, pilot)
         assert len(table.order) == 300
         first = table.rows.selected[:50]

@@ -10,12 +10,10 @@ from typing import Any
 import pytest
 from textual.widgets import DataTable, Select
 
-from ppp_tui.app import app as app_module
 from ppp_tui.app.app import PPPApp
 from ppp_tui.app.dashboard_screen import FLIPS_SHOWN, DashboardScreen
 from ppp_tui.app.run_screen import RunScreen
 from ppp_tui.app.screens import HelpScreen, RunsScreen
-from ppp_tui.app.workspace import Workspace
 from ppp_tui.dashboard import Dashboard
 
 SIZE = (140, 45)
@@ -199,17 +197,8 @@ async def test_weights_recompute_the_figures(db: Path, tmp_path: Path) -> None:
 
 
 async def test_d_while_the_database_loads_waits_for_it(
-    db: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    db: Path, tmp_path: Path, held_load: threading.Event
 ) -> None:
-    monkeypatch.setattr(app_module, "PREVIEW_RUNS", 50)
-    release = threading.Event()
-    load = Workspace.load
-
-    def held_load(self: Workspace) -> None:
-        release.wait(timeout=10)
-        load(self)
-
-    monkeypatch.setattr(Workspace, "load", held_load)
     app = PPPApp(db, tmp_path / "config.toml")
     async with app.run_test(size=SIZE) as pilot:
         while app.first_screen_seconds is None:
@@ -219,7 +208,7 @@ async def test_d_while_the_database_loads_waits_for_it(
         screen = app.screen
         assert isinstance(screen, DashboardScreen)
         assert screen.computing and "loading the database" in _text(app, "#dashboard-status")
-        release.set()
+        held_load.set()
         await app.load_done.wait()
         await _dashboard(app, pilot)
         assert screen.dashboard is not None and screen.dashboard.runs == 300

@@ -74,14 +74,19 @@ class WeightSlider(Widget, can_focus=True):
         super().__init__(name=name, id=id, classes=classes)
         self.set_reactive(WeightSlider.value, snap(value))
         self._dragging = False
+        self._painted: float | None = None  # the value last drawn
 
     def validate_value(self, value: float) -> float:
         return snap(value)
 
     def watch_value(self, value: float) -> None:
         self.post_message(self.Changed(self, value))
-        # Unhandled, it repaints once the screen has settled.
-        self.call_after_refresh(self.refresh)
+        # Unhandled, it repaints once the screen has settled (handled, it has by then).
+        self.call_after_refresh(self._repaint_if_stale)
+
+    def _repaint_if_stale(self) -> None:
+        if self._painted != self.value:
+            self.refresh()
 
     # -- geometry ----------------------------------------------------------------
 
@@ -96,6 +101,7 @@ class WeightSlider(Widget, can_focus=True):
         return round(min(max(x, 0), self._track - 1) / (self._track - 1), 2)
 
     def render(self) -> Content:
+        self._painted = self.value
         knob = self._position(self.value)
         focused = self.has_focus
         marks = {self._position(m) for m in self.marks}

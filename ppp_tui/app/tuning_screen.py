@@ -141,7 +141,7 @@ class TuningScreen(Screen[None]):
                 Content(f"{literal(name, True)}: no marked runs to tune on (p marks one)")
             )
             use.disabled = True
-            self._plot([], None, None)
+            self._plot(None, None)
         else:
             status.update(
                 Content(
@@ -150,12 +150,12 @@ class TuningScreen(Screen[None]):
                 )
             )
             use.disabled = abs(tuning.technical - result.current) < 5e-5
-            self._plot(tuning.curve, result.current, tuning)
+            self._plot(tuning, result.current)
         self._figures(result)
         self._stages(result)
 
-    def _plot(self, curve: object, current: float | None, tuning: Tuning | None) -> None:
-        points = list(curve) if isinstance(curve, list | tuple) else []
+    def _plot(self, tuning: Tuning | None, current: float | None) -> None:
+        points = tuning.curve if tuning is not None else ()
         xs = [p.technical for p in points]
         for plot_id, title, values, colour in (
             ("#regret-plot", "mean regret", [p.mean_regret for p in points], "red"),

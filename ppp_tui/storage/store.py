@@ -313,6 +313,40 @@ class Store:
             params.append(limit)
         return [RunInfo(*row) for row in self._query(sql, params)]
 
+    def run_series(self, stage: str | None = None) -> list[tuple[str, str | None, str]]:
+        """(id, created_at, iterations JSON) of every run (or one stage's), by id."""
+        where, params = _stage_where(stage)
+        return self._query(
+            f"SELECT id, created_at, iterations FROM runs{where} ORDER BY id", params
+        )
+
+    def violation_counts(self, stage: str | None = None) -> list[tuple[str, str, int, int]]:
+        """(preference as stored, run id, trajectory id, violations) for every trajectory
+        and preference it violates (or those of one stage's runs)."""
+        where, params = _stage_where(stage)
+        return self._query(
+            "SELECT v.preference, t.run_id, v.trajectory_id, count(*)"
+            " FROM trajectory_violations AS v JOIN trajectories AS t ON t.id = v.trajectory_id"
+            + (" JOIN runs ON runs.id = t.run_id" + where if stage is not None else "")
+            + " GROUP BY v.trajectory_id, v.preference",
+            params,
+        )
+
+    def question_counts(self, stage: str | None = None) -> list[tuple[str, str, int]]:
+        """(source, effort, questions) over every question (or one stage's runs')."""
+        where, params = "", []
+        if stage is not None:
+            where = (
+                " WHERE trajectory_id IN (SELECT t.id FROM trajectories AS t"
+                " JOIN runs ON runs.id = t.run_id WHERE runs.stage = ?)"
+            )
+            params = [stage]
+        return self._query(
+            f"SELECT source, effort, count(*) FROM trajectory_questions{where}"
+            " GROUP BY source, effort",
+            params,
+        )
+
     def get_run(self, run_id: str) -> Run:
         """The whole run, as imported (labels and their sources included)."""
         rows = self._query(
@@ -566,6 +600,10 @@ def _name_codes(names: Iterable[str], lengths: Iterable[bytes]) -> tuple[Any, An
 
 
 _NO_COUNTS: tuple[None, ...] = (None, None, None, None)
+
+
+def _stage_where(stage: str | None) -> tuple[str, list[Any]]:
+    return ("", []) if stage is None else (" WHERE runs.stage = ?", [stage])
 
 
 def remove_database(path: Path) -> None:
