@@ -988,7 +988,9 @@ def _content_words(text: str) -> set[str]:
 # The cue is a cue list (`_cues`). The value is one or more patterns, apart by
 # spaces; "#" marks those whose every match starts with a digit, searched from the
 # text's first digit on.
-_Slot = tuple[_Cues, frozenset[bytes], tuple[tuple[re.Pattern[str], bool], ...], bool, str, str]
+_Slot = tuple[
+    _Cues, frozenset[bytes], tuple[tuple[re.Pattern[str], bool], ...], bool, str, tuple[str, ...]
+]
 _SLOT_SPECS: tuple[tuple[tuple[tuple[str, str], ...], str, bool, str, str], ...] = (
     (
         # \b(?:version|msrv|minimum|sdk|target\w*)\b
@@ -1106,26 +1108,19 @@ _SLOTS: tuple[_Slot, ...] = tuple(
         ),
         digit,
         characters,
-        words,
+        tuple(words.split()),
     )
     for cue, values, digit, characters, words in _SLOT_SPECS
 )
 _DIGIT = re.compile(r"\d")
 # ASCII: digits become "0", the rest "x".
 _DIGITS_TO_ZERO = bytes(48 if 48 <= c <= 57 else 120 for c in range(256))
-_DIGIT_SLOTS = tuple(index for index, slot in enumerate(_SLOTS) if slot[3])
-_CHARACTER_SLOTS = tuple(
-    (character, tuple(index for index, slot in enumerate(_SLOTS) if slot[4] == character))
-    for character in sorted({slot[4] for slot in _SLOTS if slot[4]})
-)
-# The slots whose values need one of some words, with the words: a text with none of
-# them (even as part of a longer word) has none of those values.
-_WORD_SLOTS = tuple((index, tuple(slot[5].split())) for index, slot in enumerate(_SLOTS) if slot[5])
 # Each gate word of the slots' cues: the slots (by index) it gates, with its pattern.
 _SLOT_CUES: dict[bytes, tuple[tuple[int, re.Pattern[str]], ...]] = {
     word: tuple((index, slot[0][word]) for index, slot in enumerate(_SLOTS) if word in slot[1])
     for word in sorted(frozenset().union(*(slot[1] for slot in _SLOTS)))
 }
+_SLOT_GATES = frozenset(_SLOT_CUES)
 # Every word a gate tests.
 _GATE_WORDS = _gate("you").union(
     _WORK_GATES,
@@ -1140,7 +1135,7 @@ _GATE_WORDS = _gate("you").union(
     _VALUE_NOUN_GATES,
     _SPLIT_GATES,
     _CONFIRM_END_GATES,
-    *(gates for _, gates, _, _, _, _ in _SLOTS),
+    _SLOT_GATES,
 )
 
 # A stated value: a number or quantity ("100", "30s", "19%", "02:00") or a quoted
@@ -1158,14 +1153,14 @@ HEAD_WORDS = 4
 class _Task:
     """A task text, prepared once for all the questions asked about it (`_task`)."""
 
-    __slots__ = ("gates", "positions", "probes", "stated")
+    __slots__ = ("first_digit", "lower", "positions", "probes", "stated")
 
     def __init__(
-        self,
-        positions: dict[str, frozenset[str] | None],
-        stated: tuple[bool, ...],
-        gates: frozenset[bytes],
+        self, lower: str, first_digit: int, positions: dict[str, frozenset[str] | None]
     ) -> None:
+        # the text lower-cased, and the index of its first decimal digit (-1: none)
+        self.lower = lower
+        self.first_digit = first_digit
         # stem -> what a question's head (`_head`) needs for a value beside the stem to
         # answer it, for the stems with a value beside them (a number before or a value
         # after): nothing (None) if a number stands before it, else that the stems of the
@@ -1174,10 +1169,16 @@ class _Task:
         self.positions = positions
         # a question's core has one of these if a stem of its head is among the positions
         self.probes = tuple(_probes(positions)) if positions else ()
-        # for each slot (_SLOTS), whether the text states its kind of value; and the gate
-        # words of those slots' cues
-        self.stated = stated
-        self.gates = gates
+        # for each slot (_SLOTS), whether the text states its kind of value: None until a
+        # question asks (`states`)
+        self.stated: list[bool | None] = [None] * len(_SLOTS)
+
+    def states(self, index: int) -> bool:
+        """Whether the text states a value of the kind slot `index` asks for."""
+        stated = self.stated[index]
+        if stated is None:
+            stated = self.stated[index] = _states(self.lower, self.first_digit, _SLOTS[index])
+        return stated
 
 
 def _probes(stems: Iterable[str]) -> Iterable[str]:
@@ -1249,38 +1250,31 @@ def _prepare_task(context: str) -> _Task:
                     positions[stem] = None
                 elif (after := positions.get(stem, _NOTHING)) is not None:
                     positions[stem] = after.union(valued[index])
-    # The slots whose value may be there: those that need a digit, one of some characters,
-    # or one of some words, where the text has it (every value of a slot needs what it
-    # needs).
-    candidates = set(_DIGIT_SLOTS) if digit else set()
-    for character, indexes in _CHARACTER_SLOTS:
-        if character in lower:
-            candidates.update(indexes)
-    for index, texts in _WORD_SLOTS:
-        for text in texts:
-            if text in lower:
-                candidates.add(index)
-                break
-    stated = [False] * len(_SLOTS)
-    gates: frozenset[bytes] = frozenset()
-    for index in candidates:
-        _, slot_gates, slot_values = _SLOTS[index][:3]
-        for pattern, from_digit in slot_values:
-            if from_digit:
-                if digit and pattern.search(lower, first_digit):
-                    break
-            elif pattern.search(lower):
-                break
-        else:
-            continue
-        stated[index] = True
-        gates |= slot_gates
-    return _Task(positions, tuple(stated), gates) if positions or gates else _NO_ANSWERS
+    return _Task(lower, first_digit, positions)
+
+
+def _states(lower: str, first_digit: int, slot: _Slot) -> bool:
+    """Whether a task text (`lower`, with its first digit at `first_digit`, -1: none)
+    states a value of the kind `slot` asks for."""
+    _, _, values, digit, character, words = slot
+    # A value may be there only where the text has what every value of the slot needs:
+    # a digit, a character or one of some words.
+    if not (
+        (digit and first_digit >= 0)
+        or (character and character in lower)
+        or (words and any(map(lower.__contains__, words)))
+    ):
+        return False
+    for pattern, from_digit in values:
+        if from_digit:
+            if first_digit >= 0 and pattern.search(lower, first_digit):
+                return True
+        elif pattern.search(lower):
+            return True
+    return False
 
 
 _NOTHING: frozenset[str] = frozenset()
-# Every task text that can answer no question.
-_NO_ANSWERS = _Task({}, (False,) * len(_SLOTS), frozenset())
 
 
 def answered_by(question: str, context: str | None) -> bool:
@@ -1297,7 +1291,7 @@ def answered_by(question: str, context: str | None) -> bool:
     lower = question.lower()
     words = _gate_words(lower)
     task = _task(context)
-    if not task.positions and words.isdisjoint(task.gates):
+    if not task.positions and words.isdisjoint(_SLOT_GATES):
         return False
     return _answered(_prepare(_split_parts(question, words)[0][0])[1], lower, words, task)
 
@@ -1313,13 +1307,14 @@ def _answered(core: str, lower: str, words: frozenset[bytes], task: _Task) -> bo
                 after = positions[stem]
                 if after is None or not after <= asked:
                     return True
-    if not words.isdisjoint(task.gates):
+    if not words.isdisjoint(_SLOT_GATES):
         # A slot's cue matches (`_matches` with the slot's cues), and the task states
         # the slot's kind of value.
         stated = task.stated
-        for word in words & task.gates:
+        for word in words & _SLOT_GATES:
             for index, cue in _SLOT_CUES[word]:
-                if stated[index] and cue.search(lower):
+                known = stated[index]
+                if (task.states(index) if known is None else known) and cue.search(lower):
                     return True
     return False
 
@@ -1398,7 +1393,7 @@ def classify(question: str, context: str | None = None) -> Classification:
         return Classification(question, Effort.HIGH, parts)
     if (
         context
-        and ((task := _task(context)).positions or not words.isdisjoint(task.gates))
+        and ((task := _task(context)).positions or not words.isdisjoint(_SLOT_GATES))
         and _answered(prepared[0][2], lower, words, task)
     ):
         return Classification(question, Effort.LOW, parts, answered_by_context=True)
@@ -1469,14 +1464,10 @@ def classify_effort(question: str, context: str | None = None) -> Effort:
         return best
     task = _TASKS.get(context) or _task(context)
     # `_answered`, where its first tests pass: a probe in the core, or a gate word of a
-    # slot's cue, of a slot whose kind of value the task states.
+    # slot's cue.
     if (
-        task is not _NO_ANSWERS
-        and (
-            (task.probes and any(map(core.__contains__, task.probes)))
-            or not words.isdisjoint(task.gates)
-        )
-        and _answered(core, lower, words, task)
-    ):
+        (task.probes and any(map(core.__contains__, task.probes)))
+        or not words.isdisjoint(_SLOT_GATES)
+    ) and _answered(core, lower, words, task):
         return _LOW
     return best
