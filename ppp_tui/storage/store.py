@@ -519,10 +519,18 @@ class Store:
         if not violations.any():
             return penalty
         pers = settings.personalization
+        # With `only_loaded`, the loaded runs' trajectories (trajectory ids are agent ids).
+        loaded = (
+            "trajectory_id IN (SELECT id FROM agents WHERE run_id IN"
+            " (SELECT value FROM json_each(?)))"
+        )
+        loaded_ids = [json.dumps(run_ids.tolist())] if only_loaded else []
         names = [
             row[0]
             for row in self._query(
-                "SELECT DISTINCT preference FROM trajectory_violations WHERE severity = 'error'"
+                "SELECT DISTINCT preference FROM trajectory_violations"
+                " WHERE severity = 'error'" + (f" AND {loaded}" if only_loaded else ""),
+                loaded_ids,
             )
         ]
         cases = " ".join("WHEN ? THEN ?" for _ in names)
@@ -547,14 +555,9 @@ class Store:
             f" WHEN 'error' THEN {error_cost} WHEN 'warning' THEN ? WHEN 'minor' THEN ?"
             " WHEN 'major' THEN ? WHEN 'critical' THEN ? END)) AS total"
             " FROM trajectory_violations"
-            + (
-                " WHERE trajectory_id IN (SELECT id FROM agents WHERE run_id IN"
-                " (SELECT value FROM json_each(?)))"
-                if only_loaded
-                else ""
-            )
+            + (f" WHERE {loaded}" if only_loaded else "")
             + " GROUP BY trajectory_id) AS v JOIN agents ON agents.id = v.trajectory_id",
-            [*params, json.dumps(run_ids.tolist())] if only_loaded else params,
+            [*params, *loaded_ids],
         )
         if not sums:
             return penalty
