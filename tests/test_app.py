@@ -243,10 +243,10 @@ async def test_the_first_page_shows_while_the_rest_loads(
 
 
 def _selected_from_preview(db: Path, count: int) -> list[str]:
-    from ppp_tui.app.workspace import Workspace
+    from ppp_tui.app.first_page import first_page
     from ppp_tui.core.settings import Settings
 
     with Store.open(db) as store:
-        preview = Workspace(store, Path("unused.toml"), Settings()).preview(count)
+        preview = first_page(store, Settings(), count)
         assert preview is not None
         return list(preview[0].selected)

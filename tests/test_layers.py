@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from pathlib import Path
 
 CHECK = """
 import sys
@@ -29,3 +30,25 @@ def test_the_core_does_no_io_imports() -> None:
     )
     result = subprocess.run([sys.executable, "-c", check], capture_output=True, text=True)
     assert result.stdout.strip() == ""
+
+
+FIRST_PAGE = """
+import sys
+from pathlib import Path
+import ppp_tui.cli
+from ppp_tui.app.app import PPPApp
+from ppp_tui.app.first_page import first_page
+from ppp_tui.core.settings import Settings
+from ppp_tui.storage.store import Store
+with Store.open(Path(sys.argv[1])) as store:
+    page = first_page(store, Settings(), 50)
+print(len(page[0].selected), 'numpy' in sys.modules)
+"""
+
+
+def test_the_app_draws_its_first_page_before_numpy_is_imported(demo_db: Path) -> None:
+    # numpy takes about 80 ms to import: the first screen comes up without it.
+    result = subprocess.run(
+        [sys.executable, "-c", FIRST_PAGE, str(demo_db)], capture_output=True, text=True
+    )
+    assert result.stdout.split() == ["50", "False"], result.stderr

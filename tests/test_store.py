@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+from ppp_tui.app.first_page import first_page
 from ppp_tui.core.errors import PPPError
 from ppp_tui.core.model import Effort, Severity, Source, Trajectory
 from ppp_tui.core.preferences import CATALOGUE
@@ -1089,6 +1090,27 @@ def test_the_first_runs_load_as_the_first_rows_of_the_whole(
     np.testing.assert_allclose(
         first.columns.penalty, whole.columns.penalty[: len(first.columns.penalty)]
     )
+
+
+@pytest.mark.parametrize("name", sorted(RANDOM_SETTINGS))
+def test_the_first_page_without_numpy_matches_the_arrays(random_store: Store, name: str) -> None:
+    # The app's first page (plain PPP formulas) shows what the whole load (arrays) shows.
+    settings = RANDOM_SETTINGS[name]
+    whole = Scores.load(random_store, settings)
+    outcome = whole.lines.outcome(*whole.arrays.weights(settings))
+    page = first_page(random_store, settings, 400)
+    assert page is not None and page[1] == 401
+    rows = page[0]
+    assert [i.id for i in rows.infos] == list(whole.arrays.run_ids[:400])
+    names = whole.arrays.names[np.arange(400), outcome.selected[:400]]
+    assert list(rows.selected) == list(names)
+    # The same arithmetic in the same order: the same bits, nan where unmarked.
+    np.testing.assert_array_equal(np.array(rows.regret), outcome.regret[:400])
+    assert np.isfinite(outcome.regret[:400]).sum() > 100
+
+
+def test_the_first_page_is_none_when_the_whole_database_fits(random_store: Store) -> None:
+    assert first_page(random_store, Settings(), 401) is None
 
 
 def test_an_import_lifts_the_insert_trigger_only_while_it_runs(

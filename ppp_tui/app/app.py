@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from textual import work
 from textual.app import App
@@ -15,8 +16,15 @@ from ..core.errors import PPPError
 from ..core.settings import Settings
 from ..storage.config import load_settings
 from ..storage.store import Store
+from .first_page import RunRows, first_page
 from .screens import HelpScreen, QuitScreen, RunsScreen
-from .workspace import RunRows, Workspace
+
+if TYPE_CHECKING:
+    from .workspace import Workspace
+
+# What the first page read, for the load worker to go on with: the open database and
+# the settings.
+Opened = tuple[Store, Settings]
 
 WEIGHT_STEP = 0.05
 PREVIEW_RUNS = 200  # runs shown while the whole database loads
@@ -78,17 +86,17 @@ class PPPApp(App[None]):
         self.sub_title = str(db_path)
 
     def on_mount(self) -> None:
-        workspace, preview = self._first_page()
+        opened, preview = self._first_page()
         self.push_screen(RunsScreen(preview))
-        self.call_after_refresh(self._first_screen_painted, workspace)
+        self.call_after_refresh(self._first_screen_painted, opened)
 
-    def _first_screen_painted(self, workspace: Workspace | None) -> None:
+    def _first_screen_painted(self, opened: Opened | None) -> None:
         self.first_screen_seconds = time.perf_counter() - self._created
-        # The whole load starts only now, so the two do not share the interpreter
-        # while the first screen draws.
-        self.load(workspace)
+        # The whole load (and numpy's import) starts only now, so the two do not
+        # share the interpreter while the first screen draws.
+        self.load(opened)
 
-    def _first_page(self) -> tuple[Workspace | None, tuple[RunRows, int] | None]:
+    def _first_page(self) -> tuple[Opened | None, tuple[RunRows, int] | None]:
         """The first runs, read on the UI thread for the first screen (a few ms).
 
         Anything slow or wrong (a lock, a migration, an error) is left to the load
@@ -99,19 +107,20 @@ class PPPApp(App[None]):
             store = Store.open(self.db_path, timeout=0.05, upgrade=False)
         except PPPError:
             return None, None
-        workspace = Workspace(store, self.config_path, settings)
         try:
-            return workspace, workspace.preview(PREVIEW_RUNS)
+            return (store, settings), first_page(store, settings, PREVIEW_RUNS)
         except PPPError:
             store.close()
             return None, None
 
     @work(thread=True, exclusive=True, group="load")
-    def load(self, workspace: Workspace | None = None) -> None:
+    def load(self, opened: Opened | None = None) -> None:
         """Open the database (unless the first page did) and load its arrays off the UI
         thread."""
+        from .workspace import Workspace
+
         try:
-            if workspace is None:
+            if opened is None:
                 config_error = None
                 try:
                     settings = load_settings(self.config_path)
@@ -119,6 +128,8 @@ class PPPApp(App[None]):
                     settings, config_error = Settings(), str(error)
                 store = Store.open(self.db_path, create=False)
                 workspace = Workspace(store, self.config_path, settings, config_error)
+            else:
+                workspace = Workspace(opened[0], self.config_path, opened[1])
             workspace.load()
         except PPPError as error:
             self.post_message(self.LoadFailed(str(error)))

@@ -7,12 +7,11 @@ formats a line when it scrolls into sight, so 100k runs open and scroll at once.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
-import numpy.typing as npt
 from rich.segment import Segment
 from rich.style import Style
 from textual import events
@@ -23,10 +22,14 @@ from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
+from .first_page import RunRows
 from .text import literal
-from .workspace import RunRows
 
-IntArray = npt.NDArray[np.int64]
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+
+    from ..storage.store import RunInfo
 
 
 @dataclass(frozen=True)
@@ -99,9 +102,11 @@ class RunsTable(ScrollView, can_focus=True):
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
-        self.rows = RunRows([], [], np.zeros(0))
-        self.order: IntArray = np.zeros(0, dtype=np.int64)
-        self.filter: Callable[[RunRows], npt.NDArray[np.bool_]] | None = None
+        self.rows = RunRows([], [], [])
+        # The rows shown, as indexes into `rows`: a range until a filter or a sort
+        # (numpy is imported only then: the first page draws without it).
+        self.order: Sequence[int] | npt.NDArray[np.int64] = range(0)
+        self.filter: Callable[[RunInfo], bool] | None = None
 
     # -- data --------------------------------------------------------------------
 
@@ -111,11 +116,13 @@ class RunsTable(ScrollView, can_focus=True):
         self.rows = rows
         self._rebuild(keep=current)
 
-    def set_filter(self, predicate: Callable[[RunRows], npt.NDArray[np.bool_]] | None) -> None:
+    def set_filter(self, predicate: Callable[[RunInfo], bool] | None) -> None:
         self.filter = predicate
         self._rebuild(keep=self.current_run())
 
     def _sort_values(self, key: str) -> npt.NDArray[Any]:
+        import numpy as np
+
         rows = self.rows
         if key == "regret":
             return np.nan_to_num(rows.regret, nan=-1.0)
@@ -127,18 +134,25 @@ class RunsTable(ScrollView, can_focus=True):
         return np.array([getattr(i, attribute) or "" for i in rows.infos], dtype=str)
 
     def _rebuild(self, keep: str | None = None) -> None:
-        count = len(self.rows.infos)
-        if self.filter is not None and count:
-            order = np.flatnonzero(self.filter(self.rows))
+        infos = self.rows.infos
+        if self.filter is None and not self.sort_key:
+            self.order = range(len(infos))
         else:
-            order = np.arange(count)
-        if self.sort_key and len(order):
-            values = self._sort_values(self.sort_key)[order]
-            ranked = np.argsort(values, kind="stable")
-            if self.sort_descending:
-                ranked = ranked[::-1]
-            order = order[ranked]
-        self.order = order.astype(np.int64)
+            import numpy as np
+
+            shows = self.filter
+            order = (
+                np.arange(len(infos))
+                if shows is None
+                else np.fromiter((i for i, info in enumerate(infos) if shows(info)), np.int64)
+            )
+            if self.sort_key and len(order):
+                values = self._sort_values(self.sort_key)[order]
+                ranked = np.argsort(values, kind="stable")
+                if self.sort_descending:
+                    ranked = ranked[::-1]
+                order = order[ranked]
+            self.order = order.astype(np.int64)
         self.virtual_size = Size(self._width, len(self.order) + 1)
         cursor = 0
         if keep is not None:
@@ -178,7 +192,7 @@ class RunsTable(ScrollView, can_focus=True):
             str(info.agents),
             literal(self.rows.selected[i], True),
             literal(info.preferred, True),
-            "" if np.isnan(regret) else f"{regret:.3f}",
+            "" if math.isnan(regret) else f"{regret:.3f}",
         ]
 
     def _fit(self, cells: Sequence[str]) -> list[str]:

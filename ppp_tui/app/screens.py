@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-import numpy as np
-import numpy.typing as npt
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -24,10 +22,11 @@ from textual.widgets import (
 
 from .runs_table import RunsTable
 from .text import plain
-from .workspace import RunRows
 
 if TYPE_CHECKING:
+    from ..storage.store import RunInfo
     from .app import PPPApp
+    from .first_page import RunRows
 
 ALL_STAGES = "__all__"
 
@@ -102,11 +101,7 @@ class RunsScreen(Screen[None]):
             )
             return
         message.display = False
-        outcome = workspace.outcome()
-        arrays = workspace.scores.arrays if workspace.scores else None
-        assert arrays is not None
-        selected = list(arrays.names[np.arange(len(arrays)), outcome.selected])
-        self.table.set_rows(RunRows(workspace.infos, selected, outcome.regret))
+        self.table.set_rows(workspace.run_rows())
         self.table.display = True
         if not self._stages_listed:
             names = sorted({i.stage for i in workspace.infos if i.stage})
@@ -144,20 +139,12 @@ class RunsScreen(Screen[None]):
             self.table.set_filter(None)
         else:
 
-            def keep(rows: RunRows) -> npt.NDArray[np.bool_]:
-                return np.fromiter(
-                    (
-                        (not isinstance(stage, str) or i.stage == stage)
-                        and (
-                            not query
-                            or query in i.id.lower()
-                            or query in (i.spec_id or "").lower()
-                            or query in (i.task or "").lower()
-                        )
-                        for i in rows.infos
-                    ),
-                    bool,
-                    len(rows.infos),
+            def keep(i: RunInfo) -> bool:
+                return (not isinstance(stage, str) or i.stage == stage) and (
+                    not query
+                    or query in i.id.lower()
+                    or query in (i.spec_id or "").lower()
+                    or query in (i.task or "").lower()
                 )
 
             self.table.set_filter(keep)

@@ -7,27 +7,17 @@ agreement and mean regret over every marked run with array arithmetic.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
-import numpy.typing as npt
 
 from ..core.errors import PPPError
 from ..core.regret import Lines, Outcome
 from ..core.settings import Settings, Weights, preset
 from ..reports import Scores
 from ..storage.store import RunInfo, Store
-
-
-@dataclass
-class RunRows:
-    """The runs list's data: run facts plus the selected agent and regret under the weights."""
-
-    infos: Sequence[RunInfo]
-    selected: Sequence[str]  # per run
-    regret: npt.NDArray[np.float64]  # per run, nan when unmarked
+from .first_page import RunRows
 
 
 @dataclass(frozen=True)
@@ -70,18 +60,6 @@ class Workspace:
         self.infos = infos
         self.index = {info.id: i for i, info in enumerate(infos)}
         self._install(scores)
-
-    def preview(self, runs: int) -> tuple[RunRows, int] | None:
-        """The first `runs` runs with their selected agent and regret, and the total; None
-        when the database holds no more than that (the whole load is as quick)."""
-        total = self.store.count()
-        if total <= runs:
-            return None
-        scores = Scores.load(self.store, self.settings, limit=runs)
-        outcome = scores.outcome
-        arrays = scores.arrays
-        selected = list(arrays.names[np.arange(len(arrays)), outcome.selected])
-        return RunRows(self.store.run_infos(limit=runs), selected, outcome.regret), total
 
     def _install(self, scores: Scores) -> None:
         self.scores = scores
@@ -158,6 +136,14 @@ class Workspace:
         assert self.scores is not None
         lines = self.scores.lines
         return lines.outcome(*lines.arrays.weights(self.settings))
+
+    def run_rows(self) -> RunRows:
+        """The runs list under the current weights."""
+        assert self.scores is not None
+        outcome = self.outcome()
+        arrays = self.scores.arrays
+        selected = list(arrays.names[np.arange(len(arrays)), outcome.selected])
+        return RunRows(self.infos, selected, outcome.regret)
 
     # -- saving and marking ----------------------------------------------------------
 

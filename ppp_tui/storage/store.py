@@ -94,6 +94,27 @@ class RunInfo:
     preferred: str | None
 
 
+@dataclass
+class AgentInputs:
+    """What an agent's PPP score needs (`Store.first_runs`)."""
+
+    name: str
+    technical: float
+    counts: tuple[int, ...] | None  # low, medium, high questions, violations; None: no trajectory
+    penalty: float = 0.0  # the violations' penalty sum under the settings
+
+
+@dataclass(frozen=True)
+class RunAgents:
+    """A run's agents with their score inputs, in position order (`Store.first_runs`)."""
+
+    id: str
+    stage: str | None
+    preferred: str | None
+    stated: bool  # states a preference other than no_preference
+    agents: list[AgentInputs]
+
+
 def _database_error(path: Path, error: sqlite3.Error) -> StoreError:
     text = str(error)
     if "locked" in text or "busy" in text:
@@ -428,22 +449,7 @@ class Store:
 
         from ..core.columns import AgentColumns
 
-        where, params = [], []
-        if stage is not None:
-            where.append("runs.stage = ?")
-            params.append(stage)
-        if marked_only:
-            where.append("runs.preferred_agent IS NOT NULL")
-        rows = self._query(
-            "SELECT runs.id, runs.stage, runs.preferred_agent, runs.states_preferences,"
-            " s.names, s.name_lengths, s.technical, s.counts"
-            " FROM runs LEFT JOIN run_scores AS s ON s.run_id = runs.id"
-            f"{' WHERE ' + ' AND '.join(where) if where else ''} ORDER BY runs.id"
-            f"{' LIMIT ?' if limit is not None else ''}",
-            [*params, limit] if limit is not None else params,
-        )
-        if rows and any(row[4] is None for row in rows):
-            rows = self._unpacked(rows)
+        rows = self._packed_rows(stage, marked_only, limit)
         count = len(rows)
         run_ids = np.empty(count, dtype=object)
         stages = np.empty(count, dtype=object)
@@ -479,6 +485,63 @@ class Store:
                 only_loaded=limit is not None,
             ),
         )
+
+    def first_runs(self, settings: Settings, limit: int) -> list[RunAgents]:
+        """The first `limit` runs by id with their agents' score inputs, without numpy
+        (the app's first page draws before numpy is imported)."""
+        import struct
+
+        runs = []
+        for (
+            run_id,
+            stage,
+            preferred,
+            stated,
+            names,
+            lengths,
+            technical,
+            counts,
+        ) in self._packed_rows(None, False, limit):
+            n = len(technical) // 8
+            split, start = [], 0
+            for length in struct.unpack(f"<{n}i", lengths):
+                split.append(names[start : start + length])
+                start += length
+            flat = struct.unpack(f"<{4 * n}i", counts)
+            agents = [
+                AgentInputs(
+                    split[k],
+                    value,
+                    None if flat[4 * k + 3] == packs.NO_TRAJECTORY else flat[4 * k : 4 * k + 4],
+                )
+                for k, value in enumerate(struct.unpack(f"<{n}d", technical))
+            ]
+            runs.append(RunAgents(run_id, stage, preferred, bool(stated), agents))
+        by_id = {run.id: run for run in runs}
+        for run_id, slot, total in self._penalty_sums(settings, list(by_id)):
+            by_id[run_id].agents[slot].penalty = total
+        return runs
+
+    def _packed_rows(self, stage: str | None, marked_only: bool, limit: int | None) -> list[Any]:
+        """(id, stage, preferred agent, states_preferences, and the run_scores columns)
+        of every run (or those `agent_columns` asks for) by id."""
+        where, params = [], []
+        if stage is not None:
+            where.append("runs.stage = ?")
+            params.append(stage)
+        if marked_only:
+            where.append("runs.preferred_agent IS NOT NULL")
+        rows = self._query(
+            "SELECT runs.id, runs.stage, runs.preferred_agent, runs.states_preferences,"
+            " s.names, s.name_lengths, s.technical, s.counts"
+            " FROM runs LEFT JOIN run_scores AS s ON s.run_id = runs.id"
+            f"{' WHERE ' + ' AND '.join(where) if where else ''} ORDER BY runs.id"
+            f"{' LIMIT ?' if limit is not None else ''}",
+            [*params, limit] if limit is not None else params,
+        )
+        if rows and any(row[4] is None for row in rows):
+            rows = self._unpacked(rows)
+        return rows
 
     def _unpacked(self, rows: list[Any]) -> list[Any]:
         """`rows` with the packs of runs that have none (an outside edit) built from agents."""
@@ -518,13 +581,33 @@ class Store:
         penalty = np.zeros(len(violations))
         if not violations.any():
             return penalty
+        sums = self._penalty_sums(settings, run_ids.tolist() if only_loaded else None)
+        if not sums:
+            return penalty
+        # Runs not loaded (another stage, unmarked) are skipped.
+        first_of = dict(zip(run_ids.tolist(), first_agent.tolist(), strict=True))
+        where, values = [], []
+        for run_id, slot, total in sums:
+            first = first_of.get(run_id)
+            if first is not None:
+                where.append(first + slot)
+                values.append(total)
+        penalty[where] = values
+        return penalty
+
+    def _penalty_sums(
+        self, settings: Settings, run_ids: list[str] | None
+    ) -> list[tuple[str, int, float]]:
+        """(run id, agent slot by position, violation penalty sum under `settings`) of
+        every agent with violations, or of the runs `run_ids` only (worth it for a few)."""
         pers = settings.personalization
-        # With `only_loaded`, the loaded runs' trajectories (trajectory ids are agent ids).
+        # With `run_ids`, those runs' trajectories (trajectory ids are agent ids).
         loaded = (
             "trajectory_id IN (SELECT id FROM agents WHERE run_id IN"
             " (SELECT value FROM json_each(?)))"
         )
-        loaded_ids = [json.dumps(run_ids.tolist())] if only_loaded else []
+        only_loaded = run_ids is not None
+        loaded_ids = [json.dumps(run_ids)] if only_loaded else []
         names = [
             row[0]
             for row in self._query(
@@ -545,7 +628,7 @@ class Store:
             pers.critical_penalty,
         ]
         # Trajectory ids are agent ids.
-        sums = self._query(
+        return self._query(
             # An agent's slot is its rank by position in its run (positions may have
             # gaps after an outside edit).
             "SELECT agents.run_id, (SELECT count(*) FROM agents AS other"
@@ -559,18 +642,6 @@ class Store:
             + " GROUP BY trajectory_id) AS v JOIN agents ON agents.id = v.trajectory_id",
             [*params, *loaded_ids],
         )
-        if not sums:
-            return penalty
-        # Runs not loaded (another stage, unmarked) are skipped.
-        first_of = dict(zip(run_ids.tolist(), first_agent.tolist(), strict=True))
-        where, values = [], []
-        for run_id, slot, total in sums:
-            first = first_of.get(run_id)
-            if first is not None:
-                where.append(first + slot)
-                values.append(total)
-        penalty[where] = values
-        return penalty
 
 
 def _name_codes(names: Iterable[str], lengths: Iterable[bytes]) -> tuple[Any, Any]:
