@@ -641,7 +641,7 @@ def tune(
       ppp-tui tune --per-stage --write
     """
     from .core.settings import Weights
-    from .reports import Scores, tune_document, tune_scope, tune_stages
+    from .reports import Scores, provenance, tune_document, tune_scope, tune_stages
     from .storage.config import save_weights
 
     if stage is not None and per_stage:
@@ -675,26 +675,18 @@ def tune(
     if write:
         global_weights = None
         stages: dict[str, Weights] = {}
+        # Each pair's note tells its own tuning: its stage's marked runs and regret.
+        notes: dict[str | None, str] = {}
         for scope, tuning in results:
             tuned = Weights.from_technical(tuning.technical)
             if scope == "global":
                 global_weights = tuned
+                notes[None] = provenance(tuning)
             else:
                 stages[scope] = tuned
-        total = sum(tuning.marked_runs for _, tuning in results)
-        before = sum(t.before_mean_regret * t.marked_runs for _, t in results) / total
-        after = sum(t.mean_regret * t.marked_runs for _, t in results) / total
-        note = _provenance(total, before, after)
-        save_weights(env.config_path, global_weights, stages, note=note)
+                notes[scope] = provenance(tuning)
+        save_weights(env.config_path, global_weights, stages, notes=notes)
         click.echo(f"saved to {env.config_path}", err=True)
-
-
-def _provenance(marked: int, before: float, after: float) -> str:
-    """The comment written beside tuned weights: when, from what, and what it changed."""
-    from datetime import datetime
-
-    stamp = datetime.now().astimezone().strftime("%Y-%m-%d %H:%M")
-    return f"tuned {stamp} from {marked} marked runs; mean regret {before:.4f} -> {after:.4f}"
 
 
 @cli.command()

@@ -115,6 +115,17 @@ def regret_document(
     }
 
 
+def provenance(tuning: Tuning) -> str:
+    """The comment written beside tuned weights: when, from what, and what it changed."""
+    from datetime import datetime
+
+    stamp = datetime.now().astimezone().strftime("%Y-%m-%d %H:%M")
+    return (
+        f"tuned {stamp} from {tuning.marked_runs} marked runs;"
+        f" mean regret {tuning.before_mean_regret:.4f} -> {tuning.mean_regret:.4f}"
+    )
+
+
 def tune_scope(
     scores: Scores, stage: str | None, folds: int = 5, seed: int = 0
 ) -> tuple[str, Tuning | None]:

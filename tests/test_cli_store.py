@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import tomlkit
 from click.testing import CliRunner, Result
 
 from ppp_tui.cli import cli
@@ -527,6 +528,20 @@ def test_tune_per_stage_is_a_list_of_documents(marked: Invoke) -> None:
     assert [d["marked_runs"] for d in documents] == [1, 2]
     one = as_json(marked("tune", "--stage", "implement", "--json"))
     assert one == documents[1]
+
+
+def test_tune_per_stage_write_notes_each_stage_with_its_own_figures(
+    marked: Invoke, config: Path
+) -> None:
+    assert marked("prefer", "run-0042", "aider").exit_code == 0
+    documents = as_json(marked("tune", "--per-stage", "--json"))
+    assert marked("tune", "--per-stage", "--write").exit_code == 0
+    document = tomlkit.parse(config.read_text())
+    for tuned in documents:
+        table = document["ppp"]["weights"][tuned["scope"]]  # type: ignore[index]
+        note = table["technical"].trivia.comment  # type: ignore[union-attr]
+        assert f"from {tuned['marked_runs']} marked runs" in note
+        assert f"-> {tuned['mean_regret']:.4f}" in note
 
 
 def test_tune_without_marks_exits_1_with_one_line(imported: Invoke) -> None:

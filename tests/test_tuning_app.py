@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 
 import pytest
+from textual.widgets import Select
 
 from ppp_tui.app.app import PPPApp
 from ppp_tui.app.flip_strip import FlipStrip
 from ppp_tui.app.run_screen import RunScreen
+from ppp_tui.app.slider import WeightSlider
 from ppp_tui.app.tuning_screen import GLOBAL, TuningScreen
 from ppp_tui.core.sensitivity import run_flips
 from ppp_tui.reports import tune_scope
@@ -19,8 +22,9 @@ SIZE = (150, 45)
 async def _tuned(app: PPPApp, pilot) -> TuningScreen:  # type: ignore[no-untyped-def]
     screen = app.screen
     assert isinstance(screen, TuningScreen)
-    await app.workers.wait_for_complete()
-    await pilot.pause()
+    while screen.computing:
+        await app.workers.wait_for_complete()
+        await pilot.pause(0.02)
     assert screen.result is not None
     return screen
 
@@ -116,3 +120,74 @@ async def test_the_flip_strip_shows_who_wins_where(db: Path, tmp_path: Path) -> 
         app.change_weight((second.start + second.end) / 2, screen.scope, started=0.0)
         await pilot.pause()
         assert screen.ranking is not None and screen.ranking.best_agent == second.agent
+
+
+async def test_brackets_on_the_panel_move_the_global_weight(db: Path, tmp_path: Path) -> None:
+    config = tmp_path / "config.toml"
+    app = PPPApp(db, config)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.load_done.wait()
+        await pilot.press("t")
+        screen = await _tuned(app, pilot)
+        assert screen.scope is None  # global: no stage named after the menu's value
+        await pilot.press("right_square_bracket")
+        screen = await _tuned(app, pilot)
+        assert app.workspace is not None
+        assert app.workspace.settings.weights.technical == pytest.approx(0.75)
+        assert app.workspace.settings.stage_weights == {}
+        assert screen.result is not None and screen.result.current == pytest.approx(0.75)
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+    assert "__global__" not in config.read_text()
+
+
+async def test_use_optimal_moves_the_open_runs_slider_and_saves_its_provenance(
+    db: Path, tmp_path: Path
+) -> None:
+    config = tmp_path / "config.toml"
+    app = PPPApp(db, config)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.load_done.wait()
+        await pilot.press("enter")
+        await pilot.pause()
+        run_screen = app.screen
+        assert isinstance(run_screen, RunScreen) and run_screen.scope is None
+        await pilot.press("t")
+        screen = await _tuned(app, pilot)
+        assert screen.result is not None and screen.result.tuning is not None
+        tuning = screen.result.tuning
+        await pilot.press("u")
+        await _tuned(app, pilot)
+        await pilot.press("escape")
+        await pilot.pause()
+        # Back on the run: the slider, and the ranking, follow the weight "u" set.
+        assert app.screen is run_screen
+        assert run_screen.query_one(WeightSlider).value == pytest.approx(tuning.technical)
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+    text = config.read_text()
+    assert f"from {tuning.marked_runs} marked runs" in text
+    assert f"{tuning.before_mean_regret:.4f} -> {tuning.mean_regret:.4f}" in text
+
+
+async def test_the_panel_opened_during_the_load_tunes_once_it_ends(
+    db: Path, tmp_path: Path, held_load: threading.Event
+) -> None:
+    app = PPPApp(db, tmp_path / "config.toml")
+    async with app.run_test(size=SIZE) as pilot:
+        while app.first_screen_seconds is None:
+            await pilot.pause()
+        await pilot.press("t")
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, TuningScreen) and screen.computing
+        assert "loading the database" in str(screen.query_one("#tuning-status").render())
+        held_load.set()
+        await app.load_done.wait()
+        screen = await _tuned(app, pilot)
+        assert screen.result is not None and screen.result.tuning is not None
+        # The scope menu lists the stages too once the runs are there.
+        assert app.workspace is not None
+        stages = {i.stage for i in app.workspace.infos if i.stage}
+        options = screen.query_one("#tuning-scope", Select)._options
+        assert {value for _, value in options} >= {GLOBAL, *stages} and len(stages) > 1

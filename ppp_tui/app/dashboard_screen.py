@@ -18,8 +18,6 @@ from textual.content import Content
 from textual.geometry import Size
 from textual.message import Message
 from textual.reactive import reactive
-from textual.screen import Screen
-from textual.timer import Timer
 from textual.widget import Widget
 from textual.widgets import DataTable, Footer, Header, Select, Static
 from textual.worker import get_current_worker
@@ -31,6 +29,7 @@ from ..dashboard import Dashboard, StageFigures
 from ..faces import number
 from ..reports import Scores
 from ..storage.store import Store
+from .recomputing import RecomputingScreen
 from .screens import RunsScreen
 from .text import cell, literal, plain
 
@@ -44,8 +43,6 @@ EFFORT_COLOURS = {"low": "green", "medium": "orange", "high": "red"}
 TIMELINE_SERIES = {"selected": ("selected agent", "cyan"), "agents_mean": ("all agents", "orange")}
 # Bars end a little short of the frame's right edge.
 X_MARGIN = 1.04
-# Settle time after a change before recomputing: `]` held down recomputes once.
-DEBOUNCE_S = 0.15
 
 
 def _percent(value: float | None) -> str:
@@ -97,7 +94,7 @@ class WholeText(Widget):
         return Content(self.text) if fits else Content("")
 
 
-class DashboardScreen(Screen[None]):
+class DashboardScreen(RecomputingScreen):
     """Whole-database figures, for every run or one stage's."""
 
     BINDINGS = [Binding("escape", "app.pop_screen", "Back", id="dashboard.back")]
@@ -174,10 +171,6 @@ class DashboardScreen(Screen[None]):
         super().__init__()
         self.stage = stage
         self.dashboard: Dashboard | None = None
-        self._generation = 0  # the latest computation asked for; older results are dropped
-        self._computed_for: Any = None  # what the shown figures were computed from
-        self._pending: Timer | None = None  # a recomputation waiting for changes to settle
-        self._awaiting = False  # a computation is under way (or waits for the database)
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -242,41 +235,14 @@ class DashboardScreen(Screen[None]):
 
     # -- computing -----------------------------------------------------------------
 
-    def weights_changed(self) -> None:
-        """Weights or marks changed (the app calls this): compute again."""
-        self.recompute()
-
-    def on_screen_resume(self) -> None:
-        # Marks may have changed while a run opened from here was on screen.
-        if self._computed_for is not None and self._computed_for != self._inputs():
-            self.recompute()
-
     def _inputs(self) -> Any:
         """What the figures depend on, to tell whether they are out of date."""
         workspace = self.app.workspace
         if workspace is None or workspace.scores is None:
             return None
-        arrays = workspace.scores.arrays
-        # Marks are patched into the loaded arrays in place: their bytes tell.
-        return (self.stage, workspace.settings, id(arrays), hash(arrays.preferred.tobytes()))
-
-    @property
-    def computing(self) -> bool:
-        """Figures are asked for and not shown yet."""
-        return self._pending is not None or self._awaiting
-
-    def recompute(self, now: bool = False) -> None:
-        if self._pending is not None:
-            self._pending.stop()
-            self._pending = None
-        if now:
-            self._start()
-        else:
-            self._pending = self.set_timer(DEBOUNCE_S, self._start)
+        return (self.stage, workspace.state())
 
     def _start(self) -> None:
-        self._pending = None
-        self._awaiting = True
         workspace = self.app.workspace
         status = self.query_one("#dashboard-status", Static)
         if workspace is None or workspace.scores is None:

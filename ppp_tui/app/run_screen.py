@@ -75,6 +75,7 @@ class RunScreen(Screen[None]):
         self._flash: dict[str, float] = {}
         self._columns: list[ColumnKey] = []
         self._cells: dict[str, tuple[Any, ...]] = {}  # what each agent's row shows now
+        self._covered_at: object = None  # the workspace's state when a screen covered this
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -301,6 +302,18 @@ class RunScreen(Screen[None]):
         """The app's weights or marks changed."""
         self.refresh_ranking()
         self.sync_weights()
+
+    def on_screen_suspend(self) -> None:
+        workspace = self.app.workspace
+        self._covered_at = workspace.state() if workspace is not None else None
+
+    def on_screen_resume(self) -> None:
+        # A screen opened from here (the tuning panel's "use optimal", the dashboard's
+        # marks) may have changed the weights or marks.
+        workspace = self.app.workspace
+        covered_at = self._covered_at
+        if workspace is not None and covered_at is not None and workspace.state() != covered_at:
+            self.weights_changed()
 
     def sync_weights(self) -> None:
         workspace = self.app.workspace

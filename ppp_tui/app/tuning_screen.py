@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from textual import on, work
 from textual.app import ComposeResult
@@ -14,18 +14,19 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.message import Message
-from textual.screen import Screen
 from textual.widgets import Button, DataTable, Footer, Header, Select, Static
+from textual.worker import get_current_worker
 from textual_plotext import PlotextPlot
 
 from ..core.regret import Tuning
-from ..reports import tune_scope, tune_stages
+from ..reports import Scores, provenance, tune_scope, tune_stages
+from .recomputing import RecomputingScreen
 from .text import literal
 
 if TYPE_CHECKING:
     from .app import PPPApp
 
-GLOBAL = "__global__"
+GLOBAL = "__global__"  # the scope menu's value for the global weights
 
 
 @dataclass(frozen=True)
@@ -38,7 +39,7 @@ class Result:
     stages: list[tuple[str, Tuning]]
 
 
-class TuningScreen(Screen[None]):
+class TuningScreen(RecomputingScreen):
     """Mean regret and agreement over the technical weight, and where they are best."""
 
     BINDINGS = [
@@ -49,14 +50,21 @@ class TuningScreen(Screen[None]):
     app: PPPApp
 
     class Computed(Message):
-        def __init__(self, result: Result) -> None:
+        def __init__(self, generation: int, result: Result) -> None:
             super().__init__()
+            self.generation = generation
             self.result = result
 
     def __init__(self, scope: str | None = None) -> None:
         super().__init__()
-        self.scope = GLOBAL if scope is None else scope
+        self._scope = GLOBAL if scope is None else scope  # the menu's value
         self.result: Result | None = None
+
+    @property
+    def scope(self) -> str | None:
+        """The stage whose weights are tuned; None for the global pair (the app's `[` and
+        `]` move this scope's weight)."""
+        return None if self._scope == GLOBAL else self._scope
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -78,54 +86,73 @@ class TuningScreen(Screen[None]):
         self.query_one("#tuning-stages", DataTable).add_columns(
             "stage", "marked", "current", "optimum", "95% interval", "mean regret", "agreement"
         )
+        self.recompute(now=True)
+
+    def _list_scopes(self) -> None:
+        """The scope menu: global, and each stage with runs."""
         workspace = self.app.workspace
-        if workspace is not None and workspace.scores is not None:
-            stages = sorted({s for s in workspace.scores.arrays.stages if s is not None})
-            options = [("global weights", GLOBAL)] + [(f"stage {s}", s) for s in stages]
-            select = self.query_one("#tuning-scope", Select)
-            with select.prevent(Select.Changed):
-                select.set_options(options)
-                select.value = self.scope if self.scope in {v for _, v in options} else GLOBAL
-            self.scope = str(select.value)
-        self.recompute()
+        assert workspace is not None and workspace.scores is not None
+        stages = sorted({s for s in workspace.scores.arrays.stages if s is not None})
+        options = [("global weights", GLOBAL)] + [(f"stage {s}", s) for s in stages]
+        select = self.query_one("#tuning-scope", Select)
+        with select.prevent(Select.Changed):
+            select.set_options(options)
+            select.value = self._scope if self._scope in {v for _, v in options} else GLOBAL
+        self._scope = str(select.value)
 
     # -- computing -------------------------------------------------------------------
 
-    def weights_changed(self) -> None:
-        """Weights or marks changed (the app calls this): tune again."""
-        self.recompute()
-
-    def recompute(self) -> None:
+    def _inputs(self) -> Any:
+        """What the result depends on, to tell whether it is out of date."""
         workspace = self.app.workspace
+        return None if workspace is None else (self._scope, workspace.state())
+
+    def _start(self) -> None:
+        workspace = self.app.workspace
+        status = self.query_one("#tuning-status", Static)
         if workspace is None or workspace.scores is None:
-            self.query_one("#tuning-status", Static).update("loading the database…")
+            status.update("loading the database…")
+            self._when_loaded()
             return
-        self.query_one("#tuning-status", Static).update("tuning…")
-        self._compute(self.scope)
+        if self._computed_for is None:
+            self._list_scopes()
+        self._generation += 1
+        self._computed_for = self._inputs()
+        status.update("tuning…")
+        # The arrays under the weights being edited (their penalties are the loaded ones).
+        scores = replace(workspace.scores, settings=workspace.settings)
+        self._compute(self._generation, self._scope, scores)
+
+    @work(exclusive=True, group="tuning-wait")
+    async def _when_loaded(self) -> None:
+        await self.app.load_done.wait()
+        if self.app.workspace is None:
+            self._awaiting = False
+            self.query_one("#tuning-status", Static).update("the database could not be opened")
+            return
+        self.recompute(now=True)
 
     @work(thread=True, exclusive=True, group="tuning")
-    def _compute(self, scope: str) -> None:
-        workspace = self.app.workspace
-        assert workspace is not None and workspace.scores is not None
-        settings = workspace.settings
-        # The arrays under the weights being edited (their penalties are the loaded ones).
-        scores = replace(workspace.scores, settings=settings)
+    def _compute(self, generation: int, scope: str, scores: Scores) -> None:
         stage = None if scope == GLOBAL else scope
         _, tuning = tune_scope(scores, stage)
-        result = Result(scope, settings.weights_for(stage).technical, tuning, tune_stages(scores))
-        self.post_message(self.Computed(result))
+        current = scores.settings.weights_for(stage).technical
+        result = Result(scope, current, tuning, tune_stages(scores))
+        if not get_current_worker().is_cancelled:
+            self.post_message(self.Computed(generation, result))
 
     def on_tuning_screen_computed(self, message: Computed) -> None:
-        if message.result.scope != self.scope:
-            return  # the scope changed while this was computing
+        if message.generation != self._generation:
+            return  # a newer computation is on its way
+        self._awaiting = False
         self.result = message.result
         self._show()
 
     @on(Select.Changed, "#tuning-scope")
     def _scope_changed(self, event: Select.Changed) -> None:
         if isinstance(event.value, str):
-            self.scope = event.value
-            self.recompute()
+            self._scope = event.value
+            self.recompute(now=True)
 
     # -- showing -----------------------------------------------------------------------
 
@@ -137,9 +164,15 @@ class TuningScreen(Screen[None]):
         use = self.query_one("#tuning-use", Button)
         name = "global weights" if result.scope == GLOBAL else f"stage {result.scope}"
         if tuning is None:
-            status.update(
-                Content(f"{literal(name, True)}: no marked runs to tune on (p marks one)")
+            workspace = self.app.workspace
+            marked = workspace is not None and workspace.figures().marked_runs > 0
+            why = (
+                "no marked run uses them (each marked run's stage has its own table):"
+                " pick a stage above"
+                if result.scope == GLOBAL and marked
+                else "no marked runs to tune on (p marks one)"
             )
+            status.update(Content(f"{literal(name, True)}: {why}"))
             use.disabled = True
             self._plot(None, None)
         else:
@@ -244,6 +277,10 @@ class TuningScreen(Screen[None]):
             return
         stage = None if result.scope == GLOBAL else result.scope
         technical = result.tuning.technical
+        workspace = self.app.workspace
+        if workspace is not None:
+            # Saving these weights writes where they came from beside them.
+            workspace.tuned[stage] = (technical, provenance(result.tuning))
         self.app.change_weight(technical, stage, started=time.perf_counter())
         where = "global weights" if stage is None else f"stage {stage}"
         self.notify(f"{where}: technical {technical:.4f} (ctrl+s saves it)")

@@ -50,6 +50,9 @@ class Workspace:
         self._marked: Lines | None = None
         # The figures of the last settings asked about (a slider step asks twice).
         self._figures: tuple[Settings, Lines, Figures] | None = None
+        # scope (a stage, None: global) -> the technical weight "use optimal" set there
+        # and its provenance note, written beside the pair if it is saved at that weight
+        self.tuned: dict[str | None, tuple[float, str]] = {}
 
     # -- loading (slow: call from a worker thread) ---------------------------------
 
@@ -137,6 +140,15 @@ class Workspace:
         lines = self.scores.lines
         return lines.outcome(*lines.arrays.weights(self.settings))
 
+    def state(self) -> object:
+        """What every computed figure depends on (the settings being edited and the
+        marks), to tell whether one is out of date; None before the load."""
+        if self.scores is None:
+            return None
+        arrays = self.scores.arrays
+        # Marks are patched into the loaded arrays in place: their bytes tell.
+        return (self.settings, id(arrays), hash(arrays.preferred.tobytes()))
+
     def run_rows(self) -> RunRows:
         """The runs list under the current weights."""
         assert self.scores is not None
@@ -159,7 +171,13 @@ class Workspace:
             if self.saved.stage_weights.get(stage) != weights
         }
         weights = self.settings.weights if self.settings.weights != self.saved.weights else None
-        save_weights(self.config_path, weights, stages, note=note)
+        # A pair still at the optimum "use optimal" put there gets where it came from.
+        notes = {
+            scope: text
+            for scope, (technical, text) in self.tuned.items()
+            if self.settings.weights_for(scope).technical == technical
+        }
+        save_weights(self.config_path, weights, stages, note=note, notes=notes)
         self.saved = replace(
             self.saved, weights=self.settings.weights, stage_weights=self.settings.stage_weights
         )

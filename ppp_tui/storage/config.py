@@ -226,12 +226,14 @@ def save_weights(
     weights: Weights | None = None,
     stages: Mapping[str, Weights] | None = None,
     note: str | None = None,
+    notes: Mapping[str | None, str] | None = None,
 ) -> None:
     """Write the global pair and/or stage pairs into `path`, changing nothing else.
 
-    `note` (provenance, one line) goes beside each pair written, marked with NOTE_MARK; an
-    earlier note of ours there is replaced, or removed when `note` is None, since it would
-    describe weights that are no longer there. Raises ConfigError, leaving the file as it
+    `note` (provenance, one line) goes beside each pair written, marked with NOTE_MARK;
+    `notes` gives a pair its own (by stage, None for the global pair) instead. An earlier
+    note of ours beside a pair written is replaced, or removed when it gets none, since it
+    would describe weights that are no longer there. Raises ConfigError, leaving the file as it
     was, if the file is invalid now or the result would not read back as written.
     """
     stages = dict(stages or {})
@@ -247,7 +249,7 @@ def save_weights(
         except ConfigError as error:
             raise ConfigError(f"{error} (weights not saved; fix the file first)") from None
     try:
-        new_text = _edit(text, weights, stages, note)
+        new_text = _edit(text, weights, stages, note, notes or {})
     except (tomlkit.exceptions.TOMLKitError, ValueError) as error:
         # A layout tomlkit cannot edit in place, such as a stage table inside an inline table.
         raise ConfigError(f"{path}: cannot update this file ({error}); weights not saved") from None
@@ -256,20 +258,28 @@ def save_weights(
 
 
 def _edit(
-    text: str | None, weights: Weights | None, stages: Mapping[str, Weights], note: str | None
+    text: str | None,
+    weights: Weights | None,
+    stages: Mapping[str, Weights],
+    note: str | None,
+    notes: Mapping[str | None, str],
 ) -> str:
     """`text` (None: no file yet) with the pairs written into it and nothing else changed."""
     document = tomlkit.parse(text) if text is not None else tomlkit.document()
-    one_line = " ".join(note.split()) if note is not None else None
+
+    def one_line(scope: str | None) -> str | None:
+        text = notes.get(scope, note)
+        return " ".join(text.split()) if text is not None else None
+
     ppp = _sub_table(document, "ppp")
     if weights is not None:
         if any(key in ppp for key in _OLDER_PAIR):
             # Seed 000's form stays in that form.
-            _write_pair(ppp, weights, _OLDER_PAIR, one_line)
+            _write_pair(ppp, weights, _OLDER_PAIR, one_line(None))
         else:
-            _write_pair_table(ppp, "weights", weights, one_line)
+            _write_pair_table(ppp, "weights", weights, one_line(None))
     for stage, pair in stages.items():
-        _write_pair_table(_sub_table(ppp, "weights"), stage, pair, one_line)
+        _write_pair_table(_sub_table(ppp, "weights"), stage, pair, one_line(stage))
 
     new_text = document.as_string()
     if new_text.endswith("\n\n") and not (text or "").endswith("\n\n"):
