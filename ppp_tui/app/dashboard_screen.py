@@ -98,6 +98,7 @@ class DashboardScreen(RecomputingScreen):
     """Whole-database figures, for every run or one stage's."""
 
     BINDINGS = [Binding("escape", "app.pop_screen", "Back", id="dashboard.back")]
+    STATUS = "#dashboard-status"
 
     DEFAULT_CSS = """
     DashboardScreen #dashboard-tools {
@@ -205,7 +206,7 @@ class DashboardScreen(RecomputingScreen):
         self.query_one("#flips", DataTable).add_columns(
             "run", "stage", "PPP on", "PPP off", "preferred"
         )
-        self._list_stages()
+        self._runs_loaded()
         self.query_one("#flips", DataTable).focus()
         self.recompute(now=True)
 
@@ -217,7 +218,7 @@ class DashboardScreen(RecomputingScreen):
                 return value if isinstance(value, str) else None
         return None
 
-    def _list_stages(self) -> None:
+    def _runs_loaded(self) -> None:
         """The stages to filter by, and the runs screen's filter as the starting one."""
         workspace = self.app.workspace
         if workspace is None or not workspace.loaded:
@@ -244,30 +245,15 @@ class DashboardScreen(RecomputingScreen):
 
     def _start(self) -> None:
         workspace = self.app.workspace
-        status = self.query_one("#dashboard-status", Static)
-        if workspace is None or workspace.scores is None:
-            status.update("loading the database…")
-            self._when_loaded()
-            return
+        assert workspace is not None and workspace.scores is not None
         self._generation += 1
         self._computed_for = self._inputs()
-        status.update("computing…")
+        self._set_status("computing…")
         if self.dashboard is None or self.dashboard.stage != self.stage:
             self._set_loading(True)
         self._compute(
             self._generation, workspace.store, workspace.settings, workspace.scores, self.stage
         )
-
-    @work(exclusive=True, group="dashboard-wait")
-    async def _when_loaded(self) -> None:
-        await self.app.load_done.wait()
-        if self.app.workspace is None:
-            self._awaiting = False
-            self._set_loading(False)
-            self.query_one("#dashboard-status", Static).update("the database could not be opened")
-            return
-        self._list_stages()
-        self.recompute(now=True)
 
     @work(thread=True, exclusive=True, group="dashboard")
     def _compute(

@@ -1,10 +1,10 @@
 """The runs list's data, and its first page worked out without numpy.
 
 The app draws the first runs of a large database before it loads the whole of it.
-That first page is scored here with the plain PPP formulas of core.scoring, the
-same arithmetic in the same order as the arrays of core.regret (so it shows the
-same selected agents and regrets), and numpy (about 80 ms to import) and the array
-code load after the first paint. No textual here.
+That first page is scored here with the plain PPP formulas of core.scoring (as
+`rank_run` scores a run), the same arithmetic in the same order as the arrays of
+core.regret, so it shows the same selected agents and regrets; numpy (about 80 ms to
+import) and the array code load after the first paint. No textual here.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from ..core.scoring import final_score, r_pers, r_proact, rank_key
+from ..core.scoring import final_score, rank_key, rewards
 from ..core.settings import Settings
 from ..storage.store import RunAgents, RunInfo, Store
 
@@ -56,9 +56,10 @@ def pick(run: RunAgents, settings: Settings) -> tuple[str, float]:
         interaction = None
         if agent.counts is not None:
             low, medium, high, violations = agent.counts
-            interaction = r_proact(low, medium, high, settings.proactivity) + r_pers(
-                agent.penalty, violations > 0, run.stated, settings
+            proact, pers = rewards(
+                (low, medium, high), agent.penalty, violations > 0, run.stated, settings
             )
+            interaction = proact + pers
         finals.append(final_score(agent.technical, interaction, weights, settings))
     if not finals:
         return "", math.nan

@@ -6,8 +6,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from textual import work
 from textual.screen import Screen
 from textual.timer import Timer
+from textual.widgets import Static
 
 if TYPE_CHECKING:
     from .app import PPPApp
@@ -17,11 +19,13 @@ DEBOUNCE_S = 0.15
 
 
 class RecomputingScreen(Screen[None]):
-    """Subclasses say what their figures depend on (`_inputs`) and start a computation
+    """Subclasses say what their figures depend on (`_inputs`), list their menus once
+    the runs are there (`_runs_loaded`) and start a computation on the loaded workspace
     (`_start`: it sets `_computed_for`, bumps `_generation` and clears `_awaiting` when
-    the newest result arrives)."""
+    the newest result arrives). `STATUS` is the widget that tells how it goes."""
 
     app: PPPApp
+    STATUS = ""
 
     def __init__(self) -> None:
         super().__init__()
@@ -35,6 +39,12 @@ class RecomputingScreen(Screen[None]):
 
     def _start(self) -> None:
         raise NotImplementedError
+
+    def _runs_loaded(self) -> None:
+        """The whole database has loaded (also when it had before the screen opened)."""
+
+    def _set_status(self, text: str) -> None:
+        self.query_one(self.STATUS, Static).update(text)
 
     @property
     def computing(self) -> bool:
@@ -62,4 +72,19 @@ class RecomputingScreen(Screen[None]):
     def _begin(self) -> None:
         self._pending = None
         self._awaiting = True
+        workspace = self.app.workspace
+        if workspace is None or workspace.scores is None:
+            self._set_status("loading the database…")
+            self._when_loaded()
+            return
         self._start()
+
+    @work(exclusive=True, group="recompute-wait")
+    async def _when_loaded(self) -> None:
+        await self.app.load_done.wait()
+        if self.app.workspace is None:
+            self._awaiting = False
+            self._set_status("the database could not be opened")
+            return
+        self._runs_loaded()
+        self.recompute(now=True)

@@ -82,16 +82,20 @@ class TuningScreen(RecomputingScreen):
                 yield DataTable(id="tuning-stages", cursor_type="row", zebra_stripes=True)
         yield Footer()
 
+    STATUS = "#tuning-status"
+
     def on_mount(self) -> None:
         self.query_one("#tuning-stages", DataTable).add_columns(
             "stage", "marked", "current", "optimum", "95% interval", "mean regret", "agreement"
         )
+        self._runs_loaded()
         self.recompute(now=True)
 
-    def _list_scopes(self) -> None:
+    def _runs_loaded(self) -> None:
         """The scope menu: global, and each stage with runs."""
         workspace = self.app.workspace
-        assert workspace is not None and workspace.scores is not None
+        if workspace is None or workspace.scores is None:
+            return
         stages = sorted({s for s in workspace.scores.arrays.stages if s is not None})
         options = [("global weights", GLOBAL)] + [(f"stage {s}", s) for s in stages]
         select = self.query_one("#tuning-scope", Select)
@@ -109,28 +113,13 @@ class TuningScreen(RecomputingScreen):
 
     def _start(self) -> None:
         workspace = self.app.workspace
-        status = self.query_one("#tuning-status", Static)
-        if workspace is None or workspace.scores is None:
-            status.update("loading the database…")
-            self._when_loaded()
-            return
-        if self._computed_for is None:
-            self._list_scopes()
+        assert workspace is not None and workspace.scores is not None
         self._generation += 1
         self._computed_for = self._inputs()
-        status.update("tuning…")
+        self._set_status("tuning…")
         # The arrays under the weights being edited (their penalties are the loaded ones).
         scores = replace(workspace.scores, settings=workspace.settings)
         self._compute(self._generation, self._scope, scores)
-
-    @work(exclusive=True, group="tuning-wait")
-    async def _when_loaded(self) -> None:
-        await self.app.load_done.wait()
-        if self.app.workspace is None:
-            self._awaiting = False
-            self.query_one("#tuning-status", Static).update("the database could not be opened")
-            return
-        self.recompute(now=True)
 
     @work(thread=True, exclusive=True, group="tuning")
     def _compute(self, generation: int, scope: str, scores: Scores) -> None:

@@ -71,6 +71,22 @@ def r_pers(total_penalty: float, has_violations: bool, stated: bool, settings: S
     return settings.personalization.compliance_bonus if stated else 0.0
 
 
+def rewards(
+    questions: tuple[int, int, int],
+    penalty: float,
+    violated: bool,
+    stated: bool,
+    settings: Settings,
+) -> tuple[float, float]:
+    """(R_Proact, R_Pers) of an agent with a trajectory: its (low, medium, high) question
+    counts, its violations' penalty sum, whether it has violations, and whether the run
+    states a preference. Interaction is their sum."""
+    return (
+        r_proact(*questions, settings.proactivity),
+        r_pers(penalty, violated, stated, settings),
+    )
+
+
 def coefficients(
     technical: float, interaction: float | None, settings: Settings
 ) -> tuple[float, float, float]:
@@ -178,8 +194,9 @@ def _score(agent: Agent, stated: bool, weights: Weights, settings: Settings) -> 
         final = final_score(agent.technical, None, weights, settings)
         return _Scored(agent, None, None, None, final, 0.0)
     penalty = sum(violation_penalty(v, settings) for v in trajectory.violations)
-    proact = r_proact(*trajectory.effort_counts(), settings.proactivity)
-    pers = r_pers(penalty, bool(trajectory.violations), stated, settings)
+    proact, pers = rewards(
+        trajectory.effort_counts(), penalty, bool(trajectory.violations), stated, settings
+    )
     interaction = proact + pers
     final = final_score(agent.technical, interaction, weights, settings)
     return _Scored(agent, proact, pers, interaction, final, penalty)

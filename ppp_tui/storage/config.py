@@ -268,8 +268,8 @@ def _edit(
     document = tomlkit.parse(text) if text is not None else tomlkit.document()
 
     def one_line(scope: str | None) -> str | None:
-        text = notes.get(scope, note)
-        return " ".join(text.split()) if text is not None else None
+        given = notes.get(scope, note)
+        return " ".join(given.split()) if given is not None else None
 
     ppp = _sub_table(document, "ppp")
     if weights is not None:

@@ -79,6 +79,15 @@ def pack(run_id: str, agents: Sequence[tuple[str, float, Sequence[int | None]]])
     )
 
 
+def split_names(names: str, name_lengths: bytes) -> list[str]:
+    """A pack's agent names, from its `names` and `name_lengths` columns."""
+    split, start = [], 0
+    for length in struct.unpack(f"<{len(name_lengths) // 4}i", name_lengths):
+        split.append(names[start : start + length])
+        start += length
+    return split
+
+
 def from_agent_rows(rows: Iterable[tuple[Any, ...]]) -> list[Pack]:
     """Packs from `AGENT_ROWS` rows grouped by run, in their order."""
     return [

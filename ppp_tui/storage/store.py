@@ -503,10 +503,7 @@ class Store:
             counts,
         ) in self._packed_rows(None, False, limit):
             n = len(technical) // 8
-            split, start = [], 0
-            for length in struct.unpack(f"<{n}i", lengths):
-                split.append(names[start : start + length])
-                start += length
+            split = packs.split_names(names, lengths)
             flat = struct.unpack(f"<{4 * n}i", counts)
             agents = [
                 AgentInputs(
@@ -649,7 +646,6 @@ def _name_codes(names: Iterable[str], lengths: Iterable[bytes]) -> tuple[Any, An
 
     Runs mostly share a few line-ups of agents, so each distinct one is split once.
     """
-    import struct
     from itertools import chain
 
     import numpy as np
@@ -657,12 +653,7 @@ def _name_codes(names: Iterable[str], lengths: Iterable[bytes]) -> tuple[Any, An
     lineups: dict[tuple[str, bytes], tuple[str, ...]] = {}
     keys = list(zip(names, lengths, strict=True))
     for key in set(keys):
-        text, packed = key
-        split, start = [], 0
-        for length in struct.unpack(f"<{len(packed) // 4}i", packed):
-            split.append(text[start : start + length])
-            start += length
-        lineups[key] = tuple(split)
+        lineups[key] = tuple(packs.split_names(*key))
     vocabulary = sorted(set(chain.from_iterable(lineups.values())))
     code = {name: i for i, name in enumerate(vocabulary)}
     coded = {key: tuple(code[name] for name in lineup) for key, lineup in lineups.items()}
