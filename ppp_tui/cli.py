@@ -642,7 +642,7 @@ def tune(
     """
     from .core.settings import Weights
     from .reports import Scores, provenance, tune_document, tune_scope, tune_stages
-    from .storage.config import save_weights
+    from .storage.config_write import save_weights
 
     if stage is not None and per_stage:
         raise click.UsageError("--stage and --per-stage exclude each other")
@@ -741,7 +741,7 @@ def config() -> None:
 @_db_options
 def show(as_json: bool, db: str | None, config: str | None) -> None:
     """The effective configuration, and which file it comes from."""
-    from .storage.config import render_settings, settings_document
+    from .storage.config_write import render_settings, settings_document
 
     env = _Env(db, config)
     settings = env.settings()
@@ -765,7 +765,7 @@ def show(as_json: bool, db: str | None, config: str | None) -> None:
 @_db_options
 def init(force: bool, db: str | None, config: str | None) -> None:
     """Write the example config.toml, with the seeds' stage weights."""
-    from .storage.config import init_config
+    from .storage.config_write import init_config
 
     env = _Env(db, config)
     path = init_config(env.config_path, force=force)

@@ -7,6 +7,7 @@ import threading
 from pathlib import Path
 
 import pytest
+from textual.widgets import OptionList, Select
 
 from ppp_tui.app.app import PPPApp
 from ppp_tui.app.run_screen import RunScreen
@@ -23,6 +24,14 @@ SIZE = (140, 45)
 async def _loaded(app: PPPApp, pilot) -> None:  # type: ignore[no-untyped-def]
     await app.load_done.wait()
     await pilot.pause()
+
+
+async def _runs_screen(app: PPPApp, pilot) -> RunsScreen:  # type: ignore[no-untyped-def]
+    """The runs screen, once every run is loaded."""
+    await _loaded(app, pilot)
+    screen = app.screen
+    assert isinstance(screen, RunsScreen)
+    return screen
 
 
 async def test_runs_screen_lists_every_run_with_selected_agent(db: Path, tmp_path: Path) -> None:
@@ -44,9 +53,7 @@ async def test_runs_screen_lists_every_run_with_selected_agent(db: Path, tmp_pat
 async def test_sort_filter_and_search(db: Path, tmp_path: Path) -> None:
     app = PPPApp(db, tmp_path / "config.toml")
     async with app.run_test(size=SIZE) as pilot:
-        await _loaded(app, pilot)
-        screen = app.screen
-        assert isinstance(screen, RunsScreen)
+        screen = await _runs_screen(app, pilot)
         table = screen.table
         table.sort_by("agents", descending=True)
         counts = [table.rows.infos[i].agents for i in table.order]
@@ -56,6 +63,81 @@ async def test_sort_filter_and_search(db: Path, tmp_path: Path) -> None:
         assert shown and all("spec-kit-01" in (i.spec_id or "").lower() for i in shown)
         await pilot.press("escape")
         assert len(table.order) == 300
+
+
+async def test_the_stage_menu_filters_runs_by_stage(db: Path, tmp_path: Path) -> None:
+    app = PPPApp(db, tmp_path / "config.toml")
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await _runs_screen(app, pilot)
+        table = screen.table
+        assert app.workspace is not None
+        stages = sorted({i.stage for i in app.workspace.infos if i.stage})
+        await pilot.click("#stage-filter")
+        await pilot.pause()
+        listed = screen.query_one("#stage-filter SelectOverlay", OptionList)
+        assert [str(listed.get_option_at_index(k).prompt) for k in range(1, len(stages) + 1)] == (
+            stages
+        )
+        await pilot.press("down", "down", "enter")  # "All stages", then the first stage
+        await pilot.pause()
+        shown = {table.rows.infos[i].stage for i in table.order}
+        assert shown == {stages[0]} and 0 < len(table.order) < 300
+        assert f"{len(table.order)} of 300 runs" in str(screen.query_one("#runs-status").render())
+        # With a search too, both apply.
+        await pilot.press("slash", *"SPEC-KIT-01", "enter")
+        both = [table.rows.infos[i] for i in table.order]
+        assert both and all(
+            i.stage == stages[0] and "spec-kit-01" in (i.spec_id or "").lower() for i in both
+        )
+        screen.query_one("#stage-filter", Select).clear()
+        await pilot.press("escape")
+        await pilot.pause()
+        assert len(table.order) == 300
+
+
+@pytest.mark.parametrize("menu_first", [True, False])
+async def test_the_stage_menu_is_filled_whichever_comes_first_menu_or_runs(
+    db: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, menu_first: bool
+) -> None:
+    """The menu is mounted just after the first paint, and the runs arrive from a worker."""
+    mount = RunsScreen._mount_stage_filter
+    release = threading.Event()
+
+    async def after_the_runs(self: RunsScreen) -> None:
+        async def mount_later() -> None:
+            await self.app.load_done.wait()
+            await mount(self)
+
+        # Not awaited here: that would hold the screen's messages, and the load waits
+        # for the first paint.
+        self.run_worker(mount_later())
+
+    if not menu_first:
+        monkeypatch.setattr(RunsScreen, "_mount_stage_filter", after_the_runs)
+    else:
+        from ppp_tui.app.workspace import Workspace
+
+        load = Workspace.load
+
+        def held(self: Workspace) -> None:
+            release.wait(timeout=10)
+            load(self)
+
+        monkeypatch.setattr(Workspace, "load", held)
+    app = PPPApp(db, tmp_path / "config.toml")
+    async with app.run_test(size=SIZE) as pilot:
+        if menu_first:
+            while not app.screen.query("#stage-filter"):
+                await pilot.pause()
+            assert not app.load_done.is_set()
+            release.set()
+        await _loaded(app, pilot)
+        await pilot.pause()
+        menu = app.screen.query_one("#stage-filter", Select)
+        assert app.workspace is not None
+        stages = sorted({i.stage for i in app.workspace.infos if i.stage})
+        overlay = menu.query_one(OptionList)
+        assert overlay.option_count == len(stages) + 1  # and "All stages"
 
 
 async def test_enter_opens_a_run_and_escape_goes_back(db: Path, tmp_path: Path) -> None:

@@ -18,12 +18,10 @@ from ppp_tui.core.settings import (
     Settings,
     Weights,
 )
-from ppp_tui.storage.config import (
-    config_path,
-    db_path,
+from ppp_tui.storage.config import config_path, db_path, load_settings
+from ppp_tui.storage.config_write import (
     example_config,
     init_config,
-    load_settings,
     render_settings,
     save_weights,
     settings_document,

@@ -9,6 +9,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
+from textual.css.query import NoMatches
 from textual.screen import ModalScreen, Screen
 from textual.widgets import (
     Button,
@@ -48,7 +49,8 @@ class RunsScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         yield Header()
         with Horizontal(id="runs-tools"):
-            yield Select([], prompt="All stages", id="stage-filter", allow_blank=True)
+            # The stage menu is mounted just after the first paint (see on_mount).
+            yield Static(id="stage-filter-slot")
             yield Input(placeholder="/ search id, spec or task", id="search")
         yield Static("Loading runs…", id="runs-message")
         yield RunsTable(id="runs")
@@ -65,6 +67,34 @@ class RunsScreen(Screen[None]):
         self.table.focus()
         if self._preview is not None:
             self.show_preview(*self._preview)
+        self.call_after_refresh(self._mount_stage_filter)
+
+    async def _mount_stage_filter(self) -> None:
+        """Mount the stage menu in its reserved slot, once the first screen is up.
+
+        A Select with its overlay takes about as long to build and style as all the rest
+        of the first screen, so it comes a frame later (as textual.lazy.Lazy does).
+        """
+        slot = self.query_one("#stage-filter-slot")
+        menu: Select[str] = Select([], prompt="All stages", id="stage-filter", allow_blank=True)
+        await self.query_one("#runs-tools").mount(menu, after=slot)
+        await slot.remove()
+        self._list_stages()
+
+    def _stage_filter(self) -> Select[str] | None:
+        try:
+            return self.query_one("#stage-filter", Select)
+        except NoMatches:  # not mounted yet
+            return None
+
+    def _list_stages(self) -> None:
+        """Fill the stage menu once both it and the runs are there, whichever is last."""
+        workspace = self.app.workspace
+        menu = self._stage_filter()
+        if self._stages_listed or menu is None or workspace is None or not workspace.loaded:
+            return
+        menu.set_options([(n, n) for n in sorted({i.stage for i in workspace.infos if i.stage})])
+        self._stages_listed = True
 
     def on_screen_resume(self) -> None:
         # Weights or marks may have changed while a run was open.
@@ -103,10 +133,7 @@ class RunsScreen(Screen[None]):
         message.display = False
         self.table.set_rows(workspace.run_rows())
         self.table.display = True
-        if not self._stages_listed:
-            names = sorted({i.stage for i in workspace.infos if i.stage})
-            self.query_one("#stage-filter", Select).set_options([(n, n) for n in names])
-            self._stages_listed = True
+        self._list_stages()
         self.update_status()
 
     def update_status(self) -> None:
@@ -133,7 +160,8 @@ class RunsScreen(Screen[None]):
         self.query_one("#runs-status", Static).update(Content("  ·  ".join(parts)))
 
     def _apply_filter(self) -> None:
-        stage = self.query_one("#stage-filter", Select).value
+        menu = self._stage_filter()
+        stage = None if menu is None else menu.value
         query = self.query_one("#search", Input).value.strip().lower()
         if not isinstance(stage, str) and not query:
             self.table.set_filter(None)

@@ -161,7 +161,7 @@ class Workspace:
 
     def save(self, note: str | None = None) -> None:
         """Write the edited weights to config.toml (refused while it is invalid)."""
-        from ..storage.config import save_weights
+        from ..storage.config_write import save_weights
 
         if self.config_error is not None:
             raise PPPError(f"not saved: fix config.toml first ({self.config_error})")
