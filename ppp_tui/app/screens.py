@@ -35,6 +35,7 @@ ALL_STAGES = "__all__"
 class RunsScreen(Screen[None]):
     """Every run, with the agent selected under the current weights and the mark."""
 
+    AUTO_FOCUS = "#runs"  # the table, not the search box, from the first frame
     BINDINGS = [
         Binding("/", "search", "Search", id="runs.search"),
         Binding("escape", "clear_search", "Clear search", show=False),
