@@ -8,8 +8,8 @@ headless at 160x48, two moments of it for both apps:
   ppp-tui, the runs screen with its first page of runs). This is when the screen is up,
   and the target applies to it.
 - settled: the app's `call_after_refresh` from mounting, once the messages queued by
-  then are handled; for ppp-tui this includes mounting the stage menu, which comes a
-  frame after the first (as textual.lazy.Lazy does), and the footer's keys.
+  then are handled, which includes the footer's keys (one for the bare app, eleven for
+  ppp-tui). ppp-tui's stage menu is not in either: it comes with the whole load.
 Each is timed from starting the process (`python -c`, importing the CLI and the app, as
 a user waits for it; interleaved, 7 pairs) and in process from creating the app object.
 Step latency: from the slider's Changed message to the refreshed screen (the app

@@ -95,49 +95,26 @@ async def test_the_stage_menu_filters_runs_by_stage(db: Path, tmp_path: Path) ->
         assert len(table.order) == 300
 
 
-@pytest.mark.parametrize("menu_first", [True, False])
-async def test_the_stage_menu_is_filled_whichever_comes_first_menu_or_runs(
-    db: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, menu_first: bool
+async def test_the_stage_menu_comes_with_the_runs(
+    db: Path, tmp_path: Path, held_load: threading.Event
 ) -> None:
-    """The menu is mounted just after the first paint, and the runs arrive from a worker."""
-    mount = RunsScreen._mount_stage_filter
-    release = threading.Event()
-
-    async def after_the_runs(self: RunsScreen) -> None:
-        async def mount_later() -> None:
-            await self.app.load_done.wait()
-            await mount(self)
-
-        # Not awaited here: that would hold the screen's messages, and the load waits
-        # for the first paint.
-        self.run_worker(mount_later())
-
-    if not menu_first:
-        monkeypatch.setattr(RunsScreen, "_mount_stage_filter", after_the_runs)
-    else:
-        from ppp_tui.app.workspace import Workspace
-
-        load = Workspace.load
-
-        def held(self: Workspace) -> None:
-            release.wait(timeout=10)
-            load(self)
-
-        monkeypatch.setattr(Workspace, "load", held)
     app = PPPApp(db, tmp_path / "config.toml")
     async with app.run_test(size=SIZE) as pilot:
-        if menu_first:
-            while not app.screen.query("#stage-filter"):
-                await pilot.pause()
-            assert not app.load_done.is_set()
-            release.set()
-        await _loaded(app, pilot)
-        await pilot.pause()
-        menu = app.screen.query_one("#stage-filter", Select)
+        while app.first_screen_seconds is None:
+            await pilot.pause()
+        # While the first page shows, its place says why there is no menu yet.
+        assert not app.screen.query("#stage-filter")
+        assert "loading" in str(app.screen.query_one("#stage-filter-slot").render())
+        held_load.set()
+        screen = await _runs_screen(app, pilot)
+        assert not screen.query("#stage-filter-slot")
         assert app.workspace is not None
         stages = sorted({i.stage for i in app.workspace.infos if i.stage})
-        overlay = menu.query_one(OptionList)
-        assert overlay.option_count == len(stages) + 1  # and "All stages"
+        menu = screen.query_one("#stage-filter", Select)
+        assert menu.query_one(OptionList).option_count == len(stages) + 1  # and "All stages"
+        # Its place in the row, before the search box, and the keys' focus order.
+        row = list(screen.query_one("#runs-tools").children)
+        assert [w.id for w in row] == ["stage-filter", "search"]
 
 
 async def test_enter_opens_a_run_and_escape_goes_back(db: Path, tmp_path: Path) -> None:
@@ -261,6 +238,8 @@ async def test_missing_database_shows_a_message(tmp_path: Path) -> None:
         await _loaded(app, pilot)
         message = app.screen.query_one("#runs-message")
         assert "no database here" in str(message.render())
+        # No runs, no stages: the menu's place no longer says they are loading.
+        assert "loading" not in str(app.screen.query_one("#stage-filter-slot").render())
     assert not (tmp_path / "nothing.db").exists()
 
 

@@ -50,8 +50,8 @@ class RunsScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         yield Header()
         with Horizontal(id="runs-tools"):
-            # The stage menu is mounted just after the first paint (see on_mount).
-            yield Static(id="stage-filter-slot")
+            # The stage menu's place until the runs are loaded (_mount_stage_filter).
+            yield Static("stages: loading…", id="stage-filter-slot")
             yield Input(placeholder="/ search id, spec or task", id="search")
         yield Static("Loading runs…", id="runs-message")
         yield RunsTable(id="runs")
@@ -63,39 +63,33 @@ class RunsScreen(Screen[None]):
         return self.query_one(RunsTable)
 
     def on_mount(self) -> None:
-        self._stages_listed = False
         self.table.display = False
         self.table.focus()
         if self._preview is not None:
             self.show_preview(*self._preview)
-        self.call_after_refresh(self._mount_stage_filter)
-
-    async def _mount_stage_filter(self) -> None:
-        """Mount the stage menu in its reserved slot, once the first screen is up.
-
-        A Select with its overlay takes about as long to build and style as all the rest
-        of the first screen, so it comes a frame later (as textual.lazy.Lazy does).
-        """
-        slot = self.query_one("#stage-filter-slot")
-        menu: Select[str] = Select([], prompt="All stages", id="stage-filter", allow_blank=True)
-        await self.query_one("#runs-tools").mount(menu, after=slot)
-        await slot.remove()
-        self._list_stages()
 
     def _stage_filter(self) -> Select[str] | None:
         try:
             return self.query_one("#stage-filter", Select)
-        except NoMatches:  # not mounted yet
+        except NoMatches:  # the runs are not loaded yet
             return None
 
-    def _list_stages(self) -> None:
-        """Fill the stage menu once both it and the runs are there, whichever is last."""
-        workspace = self.app.workspace
-        menu = self._stage_filter()
-        if self._stages_listed or menu is None or workspace is None or not workspace.loaded:
+    def _mount_stage_filter(self, stages: list[str]) -> None:
+        """Put the stage menu, with these stages, where its slot held the place.
+
+        It comes with the runs, as filtering waits for them: a Select with its overlay
+        takes about as long to build and style as all the rest of the first screen.
+        """
+        if self._stage_filter() is not None:
             return
-        menu.set_options([(n, n) for n in sorted({i.stage for i in workspace.infos if i.stage})])
-        self._stages_listed = True
+        menu: Select[str] = Select(
+            [(stage, stage) for stage in stages],
+            prompt="All stages",
+            id="stage-filter",
+            allow_blank=True,
+        )
+        self.query_one("#runs-tools").mount(menu, before="#search")
+        self.query_one("#stage-filter-slot").remove()
 
     def on_screen_resume(self) -> None:
         # Weights or marks may have changed while a run was open.
@@ -103,6 +97,11 @@ class RunsScreen(Screen[None]):
 
     def show_error(self, message: str) -> None:
         self.query_one("#runs-message", Static).update(plain(message))
+        self._clear_slot()
+
+    def _clear_slot(self) -> None:
+        for slot in self.query("#stage-filter-slot").results(Static):
+            slot.update("")
 
     def show_preview(self, rows: RunRows, total: int) -> None:
         """The first runs while the whole database loads (sorting and search wait)."""
@@ -130,11 +129,12 @@ class RunsScreen(Screen[None]):
                 "This database holds no runs yet: import some with `ppp-tui import FILE`"
                 " or create a demo database with `ppp-tui demo`."
             )
+            self._clear_slot()
             return
         message.display = False
         self.table.set_rows(workspace.run_rows())
         self.table.display = True
-        self._list_stages()
+        self._mount_stage_filter(sorted({i.stage for i in workspace.infos if i.stage}))
         self.update_status()
 
     def update_status(self) -> None:
