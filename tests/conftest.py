@@ -5,10 +5,16 @@ from __future__ import annotations
 import threading
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
 from ppp_tui.storage.demo import write_demo
+
+if TYPE_CHECKING:
+    from textual.pilot import Pilot
+
+    from ppp_tui.app.app import PPPApp
 
 
 @pytest.fixture(scope="session")
@@ -27,14 +33,23 @@ def db(demo_db: Path, tmp_path: Path) -> Path:
     return copy
 
 
+class HeldLoad(threading.Event):
+    """Set it to let the app's whole-database load go on."""
+
+    async def first_screen(self, app: PPPApp, pilot: Pilot[None]) -> None:
+        """Wait for the app's first screen: the first page of runs, the load held."""
+        while app.first_screen_seconds is None:
+            await pilot.pause()
+
+
 @pytest.fixture
-def held_load(monkeypatch: pytest.MonkeyPatch) -> Iterator[threading.Event]:
+def held_load(monkeypatch: pytest.MonkeyPatch) -> Iterator[HeldLoad]:
     """The app's whole-database load waits for the returned event (50 runs show first)."""
     from ppp_tui.app import app as app_module
     from ppp_tui.app.workspace import Workspace
 
     monkeypatch.setattr(app_module, "PREVIEW_RUNS", 50)
-    release = threading.Event()
+    release = HeldLoad()
     load = Workspace.load
 
     def held(self: Workspace) -> None:

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import json
-import threading
 from pathlib import Path
 
 import pytest
+from conftest import HeldLoad
 from textual.widgets import OptionList, Select
 
 from ppp_tui.app.app import PPPApp
@@ -96,12 +96,11 @@ async def test_the_stage_menu_filters_runs_by_stage(db: Path, tmp_path: Path) ->
 
 
 async def test_the_stage_menu_comes_with_the_runs(
-    db: Path, tmp_path: Path, held_load: threading.Event
+    db: Path, tmp_path: Path, held_load: HeldLoad
 ) -> None:
     app = PPPApp(db, tmp_path / "config.toml")
     async with app.run_test(size=SIZE) as pilot:
-        while app.first_screen_seconds is None:
-            await pilot.pause()
+        await held_load.first_screen(app, pilot)
         # While the first page shows, its place says why there is no menu yet.
         assert not app.screen.query("#stage-filter")
         assert "loading" in str(app.screen.query_one("#stage-filter-slot").render())
@@ -283,12 +282,11 @@ async def test_markup_and_escape_sequences_in_agent_text_stay_literal(tmp_path: 
 
 
 async def test_the_first_page_shows_while_the_rest_loads(
-    db: Path, tmp_path: Path, held_load: threading.Event
+    db: Path, tmp_path: Path, held_load: HeldLoad
 ) -> None:
     app = PPPApp(db, tmp_path / "config.toml")
     async with app.run_test(size=SIZE) as pilot:
-        while app.first_screen_seconds is None:
-            await pilot.pause()
+        await held_load.first_screen(app, pilot)
         table = app.screen.query_one(RunsTable)
         # The first 50 runs, with the agent each selects, before the whole load.
         assert len(table.order) == 50 and not app.load_done.is_set()

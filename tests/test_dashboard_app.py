@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import threading
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import HeldLoad
 from textual.widgets import DataTable, Select
 
 from ppp_tui.app.app import PPPApp
@@ -197,12 +197,11 @@ async def test_weights_recompute_the_figures(db: Path, tmp_path: Path) -> None:
 
 
 async def test_d_while_the_database_loads_waits_for_it(
-    db: Path, tmp_path: Path, held_load: threading.Event
+    db: Path, tmp_path: Path, held_load: HeldLoad
 ) -> None:
     app = PPPApp(db, tmp_path / "config.toml")
     async with app.run_test(size=SIZE) as pilot:
-        while app.first_screen_seconds is None:
-            await pilot.pause()
+        await held_load.first_screen(app, pilot)
         await pilot.press("d")
         await pilot.pause()
         screen = app.screen

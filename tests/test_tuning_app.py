@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import threading
 from pathlib import Path
 
 import pytest
+from conftest import HeldLoad
 from textual.widgets import Select
 
 from ppp_tui.app.app import PPPApp
@@ -171,12 +171,11 @@ async def test_use_optimal_moves_the_open_runs_slider_and_saves_its_provenance(
 
 
 async def test_the_panel_opened_during_the_load_tunes_once_it_ends(
-    db: Path, tmp_path: Path, held_load: threading.Event
+    db: Path, tmp_path: Path, held_load: HeldLoad
 ) -> None:
     app = PPPApp(db, tmp_path / "config.toml")
     async with app.run_test(size=SIZE) as pilot:
-        while app.first_screen_seconds is None:
-            await pilot.pause()
+        await held_load.first_screen(app, pilot)
         await pilot.press("t")
         await pilot.pause()
         screen = app.screen

@@ -29,8 +29,6 @@ if TYPE_CHECKING:
     from .app import PPPApp
     from .first_page import RunRows
 
-ALL_STAGES = "__all__"
-
 
 class RunsScreen(Screen[None]):
     """Every run, with the agent selected under the current weights and the mark."""
