@@ -11,6 +11,8 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
+import stat
 import tomllib
 from collections.abc import Mapping
 from dataclasses import fields, replace
@@ -35,6 +37,9 @@ CONFIG_ENV = "PPP_TUI_CONFIG"
 DB_ENV = "PPP_TUI_DB"
 CONFIG_NAME = "config.toml"
 
+# A UTF-8 byte order mark some editors put first: read past it, and kept on a save.
+BOM = "\ufeff"
+
 # The pair's key names in the current form and in seed 000's older `[ppp]` form.
 PAIR_KEYS = ("technical", "interaction")
 OLDER_PAIR_KEYS = ("technical_weight", "interaction_weight")
@@ -46,15 +51,77 @@ _Constants = TypeVar("_Constants", ProactivitySettings, PersonalizationSettings)
 
 
 def config_path(explicit: str | Path | None = None) -> Path:
-    """--config PATH, else $PPP_TUI_CONFIG, else ./config.toml if it exists, else the user's."""
+    """--config PATH, else $PPP_TUI_CONFIG, else ./config.toml if it is ppp-tui's (it has a
+    [ppp] table), else the user's."""
     if explicit:
         return Path(explicit).expanduser()
     if env := os.environ.get(CONFIG_ENV):
         return Path(env).expanduser()
     local = Path(CONFIG_NAME)
-    if local.is_file():
+    if local.is_file() and ignored_local_config() is None:
         return local
+    return user_config_path()
+
+
+def user_config_path() -> Path:
     return platformdirs.user_config_path(APP_NAME) / CONFIG_NAME
+
+
+def ignored_local_config(explicit: str | Path | None = None) -> str | None:
+    """Why ./config.toml is passed over in the lookup, or None if it is not.
+
+    A config.toml in the working folder is often another program's (a static site's, a
+    build tool's): it is adopted only if it has a [ppp] table, so ppp-tui never reads
+    another tool's settings as its own, nor writes its tables into that file.
+    """
+    if explicit or os.environ.get(CONFIG_ENV):
+        return None
+    local = Path(CONFIG_NAME)
+    try:
+        info = os.stat(local)
+    except OSError:
+        return None
+    if not stat.S_ISREG(info.st_mode):
+        return f"./{CONFIG_NAME} ignored: it is {file_kind(info.st_mode)}, not a regular file"
+    try:
+        text = read_text(local)
+    except ConfigError:
+        return None  # adopted, so the reason it cannot be read is reported
+    if text is None or not is_foreign(text):
+        return None
+    return f"./{CONFIG_NAME} ignored: it has no [ppp] table (another program's file?)"
+
+
+# `[ppp]`, `[ppp.weights]`, `ppp.weights.technical = ...` at the start of a line: what an
+# unparsable file is judged by.
+_PPP_LINE = re.compile(r"""^[ \t]*(\[[ \t]*)?["']?ppp["']?[ \t]*[.\]]""", re.MULTILINE)
+
+
+def is_foreign(text: str) -> bool:
+    """Whether config text is another program's: it sets something, but nothing under `ppp`.
+
+    An empty file (or one of comments only) is not. A file that is not valid TOML is
+    ppp-tui's if a line starts a `ppp` table or key, so a broken ppp-tui file is reported
+    rather than passed over.
+    """
+    try:
+        data = tomllib.loads(text.removeprefix(BOM))
+    except tomllib.TOMLDecodeError:
+        return _PPP_LINE.search(text) is None
+    return bool(data) and "ppp" not in data
+
+
+def file_kind(mode: int) -> str:
+    """What a file that is not a regular file is, in words."""
+    kinds = (
+        (stat.S_ISDIR, "a directory"),
+        (stat.S_ISFIFO, "a named pipe (FIFO)"),
+        (stat.S_ISCHR, "a character device"),
+        (stat.S_ISBLK, "a block device"),
+        (stat.S_ISSOCK, "a socket"),
+        (stat.S_ISLNK, "a symbolic link"),
+    )
+    return next((name for test, name in kinds if test(mode)), "a special file")
 
 
 def db_path(explicit: str | Path | None = None) -> Path:
@@ -76,14 +143,34 @@ def load_settings(path: Path) -> Settings:
 
 
 def read_text(path: Path) -> str | None:
+    """The file's text (a byte order mark included), None if there is no file.
+
+    Only a regular file is read: a named pipe would block and a device never ends, so
+    anything else is refused before it is opened, and opened without waiting in case it
+    was swapped in between.
+    """
     try:
-        data = path.read_bytes()
+        info = os.stat(path)
     except FileNotFoundError:
         return None
-    except IsADirectoryError:
-        raise ConfigError(f"{path}: is a directory, not a config file") from None
     except OSError as error:
         raise ConfigError(f"{path}: cannot read ({error.strerror})") from None
+    if not stat.S_ISREG(info.st_mode):
+        raise ConfigError(f"{path}: is {file_kind(info.st_mode)}, not a config file")
+    try:
+        descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except FileNotFoundError:
+        return None
+    except OSError as error:
+        raise ConfigError(f"{path}: cannot read ({error.strerror})") from None
+    with os.fdopen(descriptor, "rb") as handle:
+        mode = os.fstat(handle.fileno()).st_mode
+        if not stat.S_ISREG(mode):
+            raise ConfigError(f"{path}: is {file_kind(mode)}, not a config file")
+        try:
+            data = handle.read()
+        except OSError as error:
+            raise ConfigError(f"{path}: cannot read ({error.strerror})") from None
     try:
         # Decoded by hand rather than read_text so Windows line endings survive a save.
         return data.decode("utf-8")
@@ -95,7 +182,7 @@ def read_text(path: Path) -> str | None:
 
 def parse_settings(text: str, source: Path) -> Settings:
     try:
-        data = tomllib.loads(text)
+        data = tomllib.loads(text.removeprefix(BOM))
     except tomllib.TOMLDecodeError as error:
         raise ConfigError(f"{source}: invalid TOML: {error}") from None
     try:

@@ -3,14 +3,21 @@ effective configuration as TOML.
 
 Saving edits the user's own text with tomlkit, so comments, key order, other tables and
 unknown keys survive, and replaces the file atomically, never overwriting a file that does
-not validate.
+not validate. Writers take a lock file beside the config and read it again under the lock,
+so two saves at once (the app and `tune --write`) never undo each other. Only a regular
+file, or a new file in an existing folder, is written: never a device, a pipe, a dangling
+symbolic link or another program's TOML file.
 """
 
 from __future__ import annotations
 
 import os
 import re
-from collections.abc import Mapping
+import stat
+import sys
+import time
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import fields
 from pathlib import Path
 from typing import Any
@@ -30,10 +37,21 @@ from ..core.settings import (
     Settings,
     Weights,
 )
-from .config import OLDER_PAIR_KEYS, PAIR_KEYS, parse_settings, read_text
+from .config import (
+    BOM,
+    OLDER_PAIR_KEYS,
+    PAIR_KEYS,
+    file_kind,
+    is_foreign,
+    parse_settings,
+    read_text,
+    user_config_path,
+)
 
 # Marks the provenance comments ppp-tui writes, so a later save replaces them.
 NOTE_MARK = "# ppp-tui:"
+# How long a save waits for another writer's lock before giving up.
+LOCK_TIMEOUT_S = 10.0
 
 
 # --- Saving tuned weights --------------------------------------------------------------------
@@ -60,19 +78,28 @@ def save_weights(
     for stage in stages:
         if not stage or stage in PAIR_KEYS:
             raise ConfigError(f"{path}: {stage!r} cannot name a stage table")
-    text = read_text(path)
-    if text is not None:
+    with _locked(path) as target:
+        # Read under the lock: another writer's save just before this one is kept.
+        text = read_text(target)
+        if text is not None:
+            try:
+                parse_settings(text, path)
+            except ConfigError as error:
+                raise ConfigError(f"{error} (weights not saved; fix the file first)") from None
+            if is_foreign(text):
+                raise ConfigError(
+                    f"{path}: has no [ppp] table (another program's file?); weights not saved"
+                )
         try:
-            parse_settings(text, path)
-        except ConfigError as error:
-            raise ConfigError(f"{error} (weights not saved; fix the file first)") from None
-    try:
-        new_text = _edit(text, weights, stages, note, notes or {})
-    except (tomlkit.exceptions.TOMLKitError, ValueError) as error:
-        # A layout tomlkit cannot edit in place, such as a stage table inside an inline table.
-        raise ConfigError(f"{path}: cannot update this file ({error}); weights not saved") from None
-    _check_written(new_text, path, weights, stages)
-    _write_atomic(path, new_text)
+            new_text = _edit(text, weights, stages, note, notes or {})
+        except (tomlkit.exceptions.TOMLKitError, ValueError) as error:
+            # A layout tomlkit cannot edit in place, such as a stage table inside an inline
+            # table.
+            raise ConfigError(
+                f"{path}: cannot update this file ({error}); weights not saved"
+            ) from None
+        _check_written(new_text, path, weights, stages)
+        _write_atomic(target, new_text)
 
 
 def _edit(
@@ -83,7 +110,13 @@ def _edit(
     notes: Mapping[str | None, str],
 ) -> str:
     """`text` (None: no file yet) with the pairs written into it and nothing else changed."""
-    document = tomlkit.parse(text) if text is not None else tomlkit.document()
+    bom = BOM if text is not None and text.startswith(BOM) else ""
+    document = tomlkit.parse(text.removeprefix(BOM)) if text is not None else tomlkit.document()
+    if dotted := _dotted_ppp_key(document):
+        raise ValueError(
+            f"{dotted} is set with a dotted key, which cannot be edited in place;"
+            " write it under a table header such as [ppp.weights]"
+        )
 
     def one_line(scope: str | None) -> str | None:
         given = notes.get(scope, note)
@@ -99,7 +132,7 @@ def _edit(
     for stage, pair in stages.items():
         _write_pair_table(_sub_table(ppp, "weights"), stage, pair, one_line(stage))
 
-    new_text = document.as_string()
+    new_text = bom + document.as_string()
     if new_text.endswith("\n\n") and not (text or "").endswith("\n\n"):
         # A table appended at the end brought a blank separator line with it.
         new_text = new_text.rstrip("\n") + "\n"
@@ -107,6 +140,25 @@ def _edit(
         # tomlkit writes new lines with "\n"; a Windows file keeps one kind of line ending.
         new_text = re.sub(r"(?<!\r)\n", "\r\n", new_text)
     return new_text
+
+
+def _dotted_ppp_key(document: Any) -> str | None:
+    """The first key under `ppp` written with dots (`ppp.weights.technical = 0.7`, or
+    `weights.technical` inside [ppp]), whose tables tomlkit cannot edit reliably."""
+
+    def walk(container: Any, prefix: str, dotted: bool) -> str | None:
+        for key, item in _body(container) or []:
+            if key is None or (not prefix and key.key != "ppp"):
+                continue
+            name = f"{prefix}{key.key}"
+            if isinstance(item, Table):
+                if found := walk(item, f"{name}.", dotted or key.is_dotted()):
+                    return found
+            elif dotted or key.is_dotted():
+                return name
+        return None
+
+    return walk(document, "", False)
 
 
 def _sub_table(parent: Any, key: str) -> Any:
@@ -188,17 +240,114 @@ def _check_written(
         raise ConfigError(f"{path}: the edited file would not read back as saved; not saved")
 
 
-def _write_atomic(path: Path, text: str) -> None:
-    """Replace `path` with `text`: a crash leaves the old file or the new one, never half."""
-    # Through a symlink to the real file, so the link survives the rename.
-    target = Path(os.path.realpath(path))
+def _writable_target(path: Path) -> Path:
+    """The file a save replaces: `path`, or the regular file its symbolic link points to.
+
+    Refuses anything else (a device, a named pipe, a directory, a link to nothing, a missing
+    folder): renaming over it would replace it with a regular file, or create a file where
+    the user never asked for one. Only the user config folder is created if missing.
+    """
     try:
-        mode = target.stat().st_mode & 0o7777
+        info = os.lstat(path)
+    except FileNotFoundError:
+        if not path.parent.is_dir():
+            if path != user_config_path():
+                raise ConfigError(f"{path}: no such folder {path.parent}; not written") from None
+            try:
+                path.parent.mkdir(parents=True, exist_ok=True)
+            except OSError as error:
+                raise ConfigError(f"{path}: cannot write ({error.strerror or error})") from None
+        return path
+    except OSError as error:
+        raise ConfigError(f"{path}: cannot write ({error.strerror or error})") from None
+    if stat.S_ISLNK(info.st_mode):
+        target = Path(os.path.realpath(path))
+        try:
+            info = os.stat(target)
+        except OSError:
+            raise ConfigError(
+                f"{path}: is a symbolic link to {target}, which does not exist; not written"
+            ) from None
+        if not stat.S_ISREG(info.st_mode):
+            raise ConfigError(
+                f"{path}: links to {file_kind(info.st_mode)}, not a regular file; not written"
+            )
+        return target
+    if not stat.S_ISREG(info.st_mode):
+        raise ConfigError(f"{path}: is {file_kind(info.st_mode)}, not a regular file; not written")
+    return path
+
+
+@contextmanager
+def _locked(path: Path) -> Iterator[Path]:
+    """Hold the config's writer lock; yields the file to replace (see `_writable_target`).
+
+    The lock is a file beside the real config, `.config.toml.lock`, locked with flock (a
+    lock the system drops when its holder dies, so a killed writer never blocks the next).
+    It is never deleted: a writer could be waiting on the one being removed. Temporary files
+    left by a writer killed mid-save are removed here, since no writer is at work.
+    """
+    target = _writable_target(path)
+    lock = target.with_name(f".{target.name}.lock")
+    try:
+        descriptor = os.open(lock, os.O_RDWR | os.O_CREAT, 0o666)
+    except OSError as error:
+        raise ConfigError(f"{path}: cannot write ({error.strerror or error})") from None
+    try:
+        _acquire(descriptor, path)
+        target = _writable_target(path)  # again: it may have changed while waiting
+        _remove_stale_temporary_files(target)
+        yield target
+    finally:
+        os.close(descriptor)  # releases the lock
+
+
+def _acquire(descriptor: int, path: Path) -> None:
+    deadline = time.monotonic() + LOCK_TIMEOUT_S
+    while True:
+        try:
+            if sys.platform == "win32":
+                import msvcrt
+
+                msvcrt.locking(descriptor, msvcrt.LK_NBLCK, 1)
+            else:
+                import fcntl
+
+                fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return
+        except OSError as error:
+            if time.monotonic() > deadline:
+                raise ConfigError(
+                    f"{path}: another ppp-tui is saving it ({error.strerror or error}); try again"
+                ) from None
+            time.sleep(0.005)
+
+
+def _temporary_name(target: Path) -> re.Pattern[str]:
+    return re.compile(rf"\.{re.escape(target.name)}\.[0-9a-f]{{12}}\.tmp")
+
+
+def _remove_stale_temporary_files(target: Path) -> None:
+    pattern = _temporary_name(target)
+    try:
+        names = os.listdir(target.parent)
+    except OSError:
+        return
+    for name in names:
+        if pattern.fullmatch(name):
+            (target.parent / name).unlink(missing_ok=True)
+
+
+def _write_atomic(path: Path, text: str) -> None:
+    """Replace `path` (a file `_writable_target` approved) with `text`: a crash leaves the
+    old file or the new one, never half."""
+    target = path
+    try:
+        mode = stat.S_IMODE(target.stat().st_mode)
     except FileNotFoundError:
         mode = None
     temp = target.with_name(f".{target.name}.{os.urandom(6).hex()}.tmp")
     try:
-        target.parent.mkdir(parents=True, exist_ok=True)
         # 0o666 lets the umask decide a new file's mode, as for any file the user creates.
         descriptor = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
         with os.fdopen(descriptor, "w", encoding="utf-8", newline="") as handle:
@@ -278,9 +427,10 @@ lang_ita = {_toml(penalty_for("lang_ita", defaults))}
 
 def init_config(path: Path, force: bool = False) -> Path:
     """Write example_config() to `path`; an existing file only with `force`."""
-    if path.exists() and not force:
-        raise ConfigError(f"{path}: already exists; use --force to replace it")
-    _write_atomic(path, example_config())
+    with _locked(path) as target:
+        if os.path.lexists(path) and not force:
+            raise ConfigError(f"{path}: already exists; use --force to replace it")
+        _write_atomic(target, example_config())
     return path
 
 
