@@ -103,10 +103,12 @@ class _Env:
     """Where the database and config.toml are, and loading them on demand."""
 
     def __init__(self, db: str | None, config: str | None) -> None:
-        from .storage.config import config_path, db_path
+        from .storage.config import config_path, db_path, ignored_local_config
 
         self.db_path = db_path(db)
         self.config_path = config_path(config)
+        # Why ./config.toml was passed over, for the commands that say which file they use.
+        self.config_note = ignored_local_config(config)
 
     def settings(self) -> Settings:
         from .storage.config import load_settings
@@ -687,6 +689,8 @@ def tune(
                 notes[scope] = provenance(tuning)
         save_weights(env.config_path, global_weights, stages, notes=notes)
         click.echo(f"saved to {env.config_path}", err=True)
+        if env.config_note:
+            click.echo(f"note: {env.config_note}", err=True)
 
 
 @cli.command()
@@ -750,13 +754,17 @@ def show(as_json: bool, db: str | None, config: str | None) -> None:
             {
                 "path": str(env.config_path),
                 "exists": env.config_path.exists(),
+                "ignored": env.config_note,
                 "db": str(env.db_path),
                 **settings_document(settings),
             }
         )
         return
     state = "" if env.config_path.exists() else " (no file: the defaults apply)"
-    click.echo(f"# config: {env.config_path}{state}\n# database: {env.db_path}")
+    click.echo(f"# config: {env.config_path}{state}")
+    if env.config_note:
+        click.echo(f"# {env.config_note}")
+    click.echo(f"# database: {env.db_path}")
     click.echo(render_settings(settings))
 
 
@@ -770,6 +778,8 @@ def init(force: bool, db: str | None, config: str | None) -> None:
     env = _Env(db, config)
     path = init_config(env.config_path, force=force)
     click.echo(f"wrote {path}")
+    if env.config_note:
+        click.echo(f"note: {env.config_note}", err=True)
 
 
 @config.command()
@@ -777,6 +787,8 @@ def init(force: bool, db: str | None, config: str | None) -> None:
 def validate(db: str | None, config: str | None) -> None:
     """Check config.toml; exit 1 with the first problem."""
     env = _Env(db, config)
+    if env.config_note:
+        click.echo(f"note: {env.config_note}", err=True)
     settings = env.settings()
     if not env.config_path.exists():
         click.echo(f"{env.config_path}: no file; the defaults apply")

@@ -231,6 +231,25 @@ async def test_invalid_config_uses_defaults_and_refuses_to_save(db: Path, tmp_pa
     assert config.read_text() == broken
 
 
+async def test_a_config_fixed_while_the_app_runs_takes_the_next_save(
+    db: Path, tmp_path: Path
+) -> None:
+    config = tmp_path / "config.toml"
+    config.write_text("[ppp.weights]\ntechnical = 0.5\ninteraction = 0.6\n")
+    app = PPPApp(db, config)
+    async with app.run_test(size=SIZE) as pilot:
+        await _loaded(app, pilot)
+        assert app.workspace is not None and app.workspace.config_error
+        await pilot.press("right_square_bracket", "ctrl+s")  # 0.75: refused, file invalid
+        await pilot.pause()
+        assert app.workspace.dirty
+        config.write_text("# fixed\n[ppp.weights]\ntechnical = 0.5\ninteraction = 0.5\n")
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        assert not app.workspace.dirty and app.workspace.config_error is None
+    assert config.read_text() == "# fixed\n[ppp.weights]\ntechnical = 0.75\ninteraction = 0.25\n"
+
+
 async def test_missing_database_shows_a_message(tmp_path: Path) -> None:
     app = PPPApp(tmp_path / "nothing.db", tmp_path / "config.toml")
     async with app.run_test(size=SIZE) as pilot:

@@ -12,7 +12,6 @@ from pathlib import Path
 
 import numpy as np
 
-from ..core.errors import PPPError
 from ..core.regret import Lines, Outcome
 from ..core.settings import Settings, Weights, preset
 from ..reports import Scores
@@ -42,7 +41,7 @@ class Workspace:
         self.store = store
         self.config_path = config_path
         self.saved = saved  # what config.toml holds (defaults if it is invalid)
-        self.config_error = config_error  # saving is refused while this is set
+        self.config_error = config_error  # why config.toml was refused at load, if it was
         self.settings = saved
         self.infos: list[RunInfo] = []
         self.index: dict[str, int] = {}
@@ -160,11 +159,13 @@ class Workspace:
     # -- saving and marking ----------------------------------------------------------
 
     def save(self, note: str | None = None) -> None:
-        """Write the edited weights to config.toml (refused while it is invalid)."""
+        """Write the edited weights to config.toml (refused while it is invalid).
+
+        The file is read again as it is saved, so one that was invalid at start and has
+        been fixed since takes the save.
+        """
         from ..storage.config_write import save_weights
 
-        if self.config_error is not None:
-            raise PPPError(f"not saved: fix config.toml first ({self.config_error})")
         stages = {
             stage: weights
             for stage, weights in self.settings.stage_weights.items()
@@ -178,6 +179,7 @@ class Workspace:
             if self.settings.weights_for(scope).technical == technical
         }
         save_weights(self.config_path, weights, stages, note=note, notes=notes)
+        self.config_error = None
         self.saved = replace(
             self.saved, weights=self.settings.weights, stage_weights=self.settings.stage_weights
         )
