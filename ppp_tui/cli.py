@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -386,20 +387,20 @@ def import_(
             sources.append(open_records(name, fmt))  # type: ignore[arg-type]
     total = sum(source.total for source in sources)
     chained = itertools.chain.from_iterable(source.records for source in sources)
-    existed = env.db_path.exists()
-    try:
-        with env.store(create=True) as store, _progress(total) as bar:
-            step = None
-            if bar is not None:
-                task = bar.add_task("importing", total=total)
-                step = lambda n: bar.advance(task, n)  # noqa: E731
-            report = store.import_records(chained, skip_invalid=skip_invalid, progress=step)
-    except BaseException:
-        if not existed:  # a failed first import leaves no empty database behind
-            from .storage.store import remove_database
+    with _progress(total) as bar:
+        step = None
+        if bar is not None:
+            task = bar.add_task("importing", total=total)
+            step = lambda n: bar.advance(task, n)  # noqa: E731
+        if os.path.lexists(env.db_path):
+            with env.store() as store:
+                report = store.import_records(chained, skip_invalid=skip_invalid, progress=step)
+        else:
+            # Built beside and put in place when complete: a failed first import leaves no
+            # database behind, without deleting one another import may have just made.
+            from .storage.swap import import_new
 
-            remove_database(env.db_path)
-        raise
+            report = import_new(env.db_path, chained, skip_invalid=skip_invalid, progress=step)
     _report_import(report, str(env.db_path))
 
 

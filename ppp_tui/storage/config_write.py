@@ -47,6 +47,7 @@ from .config import (
     read_text,
     user_config_path,
 )
+from .durable import sync_directory
 
 # Marks the provenance comments ppp-tui writes, so a later save replaces them.
 NOTE_MARK = "# ppp-tui:"
@@ -360,21 +361,7 @@ def _write_atomic(path: Path, text: str) -> None:
     except OSError as error:
         temp.unlink(missing_ok=True)
         raise ConfigError(f"{path}: cannot write ({error.strerror or error})") from None
-    _sync_directory(target.parent)
-
-
-def _sync_directory(directory: Path) -> None:
-    """Make the rename itself durable, where the platform allows it."""
-    try:
-        descriptor = os.open(directory, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(descriptor)
-    except OSError:
-        pass  # some file systems and Windows refuse fsync on a directory
-    finally:
-        os.close(descriptor)
+    sync_directory(target.parent)
 
 
 # --- The example file and the effective configuration ----------------------------------------

@@ -50,7 +50,7 @@ from ..core.relevance import TaskType
 from ..core.runs import run_from_dict
 from ..core.scoring import AgentScore, final_score, rank_run
 from ..core.settings import STAGES, Settings, Weights
-from .files import Record
+from .files import ParsedRecord
 
 if TYPE_CHECKING:
     from .store import ImportReport
@@ -1344,16 +1344,6 @@ def generate(runs: int = DEMO_SIZE, seed: int = 0) -> Iterator[dict[str, Any]]:
         yield raw
 
 
-@dataclass(frozen=True)
-class _ParsedRecord(Record):
-    """A demo run for `Store.import_records`, parsed already: no second parse."""
-
-    parsed: Run | None = None
-
-    def parse(self) -> Run:
-        return self.parsed if self.parsed is not None else super().parse()
-
-
 def write_demo(
     path: str | Path,
     runs: int = DEMO_SIZE,
@@ -1364,29 +1354,30 @@ def write_demo(
 ) -> ImportReport:
     """Write a demo database of `runs` runs at `path` (`ppp-tui demo`).
 
-    A database that already holds runs is kept unless `replace` is true, in which case it
-    is deleted first (after checking it is a ppp-tui database). `progress` is called with
-    1 for every run written.
+    A database that already holds runs is kept unless `replace` is true (after checking it
+    is a ppp-tui database). The new database is built beside the old one and takes its
+    place only when complete, so an interrupted run leaves the old one as it was. `progress`
+    is called with 1 for every run written.
     """
-    from .store import Store, StoreError, remove_database
+    from .store import Store, StoreError
+    from .swap import build_beside, link_new, replace_old
 
     path = Path(path)
-    if path.exists():
+    existed = path.exists()
+    if existed:
         with Store.open(path) as store:
             held = store.count()
         if held and not replace:
             raise StoreError(
                 f"{path}: already holds {held} runs; use --replace to write a fresh demo database"
             )
-        if held:
-            remove_database(path)
     records = (
-        _ParsedRecord("<demo>", None, "$", raw, parsed=run)
+        ParsedRecord("<demo>", None, "$", raw, parsed=run)
         for raw, run in generate_parsed(runs, seed)
     )
-    try:
-        with Store.open(path, create=True) as store:
-            return store.import_records(records, progress=progress)
-    except BaseException:
-        remove_database(path)
-        raise
+    with build_beside(path, records, progress=progress) as (scratch, report):
+        if existed:
+            replace_old(scratch, path)
+        elif not link_new(scratch, path):
+            raise StoreError(f"{path}: created by another process meanwhile; not replaced")
+    return report

@@ -55,6 +55,16 @@ class Record:
             raise PPPError(f"{self.where}: {error}") from None
 
 
+@dataclass(frozen=True)
+class ParsedRecord(Record):
+    """A run for `Store.import_records` that is parsed already: no second parse."""
+
+    parsed: Run | None = None
+
+    def parse(self) -> Run:
+        return self.parsed if self.parsed is not None else super().parse()
+
+
 def _read_text(name: str) -> tuple[str, str]:
     if name == "-":
         return "<stdin>", sys.stdin.read()

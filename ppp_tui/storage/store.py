@@ -54,10 +54,17 @@ _PIPE_SIZE = 1 << 20
 # Distinct values an import remembers (task types, preference lists) before starting over.
 _CACHE_LIMIT = 10_000
 _BUSY_TIMEOUT_S = 5.0
+# PRAGMA application_id of a database that is being replaced (swap.py): whoever opens it
+# opens the file now at its path instead.
+RETIRED_ID = 0x52455449
 
 
 class StoreError(PPPError):
     """A database that cannot be used: missing, corrupt, locked, foreign or too new."""
+
+
+class _Retired(Exception):
+    """The database file opened has just been replaced by a new one (swap.py)."""
 
 
 def now() -> str:
@@ -154,6 +161,18 @@ class Store:
         needs a migration is refused (a caller that must not wait for one).
         """
         path = Path(path)
+        # A database retired on the second look was left so by a replacement that died
+        # before its rename (it renames before anyone else can look): it is taken back.
+        for attempt in range(4):
+            store = cls._open_once(path, create, timeout, upgrade, recover=attempt > 0)
+            if store is not None:
+                return store
+        raise StoreError(f"{path}: being replaced by another process; try again")
+
+    @classmethod
+    def _open_once(
+        cls, path: Path, create: bool, timeout: float | None, upgrade: bool, recover: bool
+    ) -> Store | None:
         if path.is_dir():
             raise StoreError(f"{path}: is a directory, not a database file")
         if not path.exists():
@@ -179,6 +198,11 @@ class Store:
             raise _database_error(path, error) from None
         store = cls(path, conn)
         try:
+            if conn.execute("PRAGMA application_id").fetchone()[0] == RETIRED_ID:
+                if recover:
+                    _take_back(conn)
+                conn.close()
+                return None
             store._prepare(upgrade)
         except sqlite3.Error as error:
             conn.close()
@@ -218,16 +242,21 @@ class Store:
         if conn.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
             conn.execute("PRAGMA journal_mode = WAL")
         conn.execute("PRAGMA synchronous = NORMAL")
-        for step in range(version, SCHEMA_VERSION):
-            conn.execute("BEGIN IMMEDIATE")
-            try:
+        if version == SCHEMA_VERSION:
+            return
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            # Again under the write lock: another process may have created or upgraded the
+            # schema since the first look, and its work is not done twice.
+            version = int(conn.execute("PRAGMA user_version").fetchone()[0])
+            for step in range(version, SCHEMA_VERSION):
                 MIGRATIONS[step](conn)
                 conn.execute(f"PRAGMA user_version = {step + 1}")
-                conn.execute("COMMIT")
-            except BaseException:
-                if conn.in_transaction:
-                    conn.execute("ROLLBACK")
-                raise
+            conn.execute("COMMIT")
+        except BaseException:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            raise
 
     def close(self) -> None:
         self.conn.close()
@@ -669,6 +698,20 @@ _NO_COUNTS: tuple[None, ...] = (None, None, None, None)
 
 def _stage_where(stage: str | None) -> tuple[str, list[Any]]:
     return ("", []) if stage is None else (" WHERE runs.stage = ?", [stage])
+
+
+def _take_back(conn: sqlite3.Connection) -> None:
+    """Clear the retired mark of a database whose replacement never happened."""
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        retired = conn.execute("PRAGMA application_id").fetchone()[0] == RETIRED_ID
+        if retired and conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'runs'").fetchone():
+            conn.execute("PRAGMA application_id = 0")
+        conn.execute("COMMIT")
+    except BaseException:
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
+        raise
 
 
 def remove_database(path: Path) -> None:

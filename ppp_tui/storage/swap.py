@@ -1,0 +1,178 @@
+"""Putting a freshly built database in place whole: a kill or a rival process never sees half.
+
+A new database (a first import, a demo) is built in a scratch file beside its final place
+(same folder, so the final step is a rename), folded into one file (no -wal beside it) and
+then linked in where nothing is yet, or renamed over the old database. The old database is
+replaced only when no other process has it open, and is marked retired just before the
+rename, so a process that opened it a moment earlier notices and opens the new one
+(`Store.open`) instead of reading or writing a file that is gone.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sqlite3
+import time
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager, suppress
+from pathlib import Path
+
+from .durable import sync_directory, sync_file
+from .files import ParsedRecord, Record
+from .store import RETIRED_ID, ImportReport, Store, StoreError, remove_database
+
+# How long a replacement waits for other connections to the old database to finish.
+_REPLACE_TIMEOUT_S = 2.0
+# A scratch file untouched this long was left by a build that was killed.
+_STALE_SCRATCH_S = 600.0
+_SCRATCH_SUFFIXES = ("", "-wal", "-shm", "-journal")
+
+
+def import_new(
+    path: Path,
+    records: Iterable[Record],
+    skip_invalid: bool = False,
+    progress: Callable[[int], None] | None = None,
+) -> ImportReport:
+    """A first import: the database appears at `path` only once the import is complete, so a
+    failed one leaves nothing behind and never deletes what another process wrote.
+
+    If another process created the database meanwhile, the runs go into that one.
+    """
+    with build_beside(path, records, skip_invalid, progress) as (scratch, report):
+        if link_new(scratch, path):
+            return report
+        with Store.open(scratch) as built, Store.open(path, create=True) as store:
+            ids = [info.id for info in built.run_infos()]
+            again = store.import_records(
+                ParsedRecord(str(path), None, "$", None, parsed=built.get_run(run_id))
+                for run_id in ids
+            )
+    report.added = again.added
+    report.skipped += again.skipped
+    report.marks = again.marks
+    return report
+
+
+@contextmanager
+def build_beside(
+    path: Path,
+    records: Iterable[Record],
+    skip_invalid: bool = False,
+    progress: Callable[[int], None] | None = None,
+) -> Iterator[tuple[Path, ImportReport]]:
+    """Import `records` into a new scratch database beside `path` and seal it; the scratch
+    file is removed on the way out, whatever happens (once renamed, it is not there)."""
+    scratch = scratch_beside(path)
+    try:
+        with Store.open(scratch, create=True) as store:
+            report = store.import_records(records, skip_invalid=skip_invalid, progress=progress)
+            seal(store.conn)
+        _check_sealed(scratch)
+        yield scratch, report
+    finally:
+        discard(scratch)
+
+
+def scratch_beside(path: Path) -> Path:
+    """A new, unused file name in `path`'s folder (the folder is created if missing)."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise StoreError(f"{path}: cannot create ({error.strerror})") from None
+    _remove_stale_scratch(path)
+    return path.with_name(f".{path.name}.{os.urandom(6).hex()}.tmp")
+
+
+def _remove_stale_scratch(path: Path) -> None:
+    """Remove the scratch files of builds of `path` that were killed (untouched for a while:
+    one being built now is written to all the time)."""
+    pattern = re.compile(rf"\.{re.escape(path.name)}\.[0-9a-f]{{12}}\.tmp")
+    try:
+        names = os.listdir(path.parent)
+    except OSError:
+        return
+    for name in names:
+        if not pattern.fullmatch(name):
+            continue
+        scratch = path.parent / name
+        newest = 0.0
+        for suffix in _SCRATCH_SUFFIXES:
+            with suppress(OSError):
+                newest = max(newest, os.stat(f"{scratch}{suffix}").st_mtime)
+        if time.time() - newest > _STALE_SCRATCH_S:
+            discard(scratch)
+
+
+def seal(conn: sqlite3.Connection) -> None:
+    """Fold a scratch database's WAL into its main file (closing it removes the -wal)."""
+    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+
+
+def _check_sealed(scratch: Path) -> None:
+    """The scratch file must stand alone: its WAL mode stays in its header, its -wal is gone."""
+    wal = Path(f"{scratch}-wal")
+    if wal.exists() and wal.stat().st_size:
+        raise StoreError(f"{scratch}: the new database could not be completed; nothing replaced")
+
+
+def discard(scratch: Path) -> None:
+    remove_database(scratch)
+    Path(f"{scratch}-journal").unlink(missing_ok=True)
+
+
+def link_new(scratch: Path, path: Path) -> bool:
+    """Put the sealed scratch file at `path` if nothing is there; False if something is."""
+    sync_file(scratch)
+    try:
+        os.link(scratch, path)
+    except FileExistsError:
+        return False
+    except OSError:
+        # A file system without hard links: a rename, checked first (a narrow race).
+        if os.path.lexists(path):
+            return False
+        os.replace(scratch, path)
+    discard(scratch)
+    sync_directory(path.parent)
+    return True
+
+
+def replace_old(scratch: Path, path: Path) -> None:
+    """Rename the sealed scratch file over the database at `path`.
+
+    Refused while another process has the old database open: its connection would go on
+    with a file that is gone, beside a -wal file that would then belong to the new one.
+    """
+    sync_file(scratch)
+    try:
+        conn = sqlite3.connect(path, timeout=_REPLACE_TIMEOUT_S, isolation_level=None)
+    except sqlite3.Error as error:
+        raise StoreError(f"{path}: cannot replace ({error})") from None
+    try:
+        # Leaving WAL mode needs every other connection closed; the exclusive locking mode
+        # keeps everyone else out from here until this connection closes, after the rename.
+        # The in-memory journal leaves no -journal file to be taken for the new database's.
+        conn.execute("PRAGMA locking_mode = EXCLUSIVE")
+        if conn.execute("PRAGMA journal_mode = MEMORY").fetchone()[0] != "memory":
+            raise sqlite3.OperationalError("database is locked")
+        conn.execute("BEGIN IMMEDIATE")
+        conn.execute(f"PRAGMA application_id = {RETIRED_ID}")
+        conn.execute("COMMIT")
+        try:
+            os.replace(scratch, path)
+        except OSError:
+            conn.execute("PRAGMA application_id = 0")  # the old database stays in use
+            raise
+    except sqlite3.Error as error:
+        if "locked" in str(error) or "busy" in str(error):
+            raise StoreError(
+                f"{path}: open in another process (the app?); close it and try again"
+            ) from None
+        raise StoreError(f"{path}: cannot replace ({error})") from None
+    except OSError as error:
+        raise StoreError(f"{path}: cannot replace ({error.strerror or error})") from None
+    finally:
+        conn.close()
+    sync_directory(path.parent)
