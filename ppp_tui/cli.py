@@ -393,7 +393,7 @@ def import_(
             task = bar.add_task("importing", total=total)
             step = lambda n: bar.advance(task, n)  # noqa: E731
         if os.path.lexists(env.db_path):
-            with env.store() as store:
+            with env.store(create=True) as store:
                 report = store.import_records(chained, skip_invalid=skip_invalid, progress=step)
         else:
             # Built beside and put in place when complete: a failed first import leaves no
