@@ -152,8 +152,8 @@ class GuardedServer(Server):
 
     def _full(self) -> str:
         return (
-            f"ppp-tui: {self.sessions} sessions are open already (at most {self.max_sessions};"
-            " see serve --max-sessions); close one and reload"
+            f"ppp-tui: {self.sessions} of {self.max_sessions} sessions are open already (see"
+            " serve --max-sessions); close one and reload"
         )
 
     async def _websocket(self, request: web.Request, handler: Handler) -> web.StreamResponse:

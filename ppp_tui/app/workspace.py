@@ -58,8 +58,14 @@ class Workspace:
 
     def load(self) -> None:
         """Read the runs list and the score arrays (about a second at 100k runs)."""
-        infos = self.store.run_infos()
-        scores = Scores.load(self.store, self.settings)
+        self.replace_data(*self.read())
+
+    def read(self) -> tuple[list[RunInfo], Scores]:
+        """The runs list and the score arrays as the database holds them now (slow)."""
+        return self.store.run_infos(), Scores.load(self.store, self.settings)
+
+    def replace_data(self, infos: list[RunInfo], scores: Scores) -> None:
+        """Show what `read` returned (after another process changed the database)."""
         self.infos = infos
         self.index = {info.id: i for i, info in enumerate(infos)}
         self._install(scores)
@@ -185,6 +191,10 @@ class Workspace:
     def mark(self, run_id: str, agent: str | None) -> None:
         """Store the user's preferred agent and refresh the marked-run arrays."""
         self.store.mark(run_id, agent, source="app")
+        self.marked(run_id, agent)
+
+    def marked(self, run_id: str, agent: str | None) -> None:
+        """A mark now in the database: the runs list and the marked-run arrays follow."""
         i = self.index.get(run_id)
         if i is None or self.scores is None:
             return
