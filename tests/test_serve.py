@@ -153,7 +153,7 @@ async def test_sessions_beyond_the_cap_are_refused_with_a_reason() -> None:
         second = await client.ws_connect("/ws", origin=_origin(client))
         assert server.sessions == 2
         page = await client.get("/")
-        assert page.status == 503 and "at most 2" in await page.text()
+        assert page.status == 503 and "2 of 2 sessions" in await page.text()
         third = await client.ws_connect("/ws", origin=_origin(client))
         closing = await third.receive(timeout=5)
         assert closing.type == aiohttp.WSMsgType.CLOSE and closing.data == 1013
