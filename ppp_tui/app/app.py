@@ -95,6 +95,9 @@ class PPPApp(App[None]):
         # commit (a mark, an import from the command line) changes it.
         self._data_version: int | None = None
         self._checking = False  # a look for outside changes is under way
+        # This app's own marks so far: a look that read the database before one of them
+        # would show it undone, so its result is dropped.
+        self._own_marks = 0
         self._mark_waiting = False  # a mark waits for another process's lock
         self.sub_title = str(db_path)
 
@@ -180,26 +183,66 @@ class PPPApp(App[None]):
         (off the UI thread: the load takes about a second at 100k runs)."""
         workspace = self.workspace
         assert workspace is not None
+        store = workspace.store
+        own_marks = self._own_marks
         try:
-            version = workspace.store.data_version()
+            version = store.data_version()
             if version == self._data_version:
+                self._checking = False
                 return
-            settings = workspace.settings
+            contents = store.contents_key()
+            if contents == workspace.contents:  # only marks: a few ms at 100k runs
+                changes = workspace.mark_changes(store.preferred_agents())
+                # Still "checking" until the change is shown, or the next look reads it again.
+                self.call_from_thread(self._marked_outside, own_marks, version, changes)
+                return
+            settings = workspace.settings  # an import: everything again
             infos, scores = workspace.read()
         except (PPPError, sqlite3.Error):
-            return  # locked or gone for now: the next look tries again
-        finally:
-            self._checking = False
-        self.call_from_thread(self._changed_outside, version, settings, infos, scores)
+            self._checking = False  # locked or gone for now: the next look tries again
+            return
+        self.call_from_thread(
+            self._changed_outside, own_marks, version, contents, settings, infos, scores
+        )
+
+    def _still_current(self, own_marks: int) -> bool:
+        """Whether a look's reading still holds (no mark of this app's since it began);
+        if not, the next look reads again."""
+        self._checking = False
+        if own_marks == self._own_marks:
+            return True
+        self._data_version = None
+        return False
+
+    def _marked_outside(
+        self, own_marks: int, version: int, changes: list[tuple[int, str | None]]
+    ) -> None:
+        workspace = self.workspace
+        assert workspace is not None
+        if not self._still_current(own_marks):
+            return
+        self._data_version = version
+        if changes:
+            workspace.apply_marks(changes)
+            self._weights_changed()
 
     def _changed_outside(
-        self, version: int, settings: Settings, infos: list[RunInfo], scores: Scores
+        self,
+        own_marks: int,
+        version: int,
+        contents: tuple[int, ...],
+        settings: Settings,
+        infos: list[RunInfo],
+        scores: Scores,
     ) -> None:
         """Show the database as another process left it; the open screen, the cursor's
         run, the filter and the weights being edited stay."""
         workspace = self.workspace
         assert workspace is not None
+        if not self._still_current(own_marks):
+            return
         workspace.replace_data(infos, scores)
+        workspace.contents = contents
         self._data_version = version
         if dict(workspace.settings.penalties) != dict(settings.penalties):
             self._reload_scores()  # a preset changed them while the data was read
@@ -240,6 +283,7 @@ class PPPApp(App[None]):
         if self._mark_waiting and not stored:
             self.notify("the last mark is still waiting for the database", severity="warning")
             return
+        self._own_marks += 1
         try:
             if stored:
                 workspace.marked(run_id, agent)

@@ -7,6 +7,7 @@ agreement and mean regret over every marked run with array arithmetic.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -47,6 +48,8 @@ class Workspace:
         self.infos: list[RunInfo] = []
         self.index: dict[str, int] = {}
         self.scores: Scores | None = None
+        # The runs and agents the arrays were read from (`Store.contents_key`).
+        self.contents: tuple[int, ...] | None = None
         self._marked: Lines | None = None
         # The figures of the last settings asked about (a slider step asks twice).
         self._figures: tuple[Settings, Lines, Figures] | None = None
@@ -58,6 +61,7 @@ class Workspace:
 
     def load(self) -> None:
         """Read the runs list and the score arrays (about a second at 100k runs)."""
+        self.contents = self.store.contents_key()
         self.replace_data(*self.read())
 
     def read(self) -> tuple[list[RunInfo], Scores]:
@@ -198,9 +202,30 @@ class Workspace:
         i = self.index.get(run_id)
         if i is None or self.scores is None:
             return
+        self._patch_mark(i, agent)
+        self._install(self.scores)
+
+    def mark_changes(self, marks: Mapping[str, str | None]) -> list[tuple[int, str | None]]:
+        """The rows whose mark differs from `marks` (every run's mark, as another process
+        left them): (row, mark) pairs for `apply_marks`. Only reads: a worker calls it."""
+        infos = self.infos
+        return [
+            (i, marks[info.id])
+            for i, info in enumerate(infos)
+            if info.id in marks and marks[info.id] != info.preferred
+        ]
+
+    def apply_marks(self, changes: list[tuple[int, str | None]]) -> None:
+        if self.scores is None or not changes:
+            return
+        for i, agent in changes:
+            self._patch_mark(i, agent)
+        self._install(self.scores)
+
+    def _patch_mark(self, i: int, agent: str | None) -> None:
+        assert self.scores is not None
         self.infos[i] = replace(self.infos[i], preferred=agent)
         # The arrays' rows are the runs list's rows: patch the one mark in place.
         arrays = self.scores.arrays
         slots = np.flatnonzero(arrays.names[i] == agent) if agent is not None else np.zeros(0)
         arrays.preferred[i] = int(slots[0]) if len(slots) else -1
-        self._install(self.scores)

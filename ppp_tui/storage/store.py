@@ -240,6 +240,19 @@ class Store:
         """How long a statement waits for another process's lock before it fails."""
         self.conn.execute(f"PRAGMA busy_timeout = {round(seconds * 1000)}")
 
+    def contents_key(self) -> tuple[int, ...]:
+        """Changes when runs or agents are added or removed, not when a mark changes
+        (ppp-tui changes nothing else once a run is imported)."""
+        row = self._query(
+            "SELECT (SELECT count(*) FROM runs), (SELECT ifnull(max(rowid), 0) FROM runs),"
+            " (SELECT count(*) FROM agents), (SELECT ifnull(max(id), 0) FROM agents)"
+        )[0]
+        return tuple(int(value) for value in row)
+
+    def preferred_agents(self) -> dict[str, str | None]:
+        """Every run's mark, by run id."""
+        return dict(self._query("SELECT id, preferred_agent FROM runs"))
+
     def data_version(self) -> int:
         """A number that changes when another connection commits to the database (cheap:
         no table is read); this connection's own commits leave it as it is."""
