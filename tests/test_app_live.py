@@ -20,8 +20,10 @@ from ppp_tui.app import app as app_module
 from ppp_tui.app.app import PPPApp
 from ppp_tui.app.run_screen import RunScreen
 from ppp_tui.app.screens import RunsScreen
+from ppp_tui.app.workspace import Workspace
 from ppp_tui.cli import cli
-from ppp_tui.storage.store import Store
+from ppp_tui.reports import Scores
+from ppp_tui.storage.store import RunInfo, Store
 
 SIZE = (140, 45)
 
@@ -73,14 +75,29 @@ def _write_lock(db: Path, seconds: float) -> Iterator[threading.Thread]:
         holder.join()
 
 
+@pytest.fixture
+def full_reads(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Counts the app's reads of the whole database (the load included)."""
+    reads: list[int] = []
+    read = Workspace.read
+
+    def counted(self: Workspace) -> tuple[list[RunInfo], Scores]:
+        reads.append(1)
+        return read(self)
+
+    monkeypatch.setattr(Workspace, "read", counted)
+    return reads
+
+
 async def test_a_mark_from_the_command_line_shows_and_the_cursor_stays(
-    db: Path, tmp_path: Path
+    db: Path, tmp_path: Path, full_reads: list[int]
 ) -> None:
     app = PPPApp(db, tmp_path / "config.toml")
     async with app.run_test(size=SIZE) as pilot:
         screen = await _loaded_runs(app, pilot)
         workspace = app.workspace
         assert workspace is not None
+        assert len(full_reads) == 1
         await pilot.press("down", "down", "down")
         cursor_run = screen.table.current_run()
         assert cursor_run is not None
@@ -97,10 +114,11 @@ async def test_a_mark_from_the_command_line_shows_and_the_cursor_stays(
         status = str(screen.query_one("#runs-status").render())
         assert f"over {marked_before + 1:,} marked" in status
         assert screen.table.current_run() == cursor_run and screen.table.cursor == 3
+        assert len(full_reads) == 1  # a mark is read as a mark, not with everything again
 
 
 async def test_a_run_imported_from_outside_appears_under_the_search(
-    db: Path, tmp_path: Path
+    db: Path, tmp_path: Path, full_reads: list[int]
 ) -> None:
     run = {
         "id": "zz-from-the-shell",
@@ -125,6 +143,36 @@ async def test_a_run_imported_from_outside_appears_under_the_search(
         await pilot.pause()
         assert "1 of 301 runs" in str(screen.query_one("#runs-status").render())
         assert "newstage" in screen._stages  # the stage menu offers the new stage
+        assert len(full_reads) == 2
+
+
+async def test_a_look_that_read_before_the_app_s_own_mark_is_read_again(
+    db: Path, tmp_path: Path
+) -> None:
+    app = PPPApp(db, tmp_path / "config.toml")
+    async with app.run_test(size=SIZE) as pilot:
+        await _loaded_runs(app, pilot)
+        workspace = app.workspace
+        assert workspace is not None
+        first, second = workspace.infos[0], workspace.infos[1]
+        with Store.open(db) as store:
+            names = [a.name for a in store.get_run(first.id).agents]
+            other = [a.name for a in store.get_run(second.id).agents]
+        theirs = next(n for n in other if n != second.preferred)
+        mine = next(n for n in names if n != first.preferred)
+        # A look reads the marks (another process marked the second run) ...
+        _ppp(db, tmp_path, "prefer", second.id, theirs)
+        seen = Store.open(db)
+        stale = workspace.mark_changes(seen.preferred_agents())
+        seen.close()
+        # ... then this app marks the first run before the look's result is shown.
+        app._checking = True
+        looked_from = app._own_marks
+        app.mark_preferred(first.id, mine)
+        app._marked_outside(looked_from, 12345, [*stale, (0, first.preferred)])
+        assert workspace.infos[0].preferred == mine  # not undone by the stale reading
+        await _until(pilot, lambda: workspace.infos[1].preferred == theirs)
+        assert workspace.infos[0].preferred == mine
 
 
 async def test_a_run_screen_shows_a_mark_made_outside(db: Path, tmp_path: Path) -> None:
