@@ -310,17 +310,19 @@ def serve(
         raise click.ClickException(
             f"{path}: no database here; create one with `ppp-tui import FILE` or `ppp-tui demo`"
         )
+    where = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
     try:  # a clear line now rather than a server that fails to start
-        socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+        found = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
     except (OSError, UnicodeError):  # a resolver code, not an errno ("Unknown error -2")
-        raise click.ClickException(f"cannot listen on {host}:{port}: unknown host") from None
+        raise click.ClickException(f"cannot listen on {where}: unknown host") from None
     try:
-        with socket.create_server((host, port)):
-            pass
+        for family, _, _, _, sockaddr in found:  # the server listens on each of them
+            with socket.create_server((str(sockaddr[0]), port), family=family):
+                pass
     except (OSError, ValueError) as error:
         errno = getattr(error, "errno", None)
         reason = os.strerror(errno) if errno else str(error)
-        raise click.ClickException(f"cannot listen on {host}:{port}: {reason}") from None
+        raise click.ClickException(f"cannot listen on {where}: {reason}") from None
     command = shlex.join(
         [
             sys.executable,
@@ -344,7 +346,7 @@ def serve(
             " below. Traffic is not encrypted.",
             err=True,
         )
-    address = f"http://{'[' + host + ']' if ':' in host else host}:{port}/"
+    address = f"http://{where}/"
     if token:
         address += f"?token={quote(token, safe='')}"
     click.echo(f"serving {path} at {address} (ctrl+c stops)", err=True)

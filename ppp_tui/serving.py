@@ -30,15 +30,21 @@ DEFAULT_MAX_SESSIONS = 4
 TRY_AGAIN_LATER = 1013
 
 
-def is_loopback(host: str) -> bool:
-    """Whether `host` (a name or an address to listen on) stays on this machine."""
-    name = host.strip("[]").lower()
+def _loopback_name(name: str) -> bool:
+    """localhost or a loopback address (127.0.0.0/8, ::1), without asking DNS."""
     if name in LOOPBACK_NAMES:
         return True
     try:
         return ipaddress.ip_address(name).is_loopback
     except ValueError:
-        pass
+        return False
+
+
+def is_loopback(host: str) -> bool:
+    """Whether `host` (a name or an address to listen on) stays on this machine."""
+    name = host.strip("[]").lower()
+    if _loopback_name(name):
+        return True
     try:
         found = socket.getaddrinfo(name, None)
     except (OSError, UnicodeError):
@@ -118,7 +124,7 @@ class GuardedServer(Server):
         if not self.loopback:
             return None  # the token guards a server that listens beyond this machine
         host = _host_port(request.host)
-        if host is None or host[0] not in LOOPBACK_NAMES:
+        if host is None or not _loopback_name(host[0]):
             return "ppp-tui: this server answers only to localhost, 127.0.0.1 or [::1]"
         return None
 
@@ -148,7 +154,7 @@ class GuardedServer(Server):
             return True
         # localhost, 127.0.0.1 and [::1] are one machine: the page may use one name and
         # the address bar another.
-        return self.loopback and seen[0] in LOOPBACK_NAMES and seen[1] == served[1]
+        return self.loopback and _loopback_name(seen[0]) and seen[1] == served[1]
 
     def _full(self) -> str:
         return (

@@ -138,6 +138,8 @@ async def test_a_websocket_from_another_site_is_refused_and_one_from_the_page_op
 async def test_a_name_that_resolves_to_loopback_is_refused_on_a_loopback_server() -> None:
     # DNS rebinding: the attacker's own name, pointed at 127.0.0.1, is same-origin.
     async with _served() as (client, _):
+        other_loopback = await client.get("/", headers={"Host": f"127.0.0.2:{client.port}"})
+        assert other_loopback.status == 200
         rebound = f"evil.example:{client.port}"
         page = await client.get("/", headers={"Host": rebound})
         assert page.status == 403 and "only to localhost" in await page.text()
@@ -215,6 +217,8 @@ def test_serve_on_a_network_address_warns_and_requires_a_token(
     )
     assert given.exit_code == 0, given.output
     assert fake_server.made[-1]["token"] == "mine" and fake_server.made[-1]["max_sessions"] == 2
+    empty = CliRunner().invoke(cli, ["serve", "--db", str(db), "--token", ""])
+    assert empty.exit_code == 2 and "--token" in empty.output
 
 
 def test_serve_on_loopback_needs_no_token(tmp_path: Path, fake_server: type[FakeServer]) -> None:
@@ -232,3 +236,23 @@ def test_serve_on_an_unknown_host_says_so(tmp_path: Path, fake_server: type[Fake
     assert result.exit_code == 1
     assert result.output == "Error: cannot listen on nosuch.invalid:8000: unknown host\n"
     assert not fake_server.made
+
+
+def _ipv6_loopback() -> bool:
+    try:
+        with socket.create_server(("::1", 0), family=socket.AF_INET6):
+            return True
+    except OSError:
+        return False
+
+
+@pytest.mark.skipif(not _ipv6_loopback(), reason="no IPv6 loopback here")
+def test_serve_on_ipv6_loopback(tmp_path: Path, fake_server: type[FakeServer]) -> None:
+    db = tmp_path / "runs.db"
+    write_demo(db, 5, seed=1)
+    port = _free_port()
+    result = CliRunner().invoke(
+        cli, ["serve", "--db", str(db), "--host", "::1", "--port", str(port)]
+    )
+    assert result.exit_code == 0, result.output
+    assert f"at http://[::1]:{port}/ " in result.output and "WARNING" not in result.output
