@@ -146,10 +146,10 @@ class PPPApp(App[None]):
                 workspace = Workspace(store, self.config_path, settings, config_error)
             else:
                 workspace = Workspace(opened[0], self.config_path, opened[1])
-            workspace.store.set_lock_wait(UI_LOCK_WAIT_S)
             # Read before the data: a change made while it loads is seen on the next look.
             self._data_version = workspace.store.data_version()
             workspace.load()
+            workspace.store.set_lock_wait(UI_LOCK_WAIT_S)
         except PPPError as error:
             self.post_message(self.LoadFailed(str(error)))
             return
