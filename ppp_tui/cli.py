@@ -265,20 +265,47 @@ def _app_database(env: _Env, db: str | None, use_demo: bool) -> Path:
     "--port", default=8000, show_default=True, type=click.IntRange(1, 65535), help="Port."
 )
 @click.option("--demo", "use_demo", is_flag=True, help="Serve a freshly generated demo database.")
+@click.option(
+    "--max-sessions",
+    default=4,
+    show_default=True,
+    type=click.IntRange(1, 1000),
+    help="Browser sessions (one app process each) open at once; more are refused.",
+)
+@click.option(
+    "--token",
+    envvar="PPP_TUI_SERVE_TOKEN",
+    help="Secret the address must carry (?token=…); made up for you when --host is not"
+    " a loopback address. Also read from $PPP_TUI_SERVE_TOKEN.",
+)
 @_db_options
-def serve(host: str, port: int, use_demo: bool, db: str | None, config: str | None) -> None:
+def serve(
+    host: str,
+    port: int,
+    use_demo: bool,
+    max_sessions: int,
+    token: str | None,
+    db: str | None,
+    config: str | None,
+) -> None:
     """The terminal app in a web browser (textual-serve); each visitor gets their own app.
+
+    Only pages this server serves may open sessions (a page on another site is
+    refused), at most --max-sessions at once. On an address other than loopback anyone
+    on the network can reach it: a token is then required, and printed in the address.
 
     \b
     Example:
       ppp-tui serve --demo
       ppp-tui serve --db runs.db --port 8080
+      ppp-tui serve --host 0.0.0.0 --token "$(openssl rand -hex 16)"
     """
     import os
     import shlex
     import socket
+    from urllib.parse import quote
 
-    from textual_serve.server import Server
+    from .serving import GuardedServer, is_loopback, new_token
 
     env = _Env(db, config)
     path = _app_database(env, db, use_demo)
@@ -286,12 +313,19 @@ def serve(host: str, port: int, use_demo: bool, db: str | None, config: str | No
         raise click.ClickException(
             f"{path}: no database here; create one with `ppp-tui import FILE` or `ppp-tui demo`"
         )
+    where = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
     try:  # a clear line now rather than a server that fails to start
-        with socket.create_server((host, port)):
-            pass
-    except OSError as error:
-        reason = os.strerror(error.errno) if error.errno else str(error)
-        raise click.ClickException(f"cannot listen on {host}:{port}: {reason}") from None
+        found = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    except (OSError, UnicodeError):  # a resolver code, not an errno ("Unknown error -2")
+        raise click.ClickException(f"cannot listen on {where}: unknown host") from None
+    try:
+        for family, _, _, _, sockaddr in found:  # the server listens on each of them
+            with socket.create_server((str(sockaddr[0]), port), family=family):
+                pass
+    except (OSError, ValueError) as error:
+        errno = getattr(error, "errno", None)
+        reason = os.strerror(errno) if errno else str(error)
+        raise click.ClickException(f"cannot listen on {where}: {reason}") from None
     command = shlex.join(
         [
             sys.executable,
@@ -304,8 +338,25 @@ def serve(host: str, port: int, use_demo: bool, db: str | None, config: str | No
             str(env.config_path),
         ]
     )
-    click.echo(f"serving {path} at http://{host}:{port} (ctrl+c stops)", err=True)
-    Server(command, host=host, port=port, title="ppp-tui").serve()
+    loopback = is_loopback(host)
+    if token == "":
+        raise click.BadParameter("must not be empty", param_hint="--token")
+    if not loopback:
+        token = token or new_token()
+        click.echo(
+            f"WARNING: {host} is not a loopback address: anyone who can reach this machine"
+            " on the network can open the app (read the runs, write marks) with the token"
+            " below. Traffic is not encrypted.",
+            err=True,
+        )
+    address = f"http://{where}/"
+    if token:
+        address += f"?token={quote(token, safe='')}"
+    click.echo(f"serving {path} at {address} (ctrl+c stops)", err=True)
+    server = GuardedServer(
+        command, host, port, title="ppp-tui", token=token, max_sessions=max_sessions
+    )
+    server.serve()
 
 
 def _progress(total: int) -> Any:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import sqlite3
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -15,11 +16,13 @@ from textual.message import Message
 from ..core.errors import PPPError
 from ..core.settings import Settings
 from ..storage.config import load_settings
-from ..storage.store import Store
+from ..storage.store import DatabaseLocked, Store
 from .first_page import RunRows, first_page
 from .screens import HelpScreen, QuitScreen, RunsScreen
 
 if TYPE_CHECKING:
+    from ..reports import Scores
+    from ..storage.store import RunInfo
     from .workspace import Workspace
 
 # What the first page read, for the load worker to go on with: the open database and
@@ -28,6 +31,11 @@ Opened = tuple[Store, Settings]
 
 WEIGHT_STEP = 0.05
 PREVIEW_RUNS = 200  # runs shown while the whole database loads
+# The UI thread shares the database connection: a statement waits at most this long for
+# another process's lock, so the screen never freezes behind one.
+UI_LOCK_WAIT_S = 0.05
+MARK_LOCK_WAIT_S = 5.0  # a mark waits this long for the lock (off the UI thread), as the CLI
+WATCH_INTERVAL_S = 1.0  # how often the app looks for other processes' changes
 
 
 class PPPApp(App[None]):
@@ -83,6 +91,14 @@ class PPPApp(App[None]):
         self._created = time.perf_counter()
         # Set once the whole database is loaded, or has failed to load.
         self.load_done = asyncio.Event()
+        # The database's data_version when the shown data was read: another process's
+        # commit (a mark, an import from the command line) changes it.
+        self._data_version: int | None = None
+        self._checking = False  # a look for outside changes is under way
+        # This app's own marks so far: a look that read the database before one of them
+        # would show it undone, so its result is dropped.
+        self._own_marks = 0
+        self._mark_waiting = False  # a mark waits for another process's lock
         self.sub_title = str(db_path)
 
     def on_mount(self) -> None:
@@ -130,7 +146,10 @@ class PPPApp(App[None]):
                 workspace = Workspace(store, self.config_path, settings, config_error)
             else:
                 workspace = Workspace(opened[0], self.config_path, opened[1])
+            # Read before the data: a change made while it loads is seen on the next look.
+            self._data_version = workspace.store.data_version()
             workspace.load()
+            workspace.store.set_lock_wait(UI_LOCK_WAIT_S)
         except PPPError as error:
             self.post_message(self.LoadFailed(str(error)))
             return
@@ -149,6 +168,86 @@ class PPPApp(App[None]):
                 timeout=12,
             )
         self._runs_screen().populate()
+        self.set_interval(WATCH_INTERVAL_S, self._look_for_changes)
+
+    # -- other processes' changes ----------------------------------------------------
+
+    def _look_for_changes(self) -> None:
+        if self.workspace is not None and not self._checking:
+            self._checking = True
+            self._read_changes()
+
+    @work(thread=True, group="watch")
+    def _read_changes(self) -> None:
+        """If another process committed since the shown data was read, read it again
+        (off the UI thread: the load takes about a second at 100k runs)."""
+        workspace = self.workspace
+        assert workspace is not None
+        store = workspace.store
+        own_marks = self._own_marks
+        try:
+            version = store.data_version()
+            if version == self._data_version:
+                self._checking = False
+                return
+            contents = store.contents_key()
+            if contents == workspace.contents:  # only marks: a few ms at 100k runs
+                changes = workspace.mark_changes(store.preferred_agents())
+                # Still "checking" until the change is shown, or the next look reads it again.
+                self.call_from_thread(self._marked_outside, own_marks, version, changes)
+                return
+            settings = workspace.settings  # an import: everything again
+            infos, scores = workspace.read()
+        except (PPPError, sqlite3.Error):
+            self._checking = False  # locked or gone for now: the next look tries again
+            return
+        self.call_from_thread(
+            self._changed_outside, own_marks, version, contents, settings, infos, scores
+        )
+
+    def _still_current(self, own_marks: int) -> bool:
+        """Whether a look's reading still holds (no mark of this app's since it began);
+        if not, the next look reads again."""
+        self._checking = False
+        if own_marks == self._own_marks:
+            return True
+        self._data_version = None
+        return False
+
+    def _marked_outside(
+        self, own_marks: int, version: int, changes: list[tuple[int, str | None]]
+    ) -> None:
+        workspace = self.workspace
+        assert workspace is not None
+        if not self._still_current(own_marks):
+            return
+        self._data_version = version
+        if changes:
+            workspace.apply_marks(changes)
+            self._weights_changed()
+
+    def _changed_outside(
+        self,
+        own_marks: int,
+        version: int,
+        contents: tuple[int, ...],
+        settings: Settings,
+        infos: list[RunInfo],
+        scores: Scores,
+    ) -> None:
+        """Show the database as another process left it; the open screen, the cursor's
+        run, the filter and the weights being edited stay."""
+        workspace = self.workspace
+        assert workspace is not None
+        if not self._still_current(own_marks):
+            return
+        workspace.replace_data(infos, scores)
+        workspace.contents = contents
+        self._data_version = version
+        if dict(workspace.settings.penalties) != dict(settings.penalties):
+            self._reload_scores()  # a preset changed them while the data was read
+        else:
+            self._weights_changed()
 
     def on_pppapp_load_failed(self, message: LoadFailed) -> None:
         self.load_done.set()
@@ -175,17 +274,65 @@ class PPPApp(App[None]):
 
         self.push_screen(RunScreen(run))
 
-    def mark_preferred(self, run_id: str, agent: str | None) -> None:
+    def mark_preferred(self, run_id: str, agent: str | None, stored: bool = False) -> None:
+        """Mark (with None clear) the run's preferred agent; `stored`: the mark waited
+        for a lock and is in the database already."""
         workspace = self.workspace
         if workspace is None:
             return
+        if self._mark_waiting and not stored:
+            self.notify("the last mark is still waiting for the database", severity="warning")
+            return
+        self._own_marks += 1
         try:
-            workspace.mark(run_id, agent)
+            if stored:
+                workspace.marked(run_id, agent)
+            else:
+                workspace.mark(run_id, agent)
+        except DatabaseLocked:
+            self._mark_waiting = True
+            self.notify(
+                "another process is writing to the database: the mark is saved when it is done",
+                timeout=3,
+            )
+            self._mark_when_unlocked(run_id, agent)
+            return
         except PPPError as error:
             self.notify(str(error), severity="error")
             return
         self.notify(f"{run_id}: preferred {agent}" if agent else f"{run_id}: mark cleared")
         self._weights_changed()
+
+    @work(thread=True, group="mark")
+    def _mark_when_unlocked(self, run_id: str, agent: str | None) -> None:
+        workspace = self.workspace
+        assert workspace is not None
+        deadline = time.monotonic() + MARK_LOCK_WAIT_S
+        try:
+            while True:
+                try:
+                    workspace.store.mark(run_id, agent, source="app")
+                    break
+                except DatabaseLocked as error:
+                    if time.monotonic() >= deadline:
+                        self._mark_failed(f"{error} (waited {MARK_LOCK_WAIT_S:g} s)")
+                        return
+                    # Each try waits UI_LOCK_WAIT_S inside SQLite; the UI's reads go
+                    # between tries.
+                    time.sleep(0.05)
+                except (PPPError, sqlite3.Error) as error:  # e.g. the run is gone
+                    self._mark_failed(str(error))
+                    return
+        finally:
+            self._mark_waiting = False
+        self.call_from_thread(self.mark_preferred, run_id, agent, True)
+
+    def _mark_failed(self, error: str) -> None:
+        if not self.is_running:
+            return  # quitting closed the database under the wait
+        self.call_from_thread(
+            self.notify, error, title="Mark not saved", severity="error", timeout=10, markup=False
+        )
 
     # -- weights -------------------------------------------------------------------
 

@@ -44,6 +44,7 @@ class RunsScreen(Screen[None]):
     def __init__(self, preview: tuple[RunRows, int] | None = None) -> None:
         super().__init__()
         self._preview = preview  # the first runs and the total, while the rest loads
+        self._stages: list[str] = []  # the stage menu's choices
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -78,8 +79,17 @@ class RunsScreen(Screen[None]):
         It comes with the runs, as filtering waits for them: a Select with its overlay
         takes about as long to build and style as all the rest of the first screen.
         """
-        if self._stage_filter() is not None:
+        shown = self._stage_filter()
+        if shown is not None:
+            if stages != self._stages:
+                # Another process imported runs of a new stage: the choice stays.
+                chosen = shown.value
+                shown.set_options([(stage, stage) for stage in stages])
+                if isinstance(chosen, str) and chosen in stages:
+                    shown.value = chosen
+                self._stages = stages
             return
+        self._stages = stages
         menu: Select[str] = Select(
             [(stage, stage) for stage in stages],
             prompt="All stages",

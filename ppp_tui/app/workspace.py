@@ -7,6 +7,7 @@ agreement and mean regret over every marked run with array arithmetic.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -46,6 +47,8 @@ class Workspace:
         self.infos: list[RunInfo] = []
         self.index: dict[str, int] = {}
         self.scores: Scores | None = None
+        # The runs and agents the arrays were read from (`Store.contents_key`).
+        self.contents: tuple[int, ...] | None = None
         self._marked: Lines | None = None
         # The figures of the last settings asked about (a slider step asks twice).
         self._figures: tuple[Settings, Lines, Figures] | None = None
@@ -57,8 +60,15 @@ class Workspace:
 
     def load(self) -> None:
         """Read the runs list and the score arrays (about a second at 100k runs)."""
-        infos = self.store.run_infos()
-        scores = Scores.load(self.store, self.settings)
+        self.contents = self.store.contents_key()
+        self.replace_data(*self.read())
+
+    def read(self) -> tuple[list[RunInfo], Scores]:
+        """The runs list and the score arrays as the database holds them now (slow)."""
+        return self.store.run_infos(), Scores.load(self.store, self.settings)
+
+    def replace_data(self, infos: list[RunInfo], scores: Scores) -> None:
+        """Show what `read` returned (after another process changed the database)."""
         self.infos = infos
         self.index = {info.id: i for i, info in enumerate(infos)}
         self._install(scores)
@@ -187,12 +197,37 @@ class Workspace:
     def mark(self, run_id: str, agent: str | None) -> None:
         """Store the user's preferred agent and refresh the marked-run arrays."""
         self.store.mark(run_id, agent, source="app")
+        self.marked(run_id, agent)
+
+    def marked(self, run_id: str, agent: str | None) -> None:
+        """A mark now in the database: the runs list and the marked-run arrays follow."""
         i = self.index.get(run_id)
         if i is None or self.scores is None:
             return
+        self._patch_mark(i, agent)
+        self._install(self.scores)
+
+    def mark_changes(self, marks: Mapping[str, str | None]) -> list[tuple[int, str | None]]:
+        """The rows whose mark differs from `marks` (every run's mark, as another process
+        left them): (row, mark) pairs for `apply_marks`. Only reads: a worker calls it."""
+        infos = self.infos
+        return [
+            (i, marks[info.id])
+            for i, info in enumerate(infos)
+            if info.id in marks and marks[info.id] != info.preferred
+        ]
+
+    def apply_marks(self, changes: list[tuple[int, str | None]]) -> None:
+        if self.scores is None or not changes:
+            return
+        for i, agent in changes:
+            self._patch_mark(i, agent)
+        self._install(self.scores)
+
+    def _patch_mark(self, i: int, agent: str | None) -> None:
+        assert self.scores is not None
         self.infos[i] = replace(self.infos[i], preferred=agent)
         # The arrays' rows are the runs list's rows: patch the one mark in place.
         arrays = self.scores.arrays
         slots = np.flatnonzero(arrays.names[i] == agent) if agent is not None else np.zeros(0)
         arrays.preferred[i] = int(slots[0]) if len(slots) else -1
-        self._install(self.scores)

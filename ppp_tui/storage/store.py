@@ -122,10 +122,14 @@ class RunAgents:
     agents: list[AgentInputs]
 
 
+class DatabaseLocked(StoreError):
+    """Another process held the write lock for longer than this connection waits."""
+
+
 def _database_error(path: Path, error: sqlite3.Error) -> StoreError:
     text = str(error)
     if "locked" in text or "busy" in text:
-        return StoreError(f"{path}: the database is locked by another process; try again")
+        return DatabaseLocked(f"{path}: the database is locked by another process; try again")
     if "not a database" in text or "malformed" in text or "corrupt" in text:
         return StoreError(f"{path}: not a usable SQLite database ({text})")
     return StoreError(f"{path}: database error: {text}")
@@ -260,6 +264,28 @@ class Store:
 
     def close(self) -> None:
         self.conn.close()
+
+    def set_lock_wait(self, seconds: float) -> None:
+        """How long a statement waits for another process's lock before it fails."""
+        self.conn.execute(f"PRAGMA busy_timeout = {round(seconds * 1000)}")
+
+    def contents_key(self) -> tuple[int, ...]:
+        """Changes when runs or agents are added or removed, not when a mark changes
+        (ppp-tui changes nothing else once a run is imported)."""
+        row = self._query(
+            "SELECT (SELECT count(*) FROM runs), (SELECT ifnull(max(rowid), 0) FROM runs),"
+            " (SELECT count(*) FROM agents), (SELECT ifnull(max(id), 0) FROM agents)"
+        )[0]
+        return tuple(int(value) for value in row)
+
+    def preferred_agents(self) -> dict[str, str | None]:
+        """Every run's mark, by run id."""
+        return dict(self._query("SELECT id, preferred_agent FROM runs"))
+
+    def data_version(self) -> int:
+        """A number that changes when another connection commits to the database (cheap:
+        no table is read); this connection's own commits leave it as it is."""
+        return int(self._query("PRAGMA data_version")[0][0])
 
     def __enter__(self) -> Store:
         return self
