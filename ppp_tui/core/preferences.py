@@ -347,8 +347,7 @@ _OTHER_ROMANCE = _word_set(
     """
 ) - _ITALIAN_WORDS - _ITALIAN_CONTENT
 _ITALIAN_ENDINGS = re.compile(
-    r"(?:are|ere|ire|iamo|ete|ate|ato|ata|ati|ito|ita|iti|uto|uta|zione|zioni|mente|"
-    r"[aeiou]mi|i|[àèéìòù])\Z"
+    r"(?:iamo|ato|ito|uto|zione|zioni|mente|[aeiou]mi|[^aeiou]i|oi|ai|[àèéìòù])\Z"
 )
 # Italian when at least a quarter of the words are Italian function words and they outnumber
 # the English ones: ordinary Italian has far more, while Spanish, which shares a few (la, del,
