@@ -177,7 +177,10 @@ def _questions(raw: Any, path: str, task: str | None) -> tuple[Question, ...]:
     for i, item in enumerate(_list(raw, path)):
         where = f"{path}[{i}]"
         question = _object(item, where)
-        text = _string(question, "text", where, required=True) or ""
+        # An empty text is an ask without words (the user was still asked); absent is an error.
+        text = _string(question, "text", where)
+        if text is None:
+            raise RunError("text is required", where)
         label = question.get("effort")
         if label is None:
             effort, source = classify_effort(text, task), Source.CLASSIFIER
@@ -450,7 +453,9 @@ def _fast_questions(raw: Any, task: str | None) -> tuple[Question, ...]:
         if type(question) is not dict:
             raise _Unusual
         get = question.get
-        text = _fast_name(get("text"))
+        text = get("text")
+        if type(text) is not str:
+            raise _Unusual
         label = get("effort")
         if label is None:
             effort, source = classify_effort(text, task), Source.CLASSIFIER
