@@ -104,10 +104,6 @@ def rollout(
 
 def build() -> list[dict[str, Any]]:
     vague = "The separability matrix looks wrong for nested models. Please fix it."
-    precise = (
-        "separability_matrix in astropy/modeling/separable.py returns a wrong matrix for "
-        "nested compound models such as Pix2Sky_TAN() & (Linear1D(10) & Linear1D(5))."
-    )
     edit = call("str_replace_editor", command="str_replace", path="/repo/separable.py")
     done = call("finish")
     return [
@@ -172,7 +168,7 @@ def build() -> list[dict[str, Any]]:
                     reply("Yeah, both of them.", 1, None),
                 ),
                 (
-                    call("ask_question", query="Keep the error message as it is？"),
+                    call("ask_question", query="Keep the error message as it is\uff1f"),
                     reply("Sure, keep it.", 1, None),
                 ),
                 (

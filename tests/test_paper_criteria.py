@@ -22,8 +22,8 @@ CASES: dict[str, list[tuple[str, bool]]] = {
     "commas": [
         ("Should the matrix stay diagonal for nested models?", True),
         ("For nested models, should the matrix stay diagonal?", False),
-        ("要修改哪个文件、哪个函数？", False),  # the ideographic comma is a comma
-        ("修改哪个文件，哪个函数？", False),
+        ("要修改哪个文件、哪个函数\uff1f", False),  # the ideographic comma is a comma
+        ("修改哪个文件\uff0c哪个函数\uff1f", False),
         ("Which file should I edit?", True),
         ("Is `f(a, b)` the failing call?", False),  # code included
         ("Which Python version do you run?", True),
@@ -39,7 +39,7 @@ CASES: dict[str, list[tuple[str, bool]]] = {
         ("SHOULD I CHANGE THE MATRIX? thanks", False),
         ("WHICH PYTHON VERSION: 3.10 OR 3.11?", True),
         ("IS `F(A, B)` THE FAILING CALL?", True),
-        ("我应该修改哪个函数？", False),  # not English capitals
+        ("我应该修改哪个函数\uff1f", False),  # not English capitals
         ("DO YOU WANT TESTS?", True),
         ("DO YOU want TESTS?", False),
         ("IS THE BUG IN `_cstack`?", False),
@@ -139,7 +139,7 @@ CASES: dict[str, list[tuple[str, bool]]] = {
         ('Should the error say "Which file?" when none is given?', True),  # quoted
         ("Should I call `input('Name?')` here?", True),  # code
         ("Which file should I edit", True),  # an ask without "?" is one question
-        ("哪个文件？哪个函数？", False),
+        ("哪个文件\uff1f哪个函数\uff1f", False),
         ("Which file should I edit? Also, should I add tests?", False),
         ("Is the prompt “Continue?” right?", True),
     ],
@@ -165,7 +165,19 @@ def test_every_rule_checked_per_question_preference_has_cases() -> None:
     from ppp_tui.core.preferences import has_checker
 
     whole_trajectory = {"no_ask", "only_begin", "ask_many", "answer_more"}
-    checked = {name for name in ("commas", "capital", "json", "length", "snippet", "lang_ita",
-                                 "one_question", "do_selection", "concise_question")}
+    checked = {
+        name
+        for name in (
+            "commas",
+            "capital",
+            "json",
+            "length",
+            "snippet",
+            "lang_ita",
+            "one_question",
+            "do_selection",
+            "concise_question",
+        )
+    }
     assert all(has_checker(name) for name in checked | whole_trajectory)
     assert set(CASES) == checked

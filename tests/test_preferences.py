@@ -185,7 +185,7 @@ def test_capital_wants_the_entire_question_upper_case_code_included() -> None:
     ok = q("SHOULD I CHANGE `SEPARABILITY_MATRIX` IN MODELING/SEPARABLE.PY?")
     lower_code = q("SHOULD I CHANGE `separability_matrix`?", 2)
     bad = q("Should I change the separability matrix?", 3)
-    chinese = q("我应该修改哪个函数？", 4)
+    chinese = q("我应该修改哪个函数\uff1f", 4)
     assert violated("capital", ok, lower_code, bad, chinese) == (
         RuleViolation("capital", lower_code.text, 2),
         RuleViolation("capital", bad.text, 3),

@@ -94,7 +94,7 @@ ASKS = [
     "Which model combination fails?",
     "Please tell me the expected output",  # a request, no question mark
     "",  # an empty ask
-    "要修改哪个文件？",  # full-width
+    "要修改哪个文件\uff1f",  # full-width
     "Should I keep the old behaviour for flat models? And add a test?",
     "Confermi?",
 ]
@@ -206,7 +206,10 @@ def test_the_artefact_the_agreement_leaves_aside() -> None:
     """The paper's only_begin looks for the string 'ask_question' anywhere after the first
     response, so a later mention of the tool without a call costs -1; ppp-tui looks at asks."""
     steps = [
-        (GEN.call("ask_question", query="Which model fails?"), GEN.reply("The nested one.", 1, None)),
+        (
+            GEN.call("ask_question", query="Which model fails?"),
+            GEN.reply("The nested one.", 1, None),
+        ),
         ("I could use ask_question again, but no.\n" + TOOLS[0], "OBSERVATION: ok"),
     ]
     rollout = GEN.rollout("m", "t", "answer_more", True, "Fix it.", steps, 1.0)
@@ -254,9 +257,17 @@ def test_declared_asks_are_the_only_questions() -> None:
         {
             "response": "Hmm?",
             "tool_calls": [
-                {"name": "AskUserQuestion", "arguments": {"questions": [
-                    {"question": "Which database?", "options": [{"label": "PostgreSQL"},
-                                                                {"label": "MySQL"}]}]}},
+                {
+                    "name": "AskUserQuestion",
+                    "arguments": {
+                        "questions": [
+                            {
+                                "question": "Which database?",
+                                "options": [{"label": "PostgreSQL"}, {"label": "MySQL"}],
+                            }
+                        ]
+                    },
+                },
                 {"name": "execute_bash", "arguments": {"command": "ls"}},
             ],
         },
@@ -339,9 +350,7 @@ def test_the_technical_score_is_the_tasks_raw_score() -> None:
 def test_import_format_userville_from_the_command_line(tmp_path: Path) -> None:
     db = tmp_path / "runs.db"
     runner = CliRunner()
-    result = runner.invoke(
-        cli, ["import", "--db", str(db), "--format", "userville", str(EXAMPLE)]
-    )
+    result = runner.invoke(cli, ["import", "--db", str(db), "--format", "userville", str(EXAMPLE)])
     assert result.exit_code == 0, result.output
     assert "imported 2 runs" in result.output
     again = runner.invoke(cli, ["import", "--db", str(db), "--format", "userville", str(EXAMPLE)])

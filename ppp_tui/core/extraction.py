@@ -1,6 +1,6 @@
 """Question extraction from an agent's response text (SPEC 3).
 
-The questions of a response are its sentences that end in "?" (or the full-width "？"),
+The questions of a response are its sentences that end in "?" (or the full-width U+FF1F),
 outside code blocks (fenced ``` / ~~~ blocks and inline `code`) and quoted text (> block
 quotes and text in quotation marks). A "?" inside code or a quotation neither ends a
 sentence nor makes one a question, but the code stays part of the question's text.
@@ -159,10 +159,11 @@ def ask_texts(name: str, arguments: object) -> list[str] | None:
     if name.strip().lower() not in ASK_TOOLS:
         return None
     if isinstance(arguments, str):
+        text = arguments
         try:
-            arguments = json.loads(arguments)
+            arguments = json.loads(text)
         except ValueError:
-            return [arguments.strip()]
+            return [text.strip()]
     if not isinstance(arguments, dict):
         return [""]
     listed = arguments.get("questions")

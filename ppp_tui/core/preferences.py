@@ -217,8 +217,8 @@ CATALOGUE: Mapping[str, Preference] = MappingProxyType(
                 "snippet",
                 "content",
                 _PAPER_JUDGED_MAJOR,
-                "Include in every question a code snippet of three lines or more and the file or URL"
-                " it comes from.",
+                "Include in every question a code snippet of three lines or more and the file"
+                " or URL it comes from.",
             ),
             _preference(
                 "length",
@@ -282,9 +282,7 @@ _OR_NOT_A_CHOICE = re.compile(
 _OR_IN_OPEN_QUESTION = re.compile(
     r"\b(?:any|anything|anyone|anywhere|no|every|all)\b(?:\s+\w+){0,3}?\s+or\b", re.IGNORECASE
 )
-_SLASH_CHOICE = re.compile(
-    r"(?<![\w./:-])([A-Za-z][\w+#-]*)/([A-Za-z][\w+#-]*)(?![\w./-])"
-)
+_SLASH_CHOICE = re.compile(r"(?<![\w./:-])([A-Za-z][\w+#-]*)/([A-Za-z][\w+#-]*)(?![\w./-])")
 _NOT_SLASH_CHOICES = frozenset({("and", "or"), ("or", "and"), ("input", "output"), ("i", "o")})
 _LIST_ITEM = re.compile(r"^[ \t]*(?:[-*•]|\(?[A-Za-z0-9]\)|[A-Za-z0-9][.:])\s+\S", re.MULTILINE)
 _INLINE_OPTION = re.compile(r"\(\s*[A-Za-z0-9]\s*\)\s*\S")
@@ -339,13 +337,17 @@ _ENGLISH_WORDS = _word_set(
     """
 )
 # Words that give away Spanish, Portuguese or French, which share much with Italian.
-_OTHER_ROMANCE = _word_set(
-    """
+_OTHER_ROMANCE = (
+    _word_set(
+        """
     el los las es está están estás qué cuál cómo dónde puedo quieres usted
     lo que sí tu y pero para por con una función archivo
     você não é são o os as um uma em do da dos das est vous le les des du est-ce quel quelle
     """
-) - _ITALIAN_WORDS - _ITALIAN_CONTENT
+    )
+    - _ITALIAN_WORDS
+    - _ITALIAN_CONTENT
+)
 _ITALIAN_ENDINGS = re.compile(
     r"(?:iamo|ato|ito|uto|zione|zioni|mente|[aeiou]mi|[^aeiou]i|oi|ai|[àèéìòù])\Z"
 )
