@@ -374,3 +374,36 @@ def test_same_model_twice_on_a_task_gets_numbered() -> None:
     text = json.dumps(rollout) + "\n" + json.dumps(rollout) + "\n"
     (record,) = runs_from_rollouts("twice", text)
     assert [a["name"] for a in record.raw["agents"]] == ["model", "model#2"]
+
+
+# --- Effort as the paper's simulated user sees it -------------------------------------------
+
+
+def _userville_effort_rows() -> list[dict[str, str]]:
+    path = ROOT / "tests" / "data" / "effort_userville.jsonl"
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
+
+
+def test_asking_for_what_the_problem_statement_says_is_low_effort() -> None:
+    """The simulated user knows the precise task: a request for the problem's details,
+    which a one-line task could not answer, costs nothing when the statement gives them."""
+    from ppp_tui.core.effort import classify, classify_effort
+
+    row = _userville_effort_rows()[0]
+    assert row["question"].startswith("Could you provide more details about the issue")
+    assert classify_effort(row["question"]) is Effort.HIGH
+    assert classify_effort(row["question"], row["context"]) is Effort.LOW
+    assert classify(row["question"], row["context"]).answered_by_context
+    # A one-line task has no details to give.
+    assert classify_effort(row["question"], "Fix the separability matrix.") is Effort.HIGH
+
+
+def test_the_userville_style_set_is_classified_as_the_simulated_user_would() -> None:
+    from ppp_tui.core.effort import classify, classify_effort
+    from ppp_tui.core.evaluation import evaluate
+
+    rows = _userville_effort_rows()
+    expected = [Effort(r["effort"]) for r in rows]
+    predicted = [classify_effort(r["question"], r["context"]) for r in rows]
+    assert predicted == [classify(r["question"], r["context"]).effort for r in rows]
+    assert evaluate(expected, predicted).accuracy >= 0.85
