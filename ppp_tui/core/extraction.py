@@ -45,7 +45,8 @@ _REACT_LABEL = re.compile(
     r"Final Answer|Answer|Response|Message)(?:\*\*)?[ \t]*:(?:\*\*)?",
     re.IGNORECASE | re.MULTILINE,
 )
-_THOUGHT_LABELS = frozenset({"thought", "thinking", "reasoning", "plan"})
+_THOUGHT_LABELS = frozenset({"thought", "thinking", "reasoning"})
+_THOUGHT_CUES = ("hought", "HOUGHT", "hinking", "HINKING", "easoning", "EASONING")
 _ADDRESSED_LABELS = frozenset({"final answer", "answer", "response", "message"})
 # Tool calls written in the text: the paper's agent format and JSON <tool_call> blocks.
 _FUNCTION_CALL = re.compile(r"<function=([^>\s]+)>(.*?)(?:</function>|\Z)", re.DOTALL)
@@ -109,6 +110,8 @@ def _mark_count(text: str) -> int:
 
 def _drop_thoughts(text: str) -> str:
     """The text with ReAct thought, action and observation sections left out."""
+    if not any(cue in text for cue in _THOUGHT_CUES):
+        return text  # no thought label, so nothing to leave out
     labels = list(_REACT_LABEL.finditer(text))
     if not any(m.group(1).lower() in _THOUGHT_LABELS for m in labels):
         return text
@@ -122,7 +125,9 @@ def _drop_thoughts(text: str) -> str:
 
 def calls_a_tool(text: str) -> bool:
     """Whether the response calls a tool in its text (the paper's format or <tool_call>)."""
-    return bool(_FUNCTION_CALL.search(text) or _JSON_TOOL_CALL.search(text))
+    return ("<function=" in text and _FUNCTION_CALL.search(text) is not None) or (
+        "<tool_call>" in text and _JSON_TOOL_CALL.search(text) is not None
+    )
 
 
 def addressed_text(text: str) -> str:
@@ -131,12 +136,13 @@ def addressed_text(text: str) -> str:
     A response that calls a tool speaks to the tool, and its prose is the agent's reasoning
     about the call (the paper's agents write it before the call), so none of it is kept.
     """
-    if "</" in text:
-        text = _THINK_BLOCK.sub("\n", text)
-        if _THINK_TAIL.match(text):
-            text = _THINK_TAIL.sub("\n", text, count=1)
-    elif "<think" in text.lower() or "<reasoning" in text.lower():
-        text = _THINK_BLOCK.sub("\n", text)
+    if "<" in text:
+        if "</" in text:
+            text = _THINK_BLOCK.sub("\n", text)
+            if _THINK_TAIL.match(text):
+                text = _THINK_TAIL.sub("\n", text, count=1)
+        elif _THINK_BLOCK.search(text):
+            text = _THINK_BLOCK.sub("\n", text)
     if calls_a_tool(text):
         return ""
     return _drop_thoughts(text)
