@@ -434,7 +434,21 @@ def _code_lines(text: str) -> int:
     return best
 
 
+def _strings(value: object) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        value = list(value.values())
+    if isinstance(value, list):
+        return [text for item in value for text in _strings(item)]
+    return []
+
+
 def _has_snippet(text: str) -> bool:
+    if _is_json(text):
+        # A question written as JSON carries its snippet in its strings.
+        body = _JSON_FENCE.match(text.strip())
+        text = "\n".join(_strings(json.loads(body.group(1) if body else text)))
     return _code_lines(text) >= SNIPPET_MIN_LINES and bool(_REFERENCE.search(text))
 
 
@@ -455,7 +469,8 @@ def _offers_options(text: str) -> bool:
 
 
 def _is_concise(text: str) -> bool:
-    return _sentence_count(_prose(text)) <= 1 and len(text.split()) <= CONCISE_MAX_WORDS
+    prose = _prose(text)
+    return _sentence_count(prose) <= 1 and len(prose.split()) <= CONCISE_MAX_WORDS
 
 
 # --- Per-question rules: True when the question complies -------------------------------------
