@@ -407,3 +407,26 @@ def test_the_userville_style_set_is_classified_as_the_simulated_user_would() -> 
     predicted = [classify_effort(r["question"], r["context"]) for r in rows]
     assert predicted == [classify(r["question"], r["context"]).effort for r in rows]
     assert evaluate(expected, predicted).accuracy >= 0.85
+
+
+def test_a_rollout_file_is_told_apart_from_a_run_file() -> None:
+    from ppp_tui.storage.userville import looks_like_userville
+
+    assert looks_like_userville(EXAMPLE.read_text(encoding="utf-8"))
+    runs = (ROOT / "examples" / "runs.jsonl").read_text(encoding="utf-8")
+    assert not looks_like_userville(runs)
+
+
+def test_an_empty_question_text_is_an_ask_without_words() -> None:
+    questions = [{"text": "", "effort": "low", "turn": 1}]
+    run = {
+        "preferences": ["no_ask"],
+        "agents": [{"name": "a", "technical_score": 1, "trajectory": {"questions": questions}}],
+    }
+    trajectory = run_from_dict(run).agents[0].trajectory
+    assert trajectory is not None
+    assert [q.text for q in trajectory.questions] == [""]
+    assert [v.preference for v in trajectory.violations] == ["no_ask"]
+    missing = {"name": "a", "technical_score": 1, "trajectory": {"questions": [{"turn": 1}]}}
+    with pytest.raises(Exception, match=r"questions\[0\]: text is required"):
+        run_from_dict({"agents": [missing]})
