@@ -402,17 +402,19 @@ def _report_import(report: ImportReport, where: str) -> None:
 @click.option(
     "--format",
     "fmt",
-    type=click.Choice(["auto", "json", "jsonl", "spec-kit"]),
+    type=click.Choice(["auto", "json", "jsonl", "spec-kit", "userville"]),
     default="auto",
     show_default=True,
-    help="Input format; spec-kit reads that tool's consensus database.",
+    help="Input format; spec-kit reads that tool's consensus database, userville the PPP"
+    " paper's rollouts.",
 )
 @click.option("--skip-invalid", is_flag=True, help="Import the good runs, report each bad one.")
 @_db_options
 def import_(
     files: Sequence[str], fmt: str, skip_invalid: bool, db: str | None, config: str | None
 ) -> None:
-    """Import runs from JSON, JSON Lines, standard input (-) or a spec-kit database.
+    """Import runs from JSON, JSON Lines, standard input (-), a spec-kit database or
+    the PPP paper's UserVille rollouts.
 
     One transaction: by default one bad run rejects the whole import and the
     database stays as it was. Runs already present (same id or content) are skipped.
@@ -422,6 +424,7 @@ def import_(
       ppp-tui import runs.jsonl
       cat runs.jsonl | ppp-tui import - --skip-invalid
       ppp-tui import --format spec-kit ~/.spec-kit/consensus.db
+      ppp-tui import --format userville rollouts.jsonl
     """
     import itertools
 
@@ -434,6 +437,10 @@ def import_(
             from .storage.speckit import open_speckit
 
             sources.append(open_speckit(name, warn=lambda m: click.echo(f"warning: {m}", err=True)))
+        elif fmt == "userville":
+            from .storage.userville import open_userville
+
+            sources.append(open_userville(name))
         else:
             sources.append(open_records(name, fmt))  # type: ignore[arg-type]
     total = sum(source.total for source in sources)

@@ -147,3 +147,51 @@ def test_a_short_question_on_its_own_counts() -> None:
 
 def test_a_question_mark_in_parentheses_after_a_question() -> None:
     assert extract_questions("Is this right? (I think so.)") == ["Is this right?"]
+
+
+# --- Only what is addressed to the user -------------------------------------------------------
+
+
+def test_thinking_blocks_are_not_questions_to_the_user() -> None:
+    response = (
+        "<think>Why does the parser fail? Is it the regex?</think>\n"
+        "Which Python version do you use?"
+    )
+    assert extract_questions(response) == ["Which Python version do you use?"]
+
+
+def test_react_thoughts_are_left_out_and_the_answer_kept() -> None:
+    response = (
+        "Thought: Is the cache stale? Probably.\n"
+        "Action: search\n"
+        "Observation: nothing found. Why?\n"
+        "Final Answer: Should I clear the cache?"
+    )
+    assert extract_questions(response) == ["Should I clear the cache?"]
+
+
+def test_a_response_that_calls_a_tool_asks_nothing_in_its_prose() -> None:
+    response = (
+        "Where is this defined? Let me look.\n"
+        "<function=execute_bash>\n<parameter=command>grep -rn foo</parameter>\n</function>"
+    )
+    assert extract_questions(response) == []
+
+
+def test_full_width_question_marks_end_questions() -> None:
+    assert extract_questions("我看过了。用哪个数据库\uff1f好的。") == ["用哪个数据库\uff1f"]
+    assert extract_questions("Which database\uff1f I can wait.") == ["Which database\uff1f"]
+
+
+def test_inline_asks_are_one_per_call_with_or_without_a_question_mark() -> None:
+    from ppp_tui.core.extraction import inline_asks
+
+    response = (
+        "Is it the parser? I should ask.\n"
+        "<function=ask_question>\n<parameter=query>Please share the traceback</parameter>\n"
+        "</function>"
+    )
+    assert inline_asks(response) == ["Please share the traceback"]
+    assert inline_asks("No tools here?") is None
+    empty = "<function=ask_question>\n<parameter=query></parameter>\n</function>"
+    assert inline_asks(empty) == [""]

@@ -181,19 +181,26 @@ def test_commas_flags_each_question_with_a_comma() -> None:
     assert violated("commas", ok, bad) == (RuleViolation("commas", bad.text, 2),)
 
 
-def test_capital_wants_every_letter_upper_case_code_aside() -> None:
-    ok = q("SHOULD I CHANGE `separability_matrix` IN MODELING/SEPARABLE.PY?")
+def test_capital_wants_the_entire_question_upper_case_code_included() -> None:
+    ok = q("SHOULD I CHANGE `SEPARABILITY_MATRIX` IN MODELING/SEPARABLE.PY?")
+    lower_code = q("SHOULD I CHANGE `separability_matrix`?", 2)
     bad = q("Should I change the separability matrix?", 3)
-    assert violated("capital", ok, bad) == (RuleViolation("capital", bad.text, 3),)
+    chinese = q("我应该修改哪个函数\uff1f", 4)
+    assert violated("capital", ok, lower_code, bad, chinese) == (
+        RuleViolation("capital", lower_code.text, 2),
+        RuleViolation("capital", bad.text, 3),
+        RuleViolation("capital", chinese.text, 4),
+    )
 
 
-def test_json_wants_a_json_object() -> None:
+def test_json_wants_a_json_object_or_array() -> None:
     ok = q('{"question": "Which function computes the matrix?", "options": ["a", "b"]}')
     fenced = q('```json\n{"question": "Which Python version?"}\n```')
-    not_object = q('["Which function computes the matrix?"]', 2)
+    array = q('["Which function computes the matrix?"]')
+    broken = q('{"question": "Which function?"', 2)
     prose = q("Which function computes the matrix?", 3)
-    assert violated("json", ok, fenced, not_object, prose) == (
-        RuleViolation("json", not_object.text, 2),
+    assert violated("json", ok, fenced, array, broken, prose) == (
+        RuleViolation("json", broken.text, 2),
         RuleViolation("json", prose.text, 3),
     )
 
@@ -211,11 +218,19 @@ def test_length_wants_exactly_three_sentences() -> None:
     )
 
 
-def test_snippet_wants_code_in_the_question() -> None:
-    inline = q("Is `separability_matrix(m1 & m2)` the call that fails?")
-    block = q("Does this fail for you?\n```python\nseparability_matrix(Pix2Sky_TAN() & cm)\n```")
-    bare = q("Which call fails for you?", 2)
-    assert violated("snippet", inline, block, bare) == (RuleViolation("snippet", bare.text, 2),)
+def test_snippet_wants_three_lines_of_code_and_where_they_are_from() -> None:
+    block = q(
+        "In astropy/modeling/separable.py:\n```python\ncm = Linear1D(10) & Linear1D(5)\n"
+        "m = Pix2Sky_TAN() & cm\nseparability_matrix(m)\n```\nIs this the call that fails?"
+    )
+    inline = q("Is `separability_matrix(m1 & m2)` in separable.py the call that fails?", 2)
+    no_reference = q("Does this fail?\n```python\na = 1\nb = 2\nf(a, b)\n```", 3)
+    bare = q("Which call fails for you?", 4)
+    assert violated("snippet", block, inline, no_reference, bare) == (
+        RuleViolation("snippet", inline.text, 2),
+        RuleViolation("snippet", no_reference.text, 3),
+        RuleViolation("snippet", bare.text, 4),
+    )
 
 
 def test_lang_ita_wants_italian_and_never_takes_english_for_it() -> None:

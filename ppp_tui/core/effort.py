@@ -1373,6 +1373,75 @@ def _highest(efforts: Iterable[Effort]) -> Effort:
     return max(efforts, key=_ORDER.__getitem__)
 
 
+# --- A question the task's problem statement already answers ---------------------------
+#
+# The paper's simulated user knows the precise task: a question about the problem itself
+# (how to reproduce it, the code, what happens and what should, which function or file it
+# is about) costs that user nothing when the problem statement says it, even when the
+# question asks the user to "provide" or "share" it. Only a full problem statement can: a
+# one-line task has no details to give.
+
+PROBLEM_STATEMENT_WORDS = 40
+# Asks about the problem's own details, and what the statement must hold to answer each.
+_PROBLEM_ASKS: tuple[tuple[re.Pattern[str], re.Pattern[str]], ...] = (
+    (
+        re.compile(r"\b(?:reproduc\w*|example|snippet|code|steps?|regex|pattern|call)\b"),
+        re.compile(r"```|>>>|`[^`]+`|\w\([^)]*\)|^\s{4}\S|\w'[^'\s]{3,}'", re.MULTILINE),
+    ),
+    (
+        re.compile(r"\b(?:expected|actual|wrong|behaviou?r|happens?|output|result)\b"),
+        re.compile(r"\b(?:expected|should|instead|but|wrong|incorrect|returns?|gives?)\b"),
+    ),
+    (
+        re.compile(r"\b(?:error|traceback|exception|message)\b"),
+        re.compile(r"\b(?:error|traceback|exception|raises?)\b|\w+Error\b"),
+    ),
+    (
+        re.compile(r"\bwhich\s+(?:\w+\s+)?(?:function|method|class|model|module)s?\b"),
+        re.compile(r"\b[a-z]+_[a-z_]+\b|\b[A-Z][a-z]+[A-Z]\w*|\w\("),
+    ),
+    (
+        # which part of the code has the problem: "Which validators are affected?"
+        re.compile(
+            r"\bwhich\b.*\b(?:affected|failing|fails?|broken|buggy|giving|returning|"
+            r"causing|miss(?:es|ing)?|wrong)\b"
+        ),
+        re.compile(r"\b[a-z]+_[a-z_]+\b|\b[A-Z][a-z]+[A-Z]\w*|\w\("),
+    ),
+    (
+        re.compile(r"\b(?:which|what)\s+(?:\w+\s+)?(?:file|path)s?\b"),
+        re.compile(r"\b[\w-]+(?:/[\w.-]+)*\.(?:py|js|ts|java|go|rs|rb|c|cpp|h|php)\b"),
+    ),
+)
+# Words of such an ask that say what is asked for, not what it is about.
+_ASK_TEXT = """provide share give tell more detail details issue problem bug such specific exactly
+    expected actual versus example minimal reproduce reproduction snippet code step steps
+    wrong behavior behaviour happen happens output result error traceback exception message
+    which what function method class model module file path could would can you please
+    show paste describe explain the exact now current use uses used giving gives get gets
+    affected failing fails broken buggy returning causing misses missing"""
+_ASK_WORDS = frozenset(_ASK_TEXT.split())
+# Decisions are the user's to make, whatever the statement says.
+_DECISION_ASK = re.compile(r"\s*(?:how|should|shall|do you (?:want|prefer)|would you|may i)\b")
+PROBLEM_OVERLAP = 0.5
+
+
+def restates_problem(question: str, context: str | None) -> bool:
+    """Whether the question asks for details of the problem that its statement gives."""
+    if not context or len(context.split()) < PROBLEM_STATEMENT_WORDS:
+        return False
+    lower = question.lower()
+    if _DECISION_ASK.match(lower) or not any(
+        ask.search(lower) and holds.search(context) for ask, holds in _PROBLEM_ASKS
+    ):
+        return False
+    about = {w for w in _content_words(lower) if w not in _ASK_WORDS}
+    if not about:
+        return True
+    stated = context.lower()
+    return sum(w in stated for w in about) >= PROBLEM_OVERLAP * len(about)
+
+
 @lru_cache(maxsize=65536)
 def classify(question: str, context: str | None = None) -> Classification:
     """Classify a question's effort; `context` is the run's task text, if known."""
@@ -1387,6 +1456,8 @@ def classify(question: str, context: str | None = None) -> Classification:
         )
         for text, part_lower, core in prepared
     )
+    if restates_problem(question, context):
+        return Classification(question, Effort.LOW, parts, answered_by_context=True)
     if _demands_work(lower, words, you):
         # Investigation, fetching or depth anywhere in it (ADR: these override), and
         # no task text can do that work for the user.
@@ -1403,6 +1474,8 @@ def classify(question: str, context: str | None = None) -> Classification:
 @lru_cache(maxsize=65536)
 def classify_effort(question: str, context: str | None = None) -> Effort:
     """Just the effort, as `classify` decides it, without building the parts (import's hot path)."""
+    if context is not None and restates_problem(question, context):
+        return _LOW
     lower = question.lower()
     if lower.isascii():
         encoded = lower.encode()

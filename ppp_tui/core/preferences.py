@@ -112,7 +112,7 @@ CATALOGUE: Mapping[str, Preference] = MappingProxyType(
                 "concise_question",
                 "question_style",
                 _PAPER_JUDGED_MINOR,
-                f"Keep each question short: at most {CONCISE_MAX_WORDS} words.",
+                f"Keep each question to one short sentence (at most {CONCISE_MAX_WORDS} words).",
             ),
             _preference(
                 "detail_question",
@@ -193,19 +193,19 @@ CATALOGUE: Mapping[str, Preference] = MappingProxyType(
                 "capital",
                 "format",
                 _PAPER_JUDGED_MAJOR,
-                "Write every question in capital letters only (code aside).",
+                "Write every question entirely in English capital letters, code included.",
             ),
             _preference(
                 "commas",
                 "format",
                 _PAPER_JUDGED_MAJOR,
-                "Write every question without a single comma.",
+                "Write every question without a single comma (of any script).",
             ),
             _preference(
                 "json",
                 "format",
                 _PAPER_JUDGED_MAJOR,
-                "Write every question as a JSON object.",
+                "Write every question as JSON (an object or an array).",
             ),
             _preference(
                 "joke",
@@ -217,7 +217,8 @@ CATALOGUE: Mapping[str, Preference] = MappingProxyType(
                 "snippet",
                 "content",
                 _PAPER_JUDGED_MAJOR,
-                "Include a code snippet (inline `code` or a code block) in every question.",
+                "Include in every question a code snippet of three lines or more and the file"
+                " or URL it comes from.",
             ),
             _preference(
                 "length",
@@ -268,10 +269,35 @@ _ABBREVIATION_END = re.compile(
     r"\b(?:e\.g|i\.e|etc|vs|cf|approx|mr|mrs|ms|dr|no)\.\Z", re.IGNORECASE
 )
 _ABBREVIATION_MAX = len("approx.")
-# Options offered to pick from: "A or B", a list of two or more items, or (a) ... (b) ...
-_OR_CHOICE = re.compile(r"\b(?:or|either|oppure)\b", re.IGNORECASE)
+# Options offered to pick from: "A or B" (or "either A or B"), "A/B", a list of two or more
+# items, or (a) ... (b) ...
+_OR = re.compile(r"\b(?:or|oppure|o)\b", re.IGNORECASE)
+# "or" in senses that offer nothing to pick: "or not", "or something", "or so" ...
+_OR_NOT_A_CHOICE = re.compile(
+    r"\bor\s+(?:not|something|anything|so|else|otherwise|whatever|similar|more|less|later|"
+    r"other\b(?!\s+\w+\s+\w+)|elsewhere|even|maybe|perhaps|rather)\b",
+    re.IGNORECASE,
+)
+# An open question that merely names two things: "any errors or warnings", "is there ... or"
+_OR_IN_OPEN_QUESTION = re.compile(
+    r"\b(?:any|anything|anyone|anywhere|no|every|all)\b(?:\s+\w+){0,3}?\s+or\b", re.IGNORECASE
+)
+_SLASH_CHOICE = re.compile(r"(?<![\w./:-])([A-Za-z][\w+#-]*)/([A-Za-z][\w+#-]*)(?![\w./-])")
+_NOT_SLASH_CHOICES = frozenset({("and", "or"), ("or", "and"), ("input", "output"), ("i", "o")})
 _LIST_ITEM = re.compile(r"^[ \t]*(?:[-*•]|\(?[A-Za-z0-9]\)|[A-Za-z0-9][.:])\s+\S", re.MULTILINE)
 _INLINE_OPTION = re.compile(r"\(\s*[A-Za-z0-9]\s*\)\s*\S")
+# Commas of every script: ASCII, full-width, the ideographic 、 and the small forms.
+_COMMAS = frozenset(",\uff0c\u3001\ufe50\ufe51\uff64\u060c")
+# Quoted text: a question mark inside it is quoted, not asked.
+_QUOTED = re.compile(r"\"[^\"\n]*\"|“[^”\n]*”|«[^»\n]*»|「[^」\n]*」|(?<![\w])'[^'\n]*'(?![\w])")
+# A snippet comes with where it is from: a URL or a file name.
+_REFERENCE = re.compile(
+    r"https?://\S+|\bwww\.\S+|(?:[\w.-]+/)+[\w.-]+|\b[\w-]+\.(?:py|pyi|js|jsx|ts|tsx|java|kt|go|"
+    r"rs|rb|php|c|h|cc|cpp|hpp|cs|swift|m|scala|sh|bash|sql|html|css|scss|json|ya?ml|toml|ini|"
+    r"cfg|md|rst|txt|xml|lock|gradle|vue|svelte|dart|lua|pl|r|ipynb)\b",
+    re.IGNORECASE,
+)
+SNIPPET_MIN_LINES = 3
 
 
 def _word_set(words: str) -> frozenset[str]:
@@ -290,6 +316,18 @@ _ITALIAN_WORDS = _word_set(
     se tuo tua tuoi nostro essere fare usi usare
     """
 )
+# Words a short Italian question is often made of, beyond the function words above.
+_ITALIAN_CONTENT = _word_set(
+    """
+    confermi confermo confermare procedo procedere continuo continuare va bene giusto corretto
+    sì certo ok grazie prego scusa quale quali qual dimmi dammi serve servono vanno vuole
+    preferisce aggiungo aggiungere modifico modificare cambio cambiare elimino eliminare
+    rimuovo rimuovere creo creare scrivo scrivere lascio lasciare tengo tenere uso usa
+    funzione file versione errore test tutti tutto tutte niente nessuno entrambi adesso ora
+    dopo prima sempre mai solo anzi invece quindi allora ecco può possiamo dobbiamo
+    facciamo vogliamo sarebbe meglio ancora questa questo
+    """
+)
 # English function words: a question is Italian only if its Italian words outnumber these.
 _ENGLISH_WORDS = _word_set(
     """
@@ -298,10 +336,27 @@ _ENGLISH_WORDS = _word_set(
     my me
     """
 )
+# Words that give away Spanish, Portuguese or French, which share much with Italian.
+_OTHER_ROMANCE = (
+    _word_set(
+        """
+    el los las es está están estás qué cuál cómo dónde puedo quieres usted
+    lo que sí tu y pero para por con una función archivo
+    você não é são o os as um uma em do da dos das est vous le les des du est-ce quel quelle
+    """
+    )
+    - _ITALIAN_WORDS
+    - _ITALIAN_CONTENT
+)
+_ITALIAN_ENDINGS = re.compile(
+    r"(?:iamo|ato|ito|uto|zione|zioni|mente|[aeiou]mi|[^aeiou]i|oi|ai|[àèéìòù])\Z"
+)
 # Italian when at least a quarter of the words are Italian function words and they outnumber
 # the English ones: ordinary Italian has far more, while Spanish, which shares a few (la, del,
-# con), stays below.
+# con), stays below. A short question (a word or three) is Italian when its words are
+# Italian ones, or end the way Italian words end, and none is English.
 _ITALIAN_MIN_SHARE = 0.25
+_SHORT_QUESTION_WORDS = 3
 
 
 def _prose(text: str) -> str:
@@ -311,8 +366,9 @@ def _prose(text: str) -> str:
 
 
 def _question_count(text: str) -> int:
-    # Every asked question is at least one, even when it does not end in "?".
-    return max(1, len(_QUESTION_MARKS.findall(_prose(text))))
+    # Every asked question is at least one, even when it does not end in "?". A question
+    # mark in code or in quoted text is not a question put to the user.
+    return max(1, len(_QUESTION_MARKS.findall(_QUOTED.sub(" ", _prose(text)))))
 
 
 def _sentence_count(prose: str) -> int:
@@ -332,21 +388,89 @@ def _sentence_count(prose: str) -> int:
 
 
 def _is_italian(prose: str) -> bool:
+    if "¿" in prose or "¡" in prose:
+        return False
     words = [w.lower() for w in _LETTERS.findall(prose)]
     italian = sum(w in _ITALIAN_WORDS for w in words)
     english = sum(w in _ENGLISH_WORDS for w in words)
-    return italian > english and italian >= _ITALIAN_MIN_SHARE * len(words)
+    if any(w in _OTHER_ROMANCE for w in words) and italian <= english + 1:
+        return False
+    if italian > english and italian >= _ITALIAN_MIN_SHARE * len(words):
+        return True
+    if english or not words or len(words) > _SHORT_QUESTION_WORDS:
+        return False
+    return all(
+        w in _ITALIAN_WORDS or w in _ITALIAN_CONTENT or _ITALIAN_ENDINGS.search(w) for w in words
+    )
 
 
-def _is_json_object(text: str) -> bool:
+def _is_json(text: str) -> bool:
     body = text.strip()
     fenced = _JSON_FENCE.match(body)
     if fenced:
         body = fenced.group(1)
     try:
-        return isinstance(json.loads(body), dict)
+        return isinstance(json.loads(body), dict | list)
     except ValueError:
         return False
+
+
+def _is_capitals(text: str) -> bool:
+    # The whole question, code included, in capitals of the Latin script.
+    # (a script without capitals, such as Chinese, cannot comply).
+    return all(c.isupper() for c in text if c.isalpha())
+
+
+def _code_lines(text: str) -> int:
+    """Lines of the longest code block: fenced, or consecutive indented lines."""
+    best = 0
+    for block in _FENCED_CODE.findall(text):
+        body = block.split("\n")[1:]
+        best = max(best, sum(1 for line in body if line.strip() and not line.startswith("```")))
+    run = 0
+    for line in text.splitlines():
+        run = run + 1 if _INDENTED_CODE.match(line) else 0
+        best = max(best, run)
+    return best
+
+
+def _strings(value: object) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        value = list(value.values())
+    if isinstance(value, list):
+        return [text for item in value for text in _strings(item)]
+    return []
+
+
+def _has_snippet(text: str) -> bool:
+    if _is_json(text):
+        # A question written as JSON carries its snippet in its strings.
+        body = _JSON_FENCE.match(text.strip())
+        text = "\n".join(_strings(json.loads(body.group(1) if body else text)))
+    return _code_lines(text) >= SNIPPET_MIN_LINES and bool(_REFERENCE.search(text))
+
+
+def _offers_options(text: str) -> bool:
+    if len(_LIST_ITEM.findall(text)) >= 2 or len(_INLINE_OPTION.findall(text)) >= 2:
+        return True
+    prose = _prose(text)
+    for left, right in _SLASH_CHOICE.findall(prose):
+        if (left.lower(), right.lower()) not in _NOT_SLASH_CHOICES:
+            return True
+    for sentence in re.split(r"(?<=[.!?\uff1f])\s+", prose):
+        if not _OR.search(sentence):
+            continue
+        cleaned = _OR_NOT_A_CHOICE.sub(" ", sentence)
+        if _OR.search(cleaned) and not _OR_IN_OPEN_QUESTION.search(cleaned):
+            return True
+    return False
+
+
+def _is_concise(text: str) -> bool:
+    prose = _prose(text)
+    return _sentence_count(prose) <= 1 and len(prose.split()) <= CONCISE_MAX_WORDS
 
 
 # --- Per-question rules: True when the question complies -------------------------------------
@@ -355,21 +479,17 @@ _QUESTION_RULES: Mapping[str, Callable[[str], bool]] = MappingProxyType(
     {
         # A comma anywhere (ASCII or full-width) breaks it, code included: the agent can
         # always leave code out of a question.
-        "commas": lambda text: "," not in text and "\uff0c" not in text,
-        "capital": lambda text: not any(c.islower() for c in _prose(text)),
-        "json": _is_json_object,
+        # A comma anywhere breaks it, code included: the agent can always leave code out
+        # of a question.
+        "commas": lambda text: not any(c in _COMMAS for c in text),
+        "capital": _is_capitals,
+        "json": _is_json,
         "length": lambda text: _sentence_count(_prose(text)) == LENGTH_SENTENCES,
-        "snippet": lambda text: bool(
-            _FENCED_CODE.search(text) or _INLINE_CODE.search(text) or _INDENTED_CODE.search(text)
-        ),
+        "snippet": _has_snippet,
         # A question with no words at all (only code) has nothing to translate.
         "lang_ita": lambda text: not _LETTERS.search(_prose(text)) or _is_italian(_prose(text)),
-        "do_selection": lambda text: bool(
-            _OR_CHOICE.search(text)
-            or len(_LIST_ITEM.findall(text)) >= 2
-            or len(_INLINE_OPTION.findall(text)) >= 2
-        ),
-        "concise_question": lambda text: len(text.split()) <= CONCISE_MAX_WORDS,
+        "do_selection": _offers_options,
+        "concise_question": _is_concise,
     }
 )
 

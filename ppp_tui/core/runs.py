@@ -16,7 +16,7 @@ from typing import Any
 
 from .effort import classify_effort
 from .errors import RunError
-from .extraction import extract_questions
+from .extraction import ask_texts, extract_questions, inline_asks
 from .model import Agent, Effort, Question, Run, Severity, Source, Trajectory, Turn, Violation
 from .preferences import AskedQuestion, check_questions
 from .scoring import states_preferences
@@ -113,6 +113,48 @@ def _optional_int(obj: Mapping[str, Any], key: str, path: str) -> int | None:
     return int(value)
 
 
+def _tool_call(raw: Any, path: str) -> list[str] | None:
+    """The asks of one tool call: {"name", "arguments"}, or OpenAI's {"function": {...}}."""
+    call = _object(raw, path)
+    if isinstance(call.get("function"), dict):
+        call, path = call["function"], f"{path}.function"
+    name = _string(call, "name", path, required=True) or ""
+    arguments = call.get("arguments", call.get("input"))
+    if arguments is not None and not isinstance(arguments, dict | str):
+        raise RunError(
+            f"arguments must be an object or a JSON string, got {_type_name(arguments)}",
+            f"{path}.arguments",
+        )
+    return ask_texts(name, arguments)
+
+
+def _turn_asks(turn: Mapping[str, Any], path: str) -> list[str] | None:
+    """What one turn put to the user, when the turn says (asks, tool_calls); else None."""
+    if turn.get("asks") is None and turn.get("tool_calls") is None:
+        return None
+    asks: list[str] = []
+    if turn.get("asks") is not None:
+        for i, ask in enumerate(_list(turn["asks"], f"{path}.asks")):
+            if not isinstance(ask, str):
+                raise RunError(f"an ask is a string, got {_type_name(ask)}", f"{path}.asks[{i}]")
+            asks.append(ask.strip())
+    if turn.get("tool_calls") is not None:
+        for i, call in enumerate(_list(turn["tool_calls"], f"{path}.tool_calls")):
+            asks.extend(_tool_call(call, f"{path}.tool_calls[{i}]") or [])
+    return asks
+
+
+def _declared_asks(raw: Any, path: str) -> list[list[str] | None] | None:
+    """Each turn's declared asks, or None when no turn declares any."""
+    if not isinstance(raw, list):
+        return None
+    declared = [
+        _turn_asks(item, f"{path}[{i}]") if isinstance(item, dict) else None
+        for i, item in enumerate(raw)
+    ]
+    return declared if any(asks is not None for asks in declared) else None
+
+
 def _turns(raw: Any, path: str) -> tuple[Turn, ...]:
     turns = []
     for i, item in enumerate(_list(raw, path)):
@@ -135,7 +177,10 @@ def _questions(raw: Any, path: str, task: str | None) -> tuple[Question, ...]:
     for i, item in enumerate(_list(raw, path)):
         where = f"{path}[{i}]"
         question = _object(item, where)
-        text = _string(question, "text", where, required=True) or ""
+        # An empty text is an ask without words (the user was still asked); absent is an error.
+        text = _string(question, "text", where)
+        if text is None:
+            raise RunError("text is required", where)
         label = question.get("effort")
         if label is None:
             effort, source = classify_effort(text, task), Source.CLASSIFIER
@@ -179,11 +224,27 @@ def _violations(raw: Any, path: str) -> tuple[Violation, ...]:
     return tuple(violations)
 
 
-def _extracted(turns: tuple[Turn, ...], task: str | None) -> tuple[Question, ...]:
+def _turn_questions(response: str) -> list[str]:
+    """A response's questions to the user: its tool-call asks if it calls tools, else its
+    sentences ending in a question mark, thinking left out."""
+    asks = inline_asks(response)
+    return extract_questions(response) if asks is None else asks
+
+
+def _extracted(
+    turns: tuple[Turn, ...], task: str | None, declared: list[list[str] | None] | None = None
+) -> tuple[Question, ...]:
+    if declared is not None:
+        # The trajectory says what each turn asked: only those asks are questions.
+        return tuple(
+            Question(text, classify_effort(text, task), number, Source.EXTRACTED)
+            for number, asks in enumerate(declared, start=1)
+            for text in asks or ()
+        )
     return tuple(
         Question(text, classify_effort(text, task), number, Source.EXTRACTED)
         for number, turn in enumerate(turns, start=1)
-        for text in extract_questions(turn.response)
+        for text in _turn_questions(turn.response)
     )
 
 
@@ -191,14 +252,16 @@ def _trajectory(raw: Any, path: str, task: str | None, preferences: tuple[str, .
     obj = _object(raw, path)
     turns = _turns(obj.get("turns") or [], f"{path}.turns")
     if obj.get("questions") is None:
-        questions = _extracted(turns, task)
+        declared = _declared_asks(obj.get("turns") or [], f"{path}.turns")
+        questions = _extracted(turns, task, declared)
     else:
         questions = _questions(obj["questions"], f"{path}.questions", task)
     unchecked: tuple[str, ...] = ()
     if obj.get("violations") is not None:
         violations = _violations(obj["violations"], f"{path}.violations")
-    elif states_preferences(preferences) and (questions or turns):
-        # SPEC 1: the rule checkers decide what they can; the rest stays unchecked.
+    elif states_preferences(preferences):
+        # The rule checkers decide what they can (a trajectory without turns asked nothing,
+        # which answer_more and no_ask can judge); the rest stays unchecked.
         result = check_questions(preferences, [AskedQuestion(q.text, q.turn) for q in questions])
         violations = tuple(
             Violation(v.preference, Severity.ERROR, None, v.turn, Source.CHECKER)
@@ -359,6 +422,8 @@ def _fast_turns(raw: Any) -> tuple[Turn, ...]:
         if type(turn) is not dict:
             raise _Unusual
         get = turn.get
+        if get("asks") is not None or get("tool_calls") is not None:
+            raise _Unusual  # declared asks: the checked path reads them
         prompt = get("prompt")
         response = get("response")
         timestamp = get("timestamp")
@@ -388,7 +453,9 @@ def _fast_questions(raw: Any, task: str | None) -> tuple[Question, ...]:
         if type(question) is not dict:
             raise _Unusual
         get = question.get
-        text = _fast_name(get("text"))
+        text = get("text")
+        if type(text) is not str:
+            raise _Unusual
         label = get("effort")
         if label is None:
             effort, source = classify_effort(text, task), Source.CLASSIFIER
@@ -444,7 +511,7 @@ def _fast_trajectory(obj: Any, task: str | None, preferences: tuple[str, ...]) -
     violations_raw = get("violations")
     if violations_raw is not None:
         return Trajectory(turns, questions, _fast_violations(violations_raw), ())
-    if (questions or turns) and states_preferences(preferences):
+    if states_preferences(preferences):
         result = check_questions(preferences, [AskedQuestion(q.text, q.turn) for q in questions])
         violations = tuple(
             Violation(v.preference, Severity.ERROR, None, v.turn, Source.CHECKER)

@@ -808,6 +808,8 @@ _CONFLICTS: tuple[frozenset[str], ...] = (
     frozenset({"concise_question", "detail_question", "length"}),
     frozenset({"professional", "amateur"}),
     frozenset({"json", "length", "joke", "capital"}),
+    # A joke is a sentence of its own, and a concise question is one sentence.
+    frozenset({"concise_question", "joke"}),
 )
 _SEVERITIES = ("error", "warning", "minor", "major", "critical")
 _SEVERITY_CUM = (0.7, 0.82, 0.88, 0.95, 1.0)
@@ -944,12 +946,12 @@ def _question(rng: random.Random, effort: str, ctx: _Context, comply: set[str]) 
         candidates = [(t, e) for t, e in _ITALIAN if e == effort] or list(_ITALIAN)
         template, effort = _choice(rng, candidates)
         return _Question(_fill(rng, template, ctx.values), effort)
-    if effort == "low" and ctx.detail_question is not None and rng.random() < 0.35:
-        # The answer is in the task text: asking is low effort (the paper's definition).
-        return _Question(ctx.detail_question, "low")
     if "do_selection" in comply:
         template = _choice(rng, _SELECTION)
         return _Question(_fill(rng, template, ctx.values), "low")
+    if effort == "low" and ctx.detail_question is not None and rng.random() < 0.35:
+        # The answer is in the task text: asking is low effort (the paper's definition).
+        return _Question(ctx.detail_question, "low")
     bank = _BY_EFFORT[effort]
     text = _fill(rng, _choice(rng, bank), ctx.values)
     return _Question(text, effort)
@@ -957,9 +959,10 @@ def _question(rng: random.Random, effort: str, ctx: _Context, comply: set[str]) 
 
 def _comply_text(rng: random.Random, text: str, comply: set[str], ctx: _Context) -> str:
     """Rewrite a question so it honours the checkable preferences the agent follows."""
-    if "snippet" in comply and "`" not in text:
-        func = ctx.values["func"]
-        text = f"{text[:-1]} in `{func}`?" if text.endswith("?") else f"{text} (`{func}`)"
+    if "snippet" in comply and "```" not in text:
+        # A snippet of three lines that names its file (in a comment: no prose added).
+        func, path = ctx.values["func"], ctx.values["file"]
+        text = f"{text}\n```\n# {path}\nresult = {func}(payload)\nprint(result)\n```"
     if "commas" in comply:
         text = text.replace(",", "")
     if "joke" in comply:
@@ -1006,7 +1009,9 @@ def _assign_turns(rng: random.Random, questions: list[_Question], comply: set[st
 def _questions(
     rng: random.Random, profile: _Profile, ctx: _Context, comply: set[str]
 ) -> list[_Question]:
-    if "no_ask" in comply or rng.random() > profile.ask * _STAGE_ASK[ctx.stage]:
+    if "no_ask" in comply or (
+        "answer_more" not in comply and rng.random() > profile.ask * _STAGE_ASK[ctx.stage]
+    ):
         return []
     count = _randint(rng, 1, profile.max_questions)
     if "answer_more" in comply:
