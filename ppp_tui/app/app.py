@@ -18,7 +18,7 @@ from ..storage.config import load_settings
 from ..storage.store import Store
 from .first_page import RunRows, first_page
 from .screens import HelpScreen, QuitScreen, RunsScreen
-from .text import inline
+from .text import inline, literal
 
 if TYPE_CHECKING:
     from .workspace import Workspace
@@ -193,8 +193,8 @@ class PPPApp(App[None]):
         except PPPError as error:
             self.notify(inline(error), severity="error", markup=False)
             return
-        shown = f"preferred {inline(agent)}" if agent else "mark cleared"
-        self.notify(f"{inline(run_id)}: {shown}", markup=False)
+        shown = f"preferred {literal(agent, True)}" if agent else "mark cleared"
+        self.notify(f"{literal(run_id, True)}: {shown}", markup=False)
         self._weights_changed()
 
     # -- weights -------------------------------------------------------------------

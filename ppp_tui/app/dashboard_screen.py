@@ -31,7 +31,7 @@ from ..reports import Scores
 from ..storage.store import Store
 from .recomputing import RecomputingScreen
 from .screens import RunsScreen
-from .text import cell, inline, literal, plain
+from .text import cell, literal, plain
 
 if TYPE_CHECKING:
     from .app import PPPApp
@@ -228,7 +228,7 @@ class DashboardScreen(RecomputingScreen):
         names = sorted({info.stage for info in workspace.infos if info.stage})
         select = self.query_one("#dashboard-stage", Select)
         with select.prevent(Select.Changed):
-            select.set_options([(Content(inline(name)), name) for name in names])
+            select.set_options([(Content(literal(name, True)), name) for name in names])
             if self.stage in names:
                 select.value = self.stage
             else:

@@ -14,7 +14,7 @@ from textual.reactive import reactive
 from textual.widget import Widget
 
 from ..core.sensitivity import Flip
-from .text import inline, literal
+from .text import literal
 
 # Segment colours, by the order in which agents first win from w = 0.
 PALETTE = ("$primary", "$success", "$warning", "$error", "$secondary", "$accent")
@@ -61,7 +61,7 @@ class FlipStrip(Widget):
         return ", ".join(f"{f.agent} {f.start:.2f}-{f.end:.2f}" for f in self.flips)
 
     def watch_flips(self) -> None:
-        self.tooltip = Content(inline(self.describe())) if self.flips else None
+        self.tooltip = Content(literal(self.describe(), True)) if self.flips else None
 
 
 def _label(name: str, width: int) -> str:

@@ -22,7 +22,7 @@ from textual.widgets import (
 )
 
 from .runs_table import RunsTable
-from .text import inline, plain
+from .text import literal, plain
 
 if TYPE_CHECKING:
     from ..storage.store import RunInfo
@@ -81,7 +81,7 @@ class RunsScreen(Screen[None]):
         if self._stage_filter() is not None:
             return
         menu: Select[str] = Select(
-            [(Content(inline(stage)), stage) for stage in stages],
+            [(Content(literal(stage, True)), stage) for stage in stages],
             prompt="All stages",
             id="stage-filter",
             allow_blank=True,

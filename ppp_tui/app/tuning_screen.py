@@ -21,7 +21,7 @@ from textual_plotext import PlotextPlot
 from ..core.regret import Tuning
 from ..reports import Scores, provenance, tune_scope, tune_stages
 from .recomputing import RecomputingScreen
-from .text import cell, inline, literal
+from .text import cell, literal
 
 if TYPE_CHECKING:
     from .app import PPPApp
@@ -98,7 +98,7 @@ class TuningScreen(RecomputingScreen):
             return
         stages = sorted({s for s in workspace.scores.arrays.stages if s is not None})
         options: list[tuple[Content, str]] = [(Content("global weights"), GLOBAL)]
-        options += [(Content(f"stage {inline(s)}"), s) for s in stages]
+        options += [(Content(f"stage {literal(s, True)}"), s) for s in stages]
         select = self.query_one("#tuning-scope", Select)
         with select.prevent(Select.Changed):
             select.set_options(options)
@@ -272,7 +272,7 @@ class TuningScreen(RecomputingScreen):
             # Saving these weights writes where they came from beside them.
             workspace.tuned[stage] = (technical, provenance(result.tuning))
         self.app.change_weight(technical, stage, started=time.perf_counter())
-        where = "global weights" if stage is None else f"stage {inline(stage)}"
+        where = "global weights" if stage is None else f"stage {literal(stage, True)}"
         self.notify(f"{where}: technical {technical:.4f} (ctrl+s saves it)", markup=False)
 
 

@@ -12,7 +12,7 @@ from ..core.sensitivity import Flip
 from ..core.settings import PRESETS
 from .flip_strip import FlipStrip
 from .slider import WeightSlider
-from .text import inline
+from .text import literal
 from .workspace import Figures
 
 
@@ -77,7 +77,7 @@ class WeightsBar(Horizontal):
                 slider.value = technical
         slider.refresh()  # in the same frame as the figures (see WeightSlider.value)
         self._set("#weights-pair", f"{technical:.2f} · interaction {1 - technical:.2f}")
-        self._set("#weights-scope", f"scope: {inline(scope)}" if scope else "scope: global")
+        self._set("#weights-scope", f"scope: {literal(scope, True)}" if scope else "scope: global")
         self._set("#weights-dirty", "● unsaved" if dirty else "")
 
     def show_flips(self, flips: tuple[Flip, ...]) -> None:
