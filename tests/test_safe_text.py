@@ -16,6 +16,8 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner, Result
+from hypothesis import given
+from hypothesis import strategies as st
 
 from ppp_tui import safe_text
 from ppp_tui.cli import cli
@@ -55,6 +57,27 @@ def test_json_escape_is_the_same_json_value_with_nothing_raw() -> None:
     assert not UNSAFE.search(text)
     assert "\ud800" not in text and "é" in text
     assert json.loads(text) == value
+
+
+@given(st.text())
+def test_no_text_gets_a_control_character_through(text: str) -> None:
+    assert not UNSAFE.search(inline(text)) and "\n" not in inline(text)
+    assert not UNSAFE.search(literal(text))
+    assert not UNSAFE.search(literal(text, one_line=True)) and "\n" not in literal(text, True)
+    # Text with nothing to neutralise is shown as it is.
+    if not UNSAFE.search(text) and "\n" not in text and "\t" not in text:
+        assert inline(text) == text
+
+
+@given(
+    st.recursive(
+        st.none() | st.text(), lambda inner: st.lists(inner) | st.dictionaries(st.text(), inner)
+    )
+)
+def test_json_escape_keeps_every_document(document: Any) -> None:
+    text = json_escape(json.dumps(document, ensure_ascii=False))
+    assert not UNSAFE.search(text)
+    assert json.loads(text) == document
 
 
 # -- the command line --------------------------------------------------------------------
