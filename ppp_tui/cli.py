@@ -306,15 +306,14 @@ def serve(host: str, port: int, use_demo: bool, db: str | None, config: str | No
     path = _app_database(env, db, use_demo)
     if not path.exists():
         raise click.ClickException(
-            f"{inline(path)}: no database here;"
-            " create one with `ppp-tui import FILE` or `ppp-tui demo`"
+            f"{path}: no database here; create one with `ppp-tui import FILE` or `ppp-tui demo`"
         )
     try:  # a clear line now rather than a server that fails to start
         with socket.create_server((host, port)):
             pass
     except OSError as error:
         reason = os.strerror(error.errno) if error.errno else str(error)
-        raise click.ClickException(f"cannot listen on {inline(host)}:{port}: {reason}") from None
+        raise click.ClickException(f"cannot listen on {host}:{port}: {reason}") from None
     command = shlex.join(
         [
             sys.executable,
@@ -690,7 +689,7 @@ def tune(
                 "no marked runs use the global weights (each marked run's stage has its"
                 " own table); tune those with --stage STAGE or --per-stage"
             )
-        where = f" in stage {inline(stage)!r}" if stage else ""
+        where = f" in stage {stage!r}" if stage else ""
         raise click.ClickException(
             f"no marked runs{where} to tune on; mark preferred agents with"
             " `ppp-tui prefer RUN AGENT` or in the app (p)"
@@ -758,9 +757,7 @@ def export(fmt: str, out: str, db: str | None, config: str | None) -> None:
                 writer.writeheader()
                 writer.writerows({k: shown(v) for k, v in row.items()} for row in rows)
     except OSError as error:
-        raise click.ClickException(
-            f"{inline(out)}: cannot write ({error.strerror or error})"
-        ) from None
+        raise click.ClickException(f"{out}: cannot write ({error.strerror or error})") from None
     if out != "-":
         click.echo(f"exported {len(rows)} rows to {inline(out)}", err=True)
 
@@ -796,7 +793,7 @@ def show(as_json: bool, db: str | None, config: str | None) -> None:
         return
     state = "" if env.config_path.exists() else " (no file: the defaults apply)"
     click.echo(f"# config: {inline(env.config_path)}{state}\n# database: {inline(env.db_path)}")
-    # TOML reads \\uXXXX in quoted keys and strings as the character itself.
+    # TOML reads \uXXXX in quoted keys and strings as the character itself.
     click.echo(literal(json_escape(render_settings(settings))))
 
 
