@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from .core.errors import PPPError
+from .safe_text import inline, is_terminal, json_escape, literal
 
 if TYPE_CHECKING:
     from .core.regret import Tuning
@@ -20,14 +21,34 @@ if TYPE_CHECKING:
     from .storage.store import ImportReport, Store
 
 
+def _neutralise(error: click.ClickException) -> None:
+    """Show the message's control characters (click quotes arguments as given)."""
+    # click types `message` as Final, but its exceptions are built to be shown later.
+    setattr(error, "message", inline(error.message))  # noqa: B010
+
+
 class _Group(click.Group):
-    """Turns ppp-tui's typed errors into one-line messages with exit code 1."""
+    """Turns ppp-tui's typed errors into one-line messages with exit code 1.
+
+    Every message quotes data (a file name, a run id, a config key) with its control
+    characters made visible, click's own usage errors included.
+    """
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        try:
+            return super().parse_args(ctx, args)
+        except click.ClickException as error:
+            _neutralise(error)
+            raise
 
     def invoke(self, ctx: click.Context) -> Any:
         try:
             return super().invoke(ctx)
         except PPPError as error:
-            raise click.ClickException(str(error)) from None
+            raise click.ClickException(inline(error)) from None
+        except click.ClickException as error:
+            _neutralise(error)
+            raise
         except BrokenPipeError:  # `ppp-tui ... | head`
             sys.stderr.close()
             sys.exit(0)
@@ -75,12 +96,16 @@ def _pretty(value: Any, indent: str = "") -> str:
 
 
 def emit_json(document: Any, lines: bool = False) -> None:
-    """A document as JSON: pretty, or on one line (`lines`: one document per line)."""
+    """A document as JSON: pretty, or on one line (`lines`: one document per line).
+
+    The values are exact; the characters a terminal would act on are written as
+    \\uXXXX escapes (json.dumps already escapes C0 controls).
+    """
     document = _clean(document)
     if lines:
-        click.echo(json.dumps(document, ensure_ascii=False))
+        click.echo(json_escape(json.dumps(document, ensure_ascii=False)))
     else:
-        click.echo(_pretty(document))
+        click.echo(json_escape(_pretty(document)))
 
 
 def _db_options(command: Callable[..., Any]) -> Callable[..., Any]:
@@ -223,7 +248,7 @@ def classify(
         return
     for result in results:
         note = "  (answered by the task text)" if result.answered_by_context else ""
-        click.echo(f"{result.effort.value:<6}  {result.question}{note}")
+        click.echo(f"{result.effort.value:<6}  {inline(result.question)}{note}")
 
 
 @cli.command()
@@ -254,7 +279,7 @@ def _app_database(env: _Env, db: str | None, use_demo: bool) -> Path:
     path = env.db_path
     if db is None:
         path = Path(tempfile.mkdtemp(prefix="ppp-tui-demo-")) / "demo.db"
-    click.echo(f"generating {DEMO_SIZE} demo runs into {path} …", err=True)
+    click.echo(f"generating {DEMO_SIZE} demo runs into {inline(path)} …", err=True)
     write_demo(path, DEMO_SIZE, 0, replace=True)
     return path
 
@@ -344,15 +369,15 @@ def serve(
     if not loopback:
         token = token or new_token()
         click.echo(
-            f"WARNING: {host} is not a loopback address: anyone who can reach this machine"
-            " on the network can open the app (read the runs, write marks) with the token"
-            " below. Traffic is not encrypted.",
+            f"WARNING: {inline(host)} is not a loopback address: anyone who can reach this"
+            " machine on the network can open the app (read the runs, write marks) with the"
+            " token below. Traffic is not encrypted.",
             err=True,
         )
     address = f"http://{where}/"
     if token:
         address += f"?token={quote(token, safe='')}"
-    click.echo(f"serving {path} at {address} (ctrl+c stops)", err=True)
+    click.echo(f"serving {inline(path)} at {inline(address)} (ctrl+c stops)", err=True)
     server = GuardedServer(
         command, host, port, title="ppp-tui", token=token, max_sessions=max_sessions
     )
@@ -380,14 +405,14 @@ def _progress(total: int) -> Any:
 
 def _report_import(report: ImportReport, where: str) -> None:
     for line in report.invalid:
-        click.echo(f"skipped invalid run: {line}", err=True)
+        click.echo(f"skipped invalid run: {inline(line)}", err=True)
     if report.unknown_preferences:
-        names = ", ".join(sorted(report.unknown_preferences))
+        names = ", ".join(inline(name) for name in sorted(report.unknown_preferences))
         click.echo(
             f"warning: unknown preference(s) {names}: each violation costs the default 0.05",
             err=True,
         )
-    parts = [f"imported {report.added} run{'s' * (report.added != 1)} into {where}"]
+    parts = [f"imported {report.added} run{'s' * (report.added != 1)} into {inline(where)}"]
     if report.skipped:
         parts.append(f"{report.skipped} already present")
     if report.invalid:
@@ -436,7 +461,9 @@ def import_(
         if fmt == "spec-kit":
             from .storage.speckit import open_speckit
 
-            sources.append(open_speckit(name, warn=lambda m: click.echo(f"warning: {m}", err=True)))
+            sources.append(
+                open_speckit(name, warn=lambda m: click.echo(f"warning: {inline(m)}", err=True))
+            )
         elif fmt == "userville":
             from .storage.userville import open_userville
 
@@ -535,11 +562,11 @@ def runs(stage: str | None, as_json: bool, db: str | None, config: str | None) -
         f"  {'selected':<14} {'preferred':<14} {'regret':>7}"
     )
     for row in rows:
+        shown = {k: inline(row[k]) for k in ("id", "spec_id", "stage", "selected", "preferred")}
         click.echo(
-            f"{row['id'][:22]:<22} {(row['spec_id'] or '')[:14]:<14}"
-            f" {(row['stage'] or '')[:10]:<10}"
-            f" {row['task_type']:<16} {row['agents']:>6}  {row['selected'][:14]:<14}"
-            f" {(row['preferred'] or '')[:14]:<14} {number(row['regret']):>7}"
+            f"{shown['id'][:22]:<22} {shown['spec_id'][:14]:<14} {shown['stage'][:10]:<10}"
+            f" {row['task_type']:<16} {row['agents']:>6}  {shown['selected'][:14]:<14}"
+            f" {shown['preferred'][:14]:<14} {number(row['regret']):>7}"
         )
     click.echo(f"{len(rows)} run{'s' * (len(rows) != 1)}", err=True)
 
@@ -601,11 +628,11 @@ def prefer(run_id: str, agent: str | None, clear: bool, db: str | None, config: 
     with env.store() as store:
         before = store.get_run(run_id).preferred_agent
         store.mark(run_id, agent, source="cli")
-    was = f" (was {before})" if before and before != agent else ""
+    was = f" (was {inline(before)})" if before and before != agent else ""
     if agent is None:
-        click.echo(f"{run_id}: preferred mark cleared{was}")
+        click.echo(f"{inline(run_id)}: preferred mark cleared{was}")
     else:
-        click.echo(f"{run_id}: preferred agent is {agent}{was}")
+        click.echo(f"{inline(run_id)}: preferred agent is {inline(agent)}{was}")
 
 
 @cli.command()
@@ -650,7 +677,7 @@ def regret(stage: str | None, as_json: bool, db: str | None, config: str | None)
             continue
         sw = figures["weights"]
         click.echo(
-            f"  {name[:14]:<14} {sw['technical']:.2f}/{sw['interaction']:.2f}"
+            f"  {inline(name)[:14]:<14} {sw['technical']:.2f}/{sw['interaction']:.2f}"
             f" {figures['marked_runs']:>7} {number(figures['mean_regret'], 4):>12}"
             f" {figures['agreement']:>10.1%}"
         )
@@ -664,7 +691,8 @@ def _render_tuning(scope: str, tuning: Tuning) -> None:
             f" agreement {tuning.cv_agreement:.1%}"
         )
     click.echo(
-        f"{scope}: {tuning.marked_runs} marked runs; technical {tuning.before_technical:.4g}"
+        f"{inline(scope)}: {tuning.marked_runs} marked runs;"
+        f" technical {tuning.before_technical:.4g}"
         f" -> {tuning.technical:.4f} (interaction {tuning.interaction:.4f}); mean regret"
         f" {tuning.before_mean_regret:.4f} -> {tuning.mean_regret:.4f}; agreement"
         f" {tuning.before_agreement:.1%} -> {tuning.agreement:.1%}{cv}"
@@ -747,9 +775,9 @@ def tune(
                 stages[scope] = tuned
                 notes[scope] = provenance(tuning)
         save_weights(env.config_path, global_weights, stages, notes=notes)
-        click.echo(f"saved to {env.config_path}", err=True)
+        click.echo(f"saved to {inline(env.config_path)}", err=True)
         if env.config_note:
-            click.echo(f"note: {env.config_note}", err=True)
+            click.echo(f"note: {inline(env.config_note)}", err=True)
 
 
 @cli.command()
@@ -783,15 +811,23 @@ def export(fmt: str, out: str, db: str | None, config: str | None) -> None:
     try:
         with click.open_file(out, "w", encoding="utf-8", atomic=out != "-") as stream:
             if fmt == "json":
-                stream.write(json.dumps(_clean(rows), ensure_ascii=False, indent=1) + "\n")
+                text = json.dumps(_clean(rows), ensure_ascii=False, indent=1)
+                stream.write(json_escape(text) + "\n")
             else:
+                # CSV has no escapes: exact in a file or a pipe, made safe on a terminal.
+                shown = _safe_csv_cell if out == "-" and is_terminal(stream) else _clean
                 writer = csv.DictWriter(stream, fieldnames=EXPORT_COLUMNS, lineterminator="\n")
                 writer.writeheader()
-                writer.writerows(_clean(row) for row in rows)
+                writer.writerows({k: shown(v) for k, v in row.items()} for row in rows)
     except OSError as error:
         raise click.ClickException(f"{out}: cannot write ({error.strerror or error})") from None
     if out != "-":
-        click.echo(f"exported {len(rows)} rows to {out}", err=True)
+        click.echo(f"exported {len(rows)} rows to {inline(out)}", err=True)
+
+
+def _safe_csv_cell(value: Any) -> Any:
+    """A CSV value as a terminal may show it: control characters visible (newlines kept)."""
+    return literal(value) if isinstance(value, str) else _clean(value)
 
 
 @cli.group()
@@ -820,11 +856,12 @@ def show(as_json: bool, db: str | None, config: str | None) -> None:
         )
         return
     state = "" if env.config_path.exists() else " (no file: the defaults apply)"
-    click.echo(f"# config: {env.config_path}{state}")
+    click.echo(f"# config: {inline(env.config_path)}{state}")
     if env.config_note:
-        click.echo(f"# {env.config_note}")
-    click.echo(f"# database: {env.db_path}")
-    click.echo(render_settings(settings))
+        click.echo(f"# {inline(env.config_note)}")
+    click.echo(f"# database: {inline(env.db_path)}")
+    # TOML reads \uXXXX in quoted keys and strings as the character itself.
+    click.echo(literal(json_escape(render_settings(settings))))
 
 
 @config.command()
@@ -836,9 +873,9 @@ def init(force: bool, db: str | None, config: str | None) -> None:
 
     env = _Env(db, config)
     path = init_config(env.config_path, force=force)
-    click.echo(f"wrote {path}")
+    click.echo(f"wrote {inline(path)}")
     if env.config_note:
-        click.echo(f"note: {env.config_note}", err=True)
+        click.echo(f"note: {inline(env.config_note)}", err=True)
 
 
 @config.command()
@@ -847,14 +884,14 @@ def validate(db: str | None, config: str | None) -> None:
     """Check config.toml; exit 1 with the first problem."""
     env = _Env(db, config)
     if env.config_note:
-        click.echo(f"note: {env.config_note}", err=True)
+        click.echo(f"note: {inline(env.config_note)}", err=True)
     settings = env.settings()
     if not env.config_path.exists():
-        click.echo(f"{env.config_path}: no file; the defaults apply")
+        click.echo(f"{inline(env.config_path)}: no file; the defaults apply")
         return
     stages = len(settings.stage_weights)
     click.echo(
-        f"{env.config_path}: valid (global {settings.weights.technical:g}/"
+        f"{inline(env.config_path)}: valid (global {settings.weights.technical:g}/"
         f"{settings.weights.interaction:g}, {stages} stage table{'s' * (stages != 1)})"
     )
 

@@ -10,6 +10,7 @@ import click
 from .core.model import Run
 from .core.scoring import Ranking
 from .core.sensitivity import Flip
+from .safe_text import inline
 
 
 def rank_document(ranking: Ranking, flips: Sequence[Flip] | None = None) -> dict[str, Any]:
@@ -59,24 +60,24 @@ def render_ranking(run: Run, ranking: Ranking, flips: Sequence[Flip] | None = No
     first over which technical weights."""
     w = ranking.weights
     margin = "" if ranking.margin is None else f", margin {ranking.margin:.3f}"
-    stage = run.stage or "no stage"
-    click.secho(f"{run.id}  ({stage})", bold=True, nl=False)
+    stage = inline(run.stage) or "no stage"
+    click.secho(f"{inline(run.id)}  ({stage})", bold=True, nl=False)
     click.echo(
         f"  weights {w.technical:.2f}/{w.interaction:.2f}"
         f"{'' if ranking.ppp_enabled else '  PPP off'}"
-        f"  best: {ranking.best_agent} ({ranking.confidence:.3f}{margin})"
+        f"  best: {inline(ranking.best_agent)} ({ranking.confidence:.3f}{margin})"
     )
     header = f"  {'#':>2}  {'agent':<16} {'technical':>9} {'R_Proact':>9} {'R_Pers':>8}"
     click.echo(header + f" {'interact':>9} {'final':>7}  questions l/m/h  flags")
     for a in ranking.agents:
         low, medium, high = a.questions
         click.echo(
-            f"  {a.rank:>2}  {a.name[:16]:<16} {number(a.technical):>9} "
+            f"  {a.rank:>2}  {inline(a.name)[:16]:<16} {number(a.technical):>9} "
             f"{number(a.r_proact, signed=True):>9} {number(a.r_pers, signed=True):>8} "
             f"{number(a.interaction, signed=True):>9} {number(a.final):>7}  "
             f"{low:>5}/{medium}/{high:<6}  {', '.join(a.flags)}"
         )
     if flips:
-        spans = ", ".join(f"{f.agent} {f.start:.2f}-{f.end:.2f}" for f in flips)
+        spans = ", ".join(f"{inline(f.agent)} {f.start:.2f}-{f.end:.2f}" for f in flips)
         click.echo(f"  flips: {spans}")
     click.echo()

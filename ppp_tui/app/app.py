@@ -19,6 +19,7 @@ from ..storage.config import load_settings
 from ..storage.store import DatabaseLocked, Store
 from .first_page import RunRows, first_page
 from .screens import HelpScreen, QuitScreen, RunsScreen
+from .text import inline, literal
 
 if TYPE_CHECKING:
     from ..reports import Scores
@@ -99,7 +100,7 @@ class PPPApp(App[None]):
         # would show it undone, so its result is dropped.
         self._own_marks = 0
         self._mark_waiting = False  # a mark waits for another process's lock
-        self.sub_title = str(db_path)
+        self.sub_title = inline(db_path)
 
     def on_mount(self) -> None:
         opened, preview = self._first_page()
@@ -162,10 +163,12 @@ class PPPApp(App[None]):
         assert workspace is not None
         if workspace.config_error:
             self.notify(
-                f"{workspace.config_error}. Using the defaults; saving is off until it is fixed.",
+                f"{inline(workspace.config_error)}. Using the defaults;"
+                " saving is off until it is fixed.",
                 title="Invalid config.toml",
                 severity="warning",
                 timeout=12,
+                markup=False,
             )
         self._runs_screen().populate()
         self.set_interval(WATCH_INTERVAL_S, self._look_for_changes)
@@ -252,7 +255,13 @@ class PPPApp(App[None]):
     def on_pppapp_load_failed(self, message: LoadFailed) -> None:
         self.load_done.set()
         self._runs_screen().show_error(message.error)
-        self.notify(message.error, title="Cannot open the database", severity="error", timeout=12)
+        self.notify(
+            inline(message.error),
+            title="Cannot open the database",
+            severity="error",
+            timeout=12,
+            markup=False,
+        )
 
     def _runs_screen(self) -> RunsScreen:
         for screen in self.screen_stack:
@@ -268,7 +277,7 @@ class PPPApp(App[None]):
         try:
             run = self.workspace.store.get_run(run_id)
         except PPPError as error:
-            self.notify(str(error), severity="error")
+            self.notify(inline(error), severity="error", markup=False)
             return
         from .run_screen import RunScreen  # its widgets load when the first run opens
 
@@ -298,9 +307,10 @@ class PPPApp(App[None]):
             self._mark_when_unlocked(run_id, agent)
             return
         except PPPError as error:
-            self.notify(str(error), severity="error")
+            self.notify(inline(error), severity="error", markup=False)
             return
-        self.notify(f"{run_id}: preferred {agent}" if agent else f"{run_id}: mark cleared")
+        shown = f"preferred {literal(agent, True)}" if agent else "mark cleared"
+        self.notify(f"{literal(run_id, True)}: {shown}", markup=False)
         self._weights_changed()
 
     @work(thread=True, group="mark")
@@ -371,7 +381,7 @@ class PPPApp(App[None]):
             self._reload_scores()
         else:
             self._weights_changed()
-        self.notify(f"preset applied: {key}")
+        self.notify(f"preset applied: {inline(key)}", markup=False)
 
     def reset_weights(self) -> None:
         workspace = self.workspace
@@ -399,9 +409,11 @@ class PPPApp(App[None]):
         try:
             workspace.save()
         except PPPError as error:
-            self.notify(str(error), title="Not saved", severity="error", timeout=10)
+            self.notify(
+                inline(error), title="Not saved", severity="error", timeout=10, markup=False
+            )
             return False
-        self.notify(f"weights saved to {self.config_path}")
+        self.notify(f"weights saved to {inline(self.config_path)}", markup=False)
         self._weights_changed()
         return True
 

@@ -228,7 +228,7 @@ class DashboardScreen(RecomputingScreen):
         names = sorted({info.stage for info in workspace.infos if info.stage})
         select = self.query_one("#dashboard-stage", Select)
         with select.prevent(Select.Changed):
-            select.set_options([(literal(name, True), name) for name in names])
+            select.set_options([(Content(literal(name, True)), name) for name in names])
             if self.stage in names:
                 select.value = self.stage
             else:

@@ -61,7 +61,7 @@ class FlipStrip(Widget):
         return ", ".join(f"{f.agent} {f.start:.2f}-{f.end:.2f}" for f in self.flips)
 
     def watch_flips(self) -> None:
-        self.tooltip = Content(self.describe()) if self.flips else None
+        self.tooltip = Content(literal(self.describe(), True)) if self.flips else None
 
 
 def _label(name: str, width: int) -> str:

@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from textual import work
+from textual.content import Content
 from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Static
@@ -44,7 +45,7 @@ class RecomputingScreen(Screen[None]):
         """The whole database has loaded (also when it had before the screen opened)."""
 
     def _set_status(self, text: str) -> None:
-        self.query_one(self.STATUS, Static).update(text)
+        self.query_one(self.STATUS, Static).update(Content(text))
 
     @property
     def computing(self) -> bool:

@@ -22,7 +22,7 @@ from textual.widgets import (
 )
 
 from .runs_table import RunsTable
-from .text import plain
+from .text import literal, plain
 
 if TYPE_CHECKING:
     from ..storage.store import RunInfo
@@ -91,7 +91,7 @@ class RunsScreen(Screen[None]):
             return
         self._stages = stages
         menu: Select[str] = Select(
-            [(stage, stage) for stage in stages],
+            [(Content(literal(stage, True)), stage) for stage in stages],
             prompt="All stages",
             id="stage-filter",
             allow_blank=True,

@@ -1,39 +1,19 @@
-"""Showing agent text literally: no markup, no terminal escape sequences.
+"""Showing data literally in the app: no markup, no terminal escape sequences.
 
-Imported text (tasks, questions, responses, outputs) reaches the screen through
-`literal`, which swaps every control character for its visible Unicode picture
-(ESC becomes ␛), and through `Content` objects built from plain strings, which
-textual never parses as markup.
+Control characters are made visible by `ppp_tui.safe_text` (ESC becomes ␛), the one
+place both faces turn data into terminal text; here that text becomes textual
+`Content` and rich `Text`, which are never parsed as markup, so `[bold]` or `[/]`
+in a name stays brackets.
 """
 
 from __future__ import annotations
 
-import re
-
 from rich.text import Text
 from textual.content import Content
 
-# C0 controls except tab and newline, DEL, and the C1 range (ESC's 8-bit cousins).
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f\x80-\x9f]")
+from ..safe_text import inline, literal
 
-
-def _picture(match: re.Match[str]) -> str:
-    code = ord(match.group())
-    if code < 0x20:
-        return chr(0x2400 + code)  # ␀ … ␟
-    if code == 0x7F:
-        return "␡"
-    return f"\\x{code:02x}"
-
-
-def literal(text: str | None, one_line: bool = False) -> str:
-    """`text` with control characters made visible; newlines folded if `one_line`."""
-    if not text:
-        return ""
-    shown = _CONTROL.sub(_picture, text)
-    if one_line:
-        shown = " ".join(shown.split())
-    return shown
+__all__ = ["cell", "inline", "literal", "plain"]
 
 
 def plain(text: str | None, style: str = "", one_line: bool = False) -> Content:

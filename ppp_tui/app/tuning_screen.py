@@ -21,7 +21,7 @@ from textual_plotext import PlotextPlot
 from ..core.regret import Tuning
 from ..reports import Scores, provenance, tune_scope, tune_stages
 from .recomputing import RecomputingScreen
-from .text import literal
+from .text import cell, literal
 
 if TYPE_CHECKING:
     from .app import PPPApp
@@ -97,7 +97,8 @@ class TuningScreen(RecomputingScreen):
         if workspace is None or workspace.scores is None:
             return
         stages = sorted({s for s in workspace.scores.arrays.stages if s is not None})
-        options = [("global weights", GLOBAL)] + [(f"stage {s}", s) for s in stages]
+        options: list[tuple[Content, str]] = [(Content("global weights"), GLOBAL)]
+        options += [(Content(f"stage {literal(s, True)}"), s) for s in stages]
         select = self.query_one("#tuning-scope", Select)
         with select.prevent(Select.Changed):
             select.set_options(options)
@@ -242,7 +243,7 @@ class TuningScreen(RecomputingScreen):
             current = workspace.settings.weights_for(stage).technical
             interval = f"{tuning.ci[0]:.2f}–{tuning.ci[1]:.2f}" if tuning.ci else "—"
             table.add_row(
-                literal(stage, True),
+                cell(stage),
                 f"{tuning.marked_runs:,}",
                 _weight(current),
                 f"{tuning.technical:.4f}",
@@ -271,8 +272,8 @@ class TuningScreen(RecomputingScreen):
             # Saving these weights writes where they came from beside them.
             workspace.tuned[stage] = (technical, provenance(result.tuning))
         self.app.change_weight(technical, stage, started=time.perf_counter())
-        where = "global weights" if stage is None else f"stage {stage}"
-        self.notify(f"{where}: technical {technical:.4f} (ctrl+s saves it)")
+        where = "global weights" if stage is None else f"stage {literal(stage, True)}"
+        self.notify(f"{where}: technical {technical:.4f} (ctrl+s saves it)", markup=False)
 
 
 def _weight(value: float) -> str:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
+from textual.content import Content
 from textual.message import Message
 from textual.widgets import Label, Select
 
@@ -11,6 +12,7 @@ from ..core.sensitivity import Flip
 from ..core.settings import PRESETS
 from .flip_strip import FlipStrip
 from .slider import WeightSlider
+from .text import literal
 from .workspace import Figures
 
 
@@ -59,8 +61,9 @@ class WeightsBar(Horizontal):
         """Change a label's text; every label here has a fixed size, so no layout pass
         (the slider's hot path)."""
         widget = self.query_one(label, Label)
-        if widget.content != text:
-            widget.update(text, layout=False)
+        content = Content(text)  # never markup: the scope is a stage's name
+        if widget.content != content:
+            widget.update(content, layout=False)
 
     @property
     def slider(self) -> WeightSlider:
@@ -74,7 +77,7 @@ class WeightsBar(Horizontal):
                 slider.value = technical
         slider.refresh()  # in the same frame as the figures (see WeightSlider.value)
         self._set("#weights-pair", f"{technical:.2f} · interaction {1 - technical:.2f}")
-        self._set("#weights-scope", f"scope: {scope}" if scope else "scope: global")
+        self._set("#weights-scope", f"scope: {literal(scope, True)}" if scope else "scope: global")
         self._set("#weights-dirty", "● unsaved" if dirty else "")
 
     def show_flips(self, flips: tuple[Flip, ...]) -> None:
