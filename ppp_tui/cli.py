@@ -82,6 +82,26 @@ def emit_json(document: Any, lines: bool = False) -> None:
         click.echo(_pretty(document))
 
 
+class _Weight(click.ParamType):  # type: ignore[type-arg]
+    """A weight between 0 and 1 inclusive: nan, inf and values outside are usage errors."""
+
+    name = "weight"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        import math
+
+        try:
+            weight = float(value)
+        except (TypeError, ValueError):
+            self.fail(f"{value!r} is not a number", param, ctx)
+        if not math.isfinite(weight) or not 0.0 <= weight <= 1.0:
+            self.fail(f"{value!r} is not a weight between 0 and 1", param, ctx)
+        return weight
+
+
+WEIGHT = _Weight()
+
+
 def _db_options(command: Callable[..., Any]) -> Callable[..., Any]:
     """--db and --config on every command (SPEC 7), resolved by `_Env`."""
     command = click.option(
@@ -97,6 +117,26 @@ def _db_options(command: Callable[..., Any]) -> Callable[..., Any]:
         help="The run database (else $PPP_TUI_DB, the user data folder's ppp-tui/runs.db).",
     )(command)
     return command
+
+
+_STAGE_HELP = (
+    "Only this stage's runs; \"(no stage)\" (or \"\") selects the runs without a stage."
+)
+
+
+def _stage_filter(store: Store, stage: str | None) -> str | None:
+    """The store's filter for --stage STAGE: None for every run, "(no stage)" for the
+    runs without one. A stage no run has is an error that lists the known ones."""
+    if stage is None:
+        return None
+    from .core.stages import NO_STAGE, listing
+
+    known = store.stages()
+    wanted = None if stage in ("", NO_STAGE) else stage
+    if wanted not in known:
+        missing = "no runs without a stage" if wanted is None else f"no stage {stage!r}"
+        raise click.ClickException(f"{missing}; known stages: {listing(known)}")
+    return NO_STAGE if wanted is None else wanted
 
 
 class _Env:
@@ -136,7 +176,7 @@ def cli() -> None:
 @click.argument("files", nargs=-1, required=True, type=click.Path(allow_dash=True))
 @click.option(
     "--technical",
-    type=click.FloatRange(0.0, 1.0),
+    type=WEIGHT,
     help="Technical weight (interaction = 1 - technical); default: the configured weights.",
 )
 @click.option(
@@ -196,6 +236,8 @@ def classify(
 ) -> None:
     """Classify the effort of each QUESTION (standard input, one per line, if none).
 
+    An empty QUESTION is a usage error; empty lines of standard input are skipped.
+
     \b
     Example:
       ppp-tui classify "Which database: PostgreSQL or MySQL?"
@@ -204,6 +246,10 @@ def classify(
     from .core.effort import classify as classify_question
 
     del db, config  # the classifier has no settings
+    if any(not q.strip() for q in questions):
+        raise click.UsageError("QUESTION is empty: give the question's text")
+    if not questions and sys.stdin.isatty():
+        click.echo("reading questions from standard input, one per line; ctrl+d ends", err=True)
     asked = list(questions) or [line.strip() for line in sys.stdin if line.strip()]
     results = [classify_question(q, context) for q in asked]
     if as_json:
@@ -429,7 +475,7 @@ def demo(count: int, seed: int, replace: bool, db: str | None, config: str | Non
 
 
 @cli.command()
-@click.option("--stage", help="Only this stage's runs.")
+@click.option("--stage", help=_STAGE_HELP)
 @click.option("--json", "as_json", is_flag=True, help="A JSON list of runs.")
 @_db_options
 def runs(stage: str | None, as_json: bool, db: str | None, config: str | None) -> None:
@@ -440,12 +486,13 @@ def runs(stage: str | None, as_json: bool, db: str | None, config: str | None) -
       ppp-tui runs --stage plan
       ppp-tui runs --json | jq '.[] | select(.regret > 0)'
     """
-    from .faces import number
+    from .faces import cut, number
     from .reports import Scores
 
     env = _Env(db, config)
     settings = env.settings()
     with env.store() as store:
+        stage = _stage_filter(store, stage)
         scores = Scores.load(store, settings, stage)
         infos = {info.id: info for info in store.run_infos(stage)}
     arrays, outcome = scores.arrays, scores.outcome
@@ -475,10 +522,10 @@ def runs(stage: str | None, as_json: bool, db: str | None, config: str | None) -
     )
     for row in rows:
         click.echo(
-            f"{row['id'][:22]:<22} {(row['spec_id'] or '')[:14]:<14}"
-            f" {(row['stage'] or '')[:10]:<10}"
-            f" {row['task_type']:<16} {row['agents']:>6}  {row['selected'][:14]:<14}"
-            f" {(row['preferred'] or '')[:14]:<14} {number(row['regret']):>7}"
+            f"{cut(row['id'], 22):<22} {cut(row['spec_id'], 14):<14}"
+            f" {cut(row['stage'], 10):<10}"
+            f" {row['task_type']:<16} {row['agents']:>6}  {cut(row['selected'], 14):<14}"
+            f" {cut(row['preferred'], 14):<14} {number(row['regret']):>7}"
         )
     click.echo(f"{len(rows)} run{'s' * (len(rows) != 1)}", err=True)
 
@@ -486,7 +533,7 @@ def runs(stage: str | None, as_json: bool, db: str | None, config: str | None) -
 @cli.command()
 @click.argument("run_id")
 @click.option(
-    "--technical", type=click.FloatRange(0.0, 1.0), help="Technical weight to rank under."
+    "--technical", type=WEIGHT, help="Technical weight to rank under."
 )
 @click.option("--json", "as_json", is_flag=True, help="The SPEC 7 rank document.")
 @_db_options
@@ -548,7 +595,7 @@ def prefer(run_id: str, agent: str | None, clear: bool, db: str | None, config: 
 
 
 @cli.command()
-@click.option("--stage", help="Only this stage's runs.")
+@click.option("--stage", help=_STAGE_HELP)
 @click.option("--json", "as_json", is_flag=True, help="The SPEC 7 regret document.")
 @_db_options
 def regret(stage: str | None, as_json: bool, db: str | None, config: str | None) -> None:
@@ -559,21 +606,26 @@ def regret(stage: str | None, as_json: bool, db: str | None, config: str | None)
       ppp-tui regret
       ppp-tui regret --stage implement --json
     """
-    from .faces import number
+    from .core.stages import NO_STAGE
+    from .faces import cut, number
     from .reports import Scores, regret_document
 
     env = _Env(db, config)
     settings = env.settings()
     with env.store() as store:
+        stage = _stage_filter(store, stage)
         scores = Scores.load(store, settings, stage, marked_only=True)
         # Only marked runs are loaded; every stage of the database still gets its entry.
         stages = [s for s in store.stages() if stage is None or s == stage]
+        if stage == NO_STAGE:
+            stages = [None]
     document = regret_document(scores, stage, runs=as_json, stages=stages)
     if as_json:
         emit_json(document)
         return
     if not document["marked_runs"]:
-        click.echo("no marked runs yet: mark preferred agents with `ppp-tui prefer RUN AGENT`")
+        where = "" if stage is None else f" in {stage}"
+        click.echo(f"no marked runs{where} yet: mark preferred agents with `ppp-tui prefer RUN AGENT`")
         return
     w = document["weights"]
     click.echo(
@@ -589,7 +641,7 @@ def regret(stage: str | None, as_json: bool, db: str | None, config: str | None)
             continue
         sw = figures["weights"]
         click.echo(
-            f"  {name[:14]:<14} {sw['technical']:.2f}/{sw['interaction']:.2f}"
+            f"  {cut(name, 14):<14} {sw['technical']:.2f}/{sw['interaction']:.2f}"
             f" {figures['marked_runs']:>7} {number(figures['mean_regret'], 4):>12}"
             f" {figures['agreement']:>10.1%}"
         )
@@ -617,7 +669,7 @@ def _render_tuning(scope: str, tuning: Tuning) -> None:
 
 
 @cli.command()
-@click.option("--stage", help="Tune this stage's weights on its own marked runs.")
+@click.option("--stage", help="Tune this stage's weights on its own marked runs (a known stage).")
 @click.option("--per-stage", is_flag=True, help="Tune every stage that has marked runs.")
 @click.option("--write", is_flag=True, help="Save the tuned weights to config.toml.")
 @click.option("--json", "as_json", is_flag=True, help="The SPEC 7 tune document(s).")
@@ -641,6 +693,7 @@ def tune(
       ppp-tui tune --per-stage --write
     """
     from .core.settings import Weights
+    from .core.stages import NO_STAGE
     from .reports import Scores, provenance, tune_document, tune_scope, tune_stages
     from .storage.config_write import save_weights
 
@@ -649,6 +702,10 @@ def tune(
     env = _Env(db, config)
     settings = env.settings()
     with env.store() as store:
+        if _stage_filter(store, stage) == NO_STAGE:
+            raise click.UsageError(
+                "runs without a stage use the global weights: tune them without --stage"
+            )
         scores = Scores.load(store, settings, marked_only=True)
     if per_stage:
         results = tune_stages(scores)
@@ -703,6 +760,9 @@ def tune(
 def export(fmt: str, out: str, db: str | None, config: str | None) -> None:
     """Export one row per run and agent with all scores (configured weights).
 
+    In CSV, yes/no columns (has_trajectory, selected, preferred) read true or false,
+    as in JSON, and a missing value (no stage, no trajectory's scores) is an empty cell.
+
     \b
     Example:
       ppp-tui export --format csv --out scores.csv
@@ -724,11 +784,20 @@ def export(fmt: str, out: str, db: str | None, config: str | None) -> None:
             else:
                 writer = csv.DictWriter(stream, fieldnames=EXPORT_COLUMNS, lineterminator="\n")
                 writer.writeheader()
-                writer.writerows(_clean(row) for row in rows)
+                writer.writerows(_csv_row(row) for row in rows)
     except OSError as error:
         raise click.ClickException(f"{out}: cannot write ({error.strerror or error})") from None
     if out != "-":
         click.echo(f"exported {len(rows)} rows to {out}", err=True)
+
+
+def _csv_row(row: dict[str, Any]) -> dict[str, Any]:
+    """An export row for CSV: booleans as true/false (JSON's words), not True/False."""
+    cleaned: dict[str, Any] = _clean(row)
+    for key, value in cleaned.items():
+        if type(value) is bool:
+            cleaned[key] = "true" if value else "false"
+    return cleaned
 
 
 @cli.group()

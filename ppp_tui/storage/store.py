@@ -31,6 +31,7 @@ from ..core.preferences import is_known
 from ..core.relevance import task_type
 from ..core.scoring import penalty_for, states_preferences
 from ..core.settings import Settings
+from ..core.stages import NO_STAGE
 from . import packs
 from .schema import MIGRATIONS, OUR_TABLES, SCHEMA_VERSION
 
@@ -326,8 +327,8 @@ class Store:
         )
         params: list[Any] = []
         if stage is not None:
-            sql += " WHERE stage = ?"
-            params.append(stage)
+            condition, params = _stage_condition(stage)
+            sql += f" WHERE {condition}"
         sql += " ORDER BY id"
         if limit is not None:
             sql += " LIMIT ?"
@@ -355,13 +356,14 @@ class Store:
 
     def question_counts(self, stage: str | None = None) -> list[tuple[str, str, int]]:
         """(source, effort, questions) over every question (or one stage's runs')."""
-        where, params = "", []
+        where = ""
+        params: list[Any] = []
         if stage is not None:
+            condition, params = _stage_condition(stage)
             where = (
                 " WHERE trajectory_id IN (SELECT t.id FROM trajectories AS t"
-                " JOIN runs ON runs.id = t.run_id WHERE runs.stage = ?)"
+                f" JOIN runs ON runs.id = t.run_id WHERE {condition})"
             )
-            params = [stage]
         return self._query(
             f"SELECT source, effort, count(*) FROM trajectory_questions{where}"
             " GROUP BY source, effort",
@@ -522,10 +524,11 @@ class Store:
     def _packed_rows(self, stage: str | None, marked_only: bool, limit: int | None) -> list[Any]:
         """(id, stage, preferred agent, states_preferences, and the run_scores columns)
         of every run (or those `agent_columns` asks for) by id."""
-        where, params = [], []
+        where: list[str] = []
+        params: list[Any] = []
         if stage is not None:
-            where.append("runs.stage = ?")
-            params.append(stage)
+            condition, params = _stage_condition(stage)
+            where.append(condition)
         if marked_only:
             where.append("runs.preferred_agent IS NOT NULL")
         rows = self._query(
@@ -667,8 +670,18 @@ def _name_codes(names: Iterable[str], lengths: Iterable[bytes]) -> tuple[Any, An
 _NO_COUNTS: tuple[None, ...] = (None, None, None, None)
 
 
+def _stage_condition(stage: str) -> tuple[str, list[Any]]:
+    """The SQL condition selecting `stage`'s runs; NO_STAGE selects runs without one."""
+    if stage == NO_STAGE:
+        return "runs.stage IS NULL", []
+    return "runs.stage = ?", [stage]
+
+
 def _stage_where(stage: str | None) -> tuple[str, list[Any]]:
-    return ("", []) if stage is None else (" WHERE runs.stage = ?", [stage])
+    if stage is None:
+        return "", []
+    condition, params = _stage_condition(stage)
+    return f" WHERE {condition}", params
 
 
 def remove_database(path: Path) -> None:
