@@ -119,9 +119,7 @@ def _db_options(command: Callable[..., Any]) -> Callable[..., Any]:
     return command
 
 
-_STAGE_HELP = (
-    "Only this stage's runs; \"(no stage)\" (or \"\") selects the runs without a stage."
-)
+_STAGE_HELP = 'Only this stage\'s runs; "(no stage)" (or "") selects the runs without a stage.'
 
 
 def _stage_filter(store: Store, stage: str | None) -> str | None:
@@ -143,15 +141,32 @@ class _Env:
     """Where the database and config.toml are, and loading them on demand."""
 
     def __init__(self, db: str | None, config: str | None) -> None:
-        from .storage.config import config_path, db_path
+        import os
+
+        from .storage.config import CONFIG_ENV, config_path, db_path
 
         self.db_path = db_path(db)
         self.config_path = config_path(config)
+        # A path the user named (--config or $PPP_TUI_CONFIG) must exist to be read.
+        self.config_given = bool(config or os.environ.get(CONFIG_ENV))
 
-    def settings(self) -> Settings:
+    def settings(self, creating: bool = False) -> Settings:
+        """The configured settings; an explicitly named config.toml that does not exist is
+        an error unless the command is about to create it (`creating`)."""
         from .storage.config import load_settings
 
+        if self.config_given and not creating:
+            self.require_config()
         return load_settings(self.config_path)
+
+    def require_config(self) -> None:
+        """Refuse an explicitly named config.toml that does not exist."""
+        path = self.config_path
+        if self.config_given and not path.exists() and not path.is_symlink():
+            raise click.ClickException(
+                f"{path}: no such config file; create it with"
+                f" `ppp-tui config init --config {path}` or leave out --config"
+            )
 
     def store(self, create: bool = False) -> Store:
         from .storage.store import Store
@@ -269,10 +284,18 @@ def classify(
         click.echo(f"{result.effort.value:<6}  {result.question}{note}")
 
 
+_DEMO_HELP = (
+    "Open the demo database (kept in the user cache folder, or written to --db) with its"
+    " own config.toml beside it, so tuning the demo leaves your config alone."
+)
+_REPLACE_HELP = "With --demo --db: replace a database that already holds runs."
+
+
 @cli.command()
-@click.option("--demo", "use_demo", is_flag=True, help="Open a freshly generated demo database.")
+@click.option("--demo", "use_demo", is_flag=True, help=_DEMO_HELP)
+@click.option("--replace", is_flag=True, help=_REPLACE_HELP)
 @_db_options
-def browse(use_demo: bool, db: str | None, config: str | None) -> None:
+def browse(use_demo: bool, replace: bool, db: str | None, config: str | None) -> None:
     """The terminal app: runs, agents side by side, live weights, marks.
 
     \b
@@ -283,23 +306,64 @@ def browse(use_demo: bool, db: str | None, config: str | None) -> None:
     from .app.app import PPPApp
 
     env = _Env(db, config)
-    PPPApp(_app_database(env, db, use_demo), env.config_path).run()
+    path, config_path = _app_paths(env, db, use_demo, replace)
+    PPPApp(path, config_path).run()
 
 
-def _app_database(env: _Env, db: str | None, use_demo: bool) -> Path:
-    """The database the app opens: the resolved one, or a fresh demo database."""
+def _demo_config(path: Path) -> Path:
+    """The config.toml of a demo database: beside it, named after it."""
+    return path.with_name(f"{path.stem}.config.toml")
+
+
+def _app_paths(env: _Env, db: str | None, use_demo: bool, replace: bool) -> tuple[Path, Path]:
+    """The database and config.toml the app opens.
+
+    Without --demo, the resolved ones. With --demo, the demo database: the one in the
+    user cache folder (generated when missing or made by an older generator, else
+    reused with its marks), or a fresh one at --db (refused over a database holding
+    runs unless `replace`); its config.toml sits beside it unless --config is given.
+    """
+    if replace and not use_demo:
+        raise click.UsageError("--replace goes with --demo")
     if not use_demo:
-        return env.db_path
-    import tempfile
+        if env.config_given and not env.config_path.exists():
+            click.echo(
+                f"note: {env.config_path} does not exist yet: the defaults apply,"
+                " and saving weights creates it",
+                err=True,
+            )
+        return env.db_path, env.config_path
+    from .storage.demo import DEMO_SIZE, GENERATOR_VERSION, write_demo
 
-    from .storage.demo import DEMO_SIZE, write_demo
-
-    path = env.db_path
     if db is None:
-        path = Path(tempfile.mkdtemp(prefix="ppp-tui-demo-")) / "demo.db"
-    click.echo(f"generating {DEMO_SIZE} demo runs into {path} …", err=True)
-    write_demo(path, DEMO_SIZE, 0, replace=True)
-    return path
+        import platformdirs
+
+        from .storage.config import APP_NAME
+
+        path = platformdirs.user_cache_path(APP_NAME) / "demo.db"
+        stamp = path.with_name(f"{path.name}.generator")
+        wanted = f"generator {GENERATOR_VERSION}, {DEMO_SIZE} runs, seed 0\n"
+        try:
+            current = path.exists() and stamp.read_text(encoding="utf-8") == wanted
+        except OSError:
+            current = False
+        if current:
+            click.echo(f"demo database: {path} (reused; kept between sessions)", err=True)
+        else:
+            click.echo(f"generating {DEMO_SIZE} demo runs into {path} …", err=True)
+            stamp.unlink(missing_ok=True)
+            write_demo(path, DEMO_SIZE, 0, replace=True)
+            try:
+                stamp.write_text(wanted, encoding="utf-8")
+            except OSError as error:  # the demo works; it is just generated again next time
+                click.echo(f"warning: {stamp}: cannot write ({error.strerror})", err=True)
+    else:
+        path = env.db_path
+        click.echo(f"generating {DEMO_SIZE} demo runs into {path} …", err=True)
+        write_demo(path, DEMO_SIZE, 0, replace=replace)
+    config_path = env.config_path if env.config_given else _demo_config(path)
+    click.echo(f"demo config: {config_path} (the demo's saved weights go here)", err=True)
+    return path, config_path
 
 
 @cli.command()
@@ -307,9 +371,12 @@ def _app_database(env: _Env, db: str | None, use_demo: bool) -> Path:
 @click.option(
     "--port", default=8000, show_default=True, type=click.IntRange(1, 65535), help="Port."
 )
-@click.option("--demo", "use_demo", is_flag=True, help="Serve a freshly generated demo database.")
+@click.option("--demo", "use_demo", is_flag=True, help=_DEMO_HELP)
+@click.option("--replace", is_flag=True, help=_REPLACE_HELP)
 @_db_options
-def serve(host: str, port: int, use_demo: bool, db: str | None, config: str | None) -> None:
+def serve(
+    host: str, port: int, use_demo: bool, replace: bool, db: str | None, config: str | None
+) -> None:
     """The terminal app in a web browser (textual-serve); each visitor gets their own app.
 
     \b
@@ -324,7 +391,7 @@ def serve(host: str, port: int, use_demo: bool, db: str | None, config: str | No
     from textual_serve.server import Server
 
     env = _Env(db, config)
-    path = _app_database(env, db, use_demo)
+    path, config_path = _app_paths(env, db, use_demo, replace)
     if not path.exists():
         raise click.ClickException(
             f"{path}: no database here; create one with `ppp-tui import FILE` or `ppp-tui demo`"
@@ -344,7 +411,7 @@ def serve(host: str, port: int, use_demo: bool, db: str | None, config: str | No
             "--db",
             str(path),
             "--config",
-            str(env.config_path),
+            str(config_path),
         ]
     )
     click.echo(f"serving {path} at http://{host}:{port} (ctrl+c stops)", err=True)
@@ -532,9 +599,7 @@ def runs(stage: str | None, as_json: bool, db: str | None, config: str | None) -
 
 @cli.command()
 @click.argument("run_id")
-@click.option(
-    "--technical", type=WEIGHT, help="Technical weight to rank under."
-)
+@click.option("--technical", type=WEIGHT, help="Technical weight to rank under.")
 @click.option("--json", "as_json", is_flag=True, help="The SPEC 7 rank document.")
 @_db_options
 def rank(
@@ -625,7 +690,9 @@ def regret(stage: str | None, as_json: bool, db: str | None, config: str | None)
         return
     if not document["marked_runs"]:
         where = "" if stage is None else f" in {stage}"
-        click.echo(f"no marked runs{where} yet: mark preferred agents with `ppp-tui prefer RUN AGENT`")
+        click.echo(
+            f"no marked runs{where} yet: mark preferred agents with `ppp-tui prefer RUN AGENT`"
+        )
         return
     w = document["weights"]
     click.echo(
@@ -700,7 +767,7 @@ def tune(
     if stage is not None and per_stage:
         raise click.UsageError("--stage and --per-stage exclude each other")
     env = _Env(db, config)
-    settings = env.settings()
+    settings = env.settings(creating=write)
     with env.store() as store:
         if _stage_filter(store, stage) == NO_STAGE:
             raise click.UsageError(
@@ -844,12 +911,21 @@ def init(force: bool, db: str | None, config: str | None) -> None:
 @config.command()
 @_db_options
 def validate(db: str | None, config: str | None) -> None:
-    """Check config.toml; exit 1 with the first problem."""
+    """Check config.toml; exit 1 with the first problem.
+
+    Keys ppp-tui does not read and penalty names outside the preference catalogue are
+    kept, with one warning line each on standard error.
+    """
+    from .storage.config import config_warnings, read_text
+
     env = _Env(db, config)
     settings = env.settings()
-    if not env.config_path.exists():
+    text = read_text(env.config_path)
+    if text is None:
         click.echo(f"{env.config_path}: no file; the defaults apply")
         return
+    for warning in config_warnings(text):
+        click.echo(f"warning: {env.config_path}: {warning}", err=True)
     stages = len(settings.stage_weights)
     click.echo(
         f"{env.config_path}: valid (global {settings.weights.technical:g}/"

@@ -57,6 +57,10 @@ if TYPE_CHECKING:
 
 DEMO_SIZE = 2000
 
+# Raised whenever the same (runs, seed) would give different runs: a demo database kept
+# between sessions by an older generator is then made again.
+GENERATOR_VERSION = 1
+
 # The simulated user's hidden technical weights (interaction = 1 - technical).
 HIDDEN_TECHNICAL = 0.62
 HIDDEN_WEIGHTS: Mapping[str, float] = MappingProxyType(
