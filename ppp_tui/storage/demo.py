@@ -53,9 +53,13 @@ from ..core.settings import STAGES, Settings, Weights
 from .files import Record
 
 if TYPE_CHECKING:
-    from .store import ImportReport
+    from .store import ImportReport, RowBatch
 
 DEMO_SIZE = 2000
+
+# Runs per independently seeded chunk (the default demo is one chunk).
+CHUNK = 2000
+_SPECS_PER_CHUNK = 1000
 
 # Raised whenever the same (runs, seed) would give different runs: a demo database kept
 # between sessions by an older generator is then made again.
@@ -1222,14 +1226,20 @@ def _task(rng: random.Random, task_type: str, values: dict[str, str]) -> tuple[s
 
 
 class _Generator:
-    def __init__(self, runs: int, seed: int) -> None:
-        self.rng = random.Random(seed)
-        self.runs = runs
-        self.times = _timestamps(random.Random(f"{seed}:time"), runs)
+    """The runs of one chunk (`CHUNK` runs in a row): its own random stream and specs.
+
+    Chunks do not depend on each other, so they can be made in any order or process
+    and still give the same runs; the first chunk's stream is `random.Random(seed)`.
+    """
+
+    def __init__(self, seed: int, times: Sequence[float], chunk: int = 0) -> None:
+        self.rng = random.Random(seed if chunk == 0 else f"{seed}:chunk:{chunk}")
+        self.times = times
         self.hidden = hidden_settings()
         self.hidden_weights = {stage: self.hidden.weights_for(stage) for stage in (*STAGES, None)}
         self.specs: list[_Spec] = []
-        self.next_spec = 1
+        # A chunk opens at most 10 + CHUNK / 6 specs (each takes >= 6 runs to finish).
+        self.next_spec = chunk * _SPECS_PER_CHUNK + 1
 
     def _spec(self) -> _Spec:
         rng = self.rng
@@ -1333,8 +1343,21 @@ def generate_parsed(runs: int = DEMO_SIZE, seed: int = 0) -> Iterator[tuple[dict
     """
     if runs < 0:
         raise ValueError(f"runs must be >= 0, got {runs}")
-    generator = _Generator(runs, seed)
-    for index in range(runs):
+    times = _timestamps(random.Random(f"{seed}:time"), runs)
+    for chunk in range(_chunks(runs)):
+        yield from _chunk_runs(seed, times, chunk)
+
+
+def _chunks(runs: int) -> int:
+    return -(-runs // CHUNK)
+
+
+def _chunk_runs(
+    seed: int, times: Sequence[float], chunk: int
+) -> Iterator[tuple[dict[str, Any], Run]]:
+    """The runs of chunk number `chunk` (`times` holds every run's time)."""
+    generator = _Generator(seed, times, chunk)
+    for index in range(chunk * CHUNK, min(len(times), (chunk + 1) * CHUNK)):
         yield generator.run(index)
 
 
@@ -1384,13 +1407,56 @@ def write_demo(
             )
         if held:
             remove_database(path)
-    records = (
-        _ParsedRecord("<demo>", None, "$", raw, parsed=run)
-        for raw, run in generate_parsed(runs, seed)
-    )
     try:
         with Store.open(path, create=True) as store:
+            if _chunks(runs) > 1 and _workers() > 1:
+                return store.import_batches(lambda stamp: _built(runs, seed, stamp), progress)
+            records = (
+                _ParsedRecord("<demo>", None, "$", raw, parsed=run)
+                for raw, run in generate_parsed(runs, seed)
+            )
             return store.import_records(records, progress=progress)
     except BaseException:
         remove_database(path)
         raise
+
+
+def _workers() -> int:
+    """How many processes may make chunks at once: forking only on Linux, from the main
+    thread of a process that has no other thread (a fork copies no thread)."""
+    import os
+    import sys
+    import threading
+
+    if sys.platform != "linux" or threading.active_count() > 1:
+        return 1
+    return min(len(os.sched_getaffinity(0)), 8)
+
+
+# What the chunk workers inherit when they are forked (one demo at a time is written).
+_JOB: dict[str, Any] = {}
+
+
+def _built(runs: int, seed: int, stamp: str) -> Iterator[RowBatch]:
+    """Every chunk's rows, in order, made by forked worker processes."""
+    import multiprocessing
+    import signal
+
+    _JOB.update(seed=seed, stamp=stamp, times=_timestamps(random.Random(f"{seed}:time"), runs))
+    try:
+        context = multiprocessing.get_context("fork")
+        workers = min(_workers(), _chunks(runs))
+        with context.Pool(workers, initializer=signal.signal, initargs=_IGNORE_SIGINT) as pool:
+            yield from pool.imap(_build_chunk, range(_chunks(runs)))
+    finally:
+        _JOB.clear()
+
+
+_IGNORE_SIGINT = (2, 1)  # signal.SIGINT, signal.SIG_IGN: ctrl+c is the parent's to handle
+
+
+def _build_chunk(chunk: int) -> RowBatch:
+    from .store import build_batch
+
+    runs = (run for _, run in _chunk_runs(_JOB["seed"], _JOB["times"], chunk))
+    return build_batch(runs, _JOB["stamp"])

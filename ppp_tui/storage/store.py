@@ -282,6 +282,41 @@ class Store:
             raise _database_error(self.path, error) from None
         return report
 
+    def import_batches(
+        self,
+        make: Callable[[str], Iterable[RowBatch]],
+        progress: Callable[[int], None] | None = None,
+    ) -> ImportReport:
+        """Add runs whose rows were built already (`build_batch`, in any process) in one
+        transaction; on error nothing is added.
+
+        `make(stamp)` gives the batches in order, built with this import's `stamp`. A
+        batch with a run id already present is an error: this is for runs known to be
+        new, such as a demo written into a new database.
+        """
+        report = ImportReport()
+        try:
+            with self._transaction(), packs.import_in_progress(self.conn):
+                writer = _Writer(self.conn)
+                rows = writer.rows
+                known = {row[0] for row in self.conn.execute("SELECT id FROM runs")}
+                for batch in make(rows.stamp):
+                    ids = [row[0] for row in batch.tables[0]]
+                    if not known.isdisjoint(ids):
+                        taken = sorted(known.intersection(ids))[0]
+                        raise StoreError(f"{self.path}: run {taken!r} is already there")
+                    known.update(ids)
+                    writer.write(batch.tables, offset=rows.next_agent)
+                    rows.next_agent += batch.agents
+                    report.added += len(ids)
+                    report.marks += batch.marks
+                    report.unknown_preferences.update(batch.unknown)
+                    if progress is not None:
+                        progress(len(ids))
+        except sqlite3.Error as error:
+            raise _database_error(self.path, error) from None
+        return report
+
     # -- marks ---------------------------------------------------------------------
 
     def mark(self, run_id: str, agent: str | None, source: str = "cli") -> None:
@@ -903,6 +938,27 @@ class _Rows:
                     ]
                 )
         self.packs.append(packs.pack(run_id, scores))
+
+
+@dataclass(frozen=True)
+class RowBatch:
+    """Runs turned into table rows, ready for `Store.import_batches`: the agent (and
+    trajectory) ids count from 0, and the import adds the next free id."""
+
+    tables: _Tables
+    agents: int
+    marks: int
+    unknown: frozenset[str]
+
+
+def build_batch(runs: Iterable[Run], stamp: str) -> RowBatch:
+    """The rows of `runs` as an import stamped `stamp` writes them (picklable)."""
+    rows = _Rows(stamp, 0)
+    marks = 0
+    for run in runs:
+        rows.add(run)
+        marks += run.preferred_agent is not None
+    return RowBatch(rows.take(), rows.next_agent, marks, frozenset(rows.unknown))
 
 
 class _Writer:
