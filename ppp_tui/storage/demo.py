@@ -1440,19 +1440,25 @@ _JOB: dict[str, Any] = {}
 def _built(runs: int, seed: int, stamp: str) -> Iterator[RowBatch]:
     """Every chunk's rows, in order, made by forked worker processes."""
     import multiprocessing
-    import signal
 
     _JOB.update(seed=seed, stamp=stamp, times=_timestamps(random.Random(f"{seed}:time"), runs))
     try:
         context = multiprocessing.get_context("fork")
         workers = min(_workers(), _chunks(runs))
-        with context.Pool(workers, initializer=signal.signal, initargs=_IGNORE_SIGINT) as pool:
+        with context.Pool(workers, initializer=_worker_start) as pool:
             yield from pool.imap(_build_chunk, range(_chunks(runs)))
     finally:
         _JOB.clear()
 
 
-_IGNORE_SIGINT = (2, 1)  # signal.SIGINT, signal.SIG_IGN: ctrl+c is the parent's to handle
+def _worker_start() -> None:
+    """A chunk worker: ctrl+c is the writing process's to handle, and the cycle collector
+    is off (the runs have no reference cycles; it would only walk them again and again)."""
+    import gc
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    gc.disable()
 
 
 def _build_chunk(chunk: int) -> RowBatch:
