@@ -237,6 +237,10 @@ def score(
                 render_ranking(run, ranking)
 
 
+def _stdin_is_terminal() -> bool:
+    return sys.stdin.isatty()
+
+
 @cli.command()
 @click.argument("questions", nargs=-1)
 @click.option("--context", help="The run's task text: a question it answers is low effort.")
@@ -263,7 +267,7 @@ def classify(
     del db, config  # the classifier has no settings
     if any(not q.strip() for q in questions):
         raise click.UsageError("QUESTION is empty: give the question's text")
-    if not questions and sys.stdin.isatty():
+    if not questions and _stdin_is_terminal():
         click.echo("reading questions from standard input, one per line; ctrl+d ends", err=True)
     asked = list(questions) or [line.strip() for line in sys.stdin if line.strip()]
     results = [classify_question(q, context) for q in asked]
