@@ -162,7 +162,7 @@ class _Env:
     def require_config(self) -> None:
         """Refuse an explicitly named config.toml that does not exist."""
         path = self.config_path
-        if self.config_given and not path.exists() and not path.is_symlink():
+        if self.config_given and not path.exists():
             raise click.ClickException(
                 f"{path}: no such config file; create it with"
                 f" `ppp-tui config init --config {path}` or leave out --config"

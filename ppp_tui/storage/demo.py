@@ -29,6 +29,10 @@ What is in it:
 
 `generate_parsed` yields each run with its parse as well, and `write_demo` writes a demo
 database (`ppp-tui demo`) from those without parsing anything twice.
+
+The runs come in chunks of `CHUNK` (2,000: the default demo is one), each drawn from a
+random stream of its own with specs of its own, so a large demo is made by several
+processes at once (on Linux) and is still the same for the same (runs, seed).
 """
 
 from __future__ import annotations
