@@ -363,8 +363,8 @@ def _app_paths(env: _Env, db: str | None, use_demo: bool, replace: bool) -> tupl
                 click.echo(f"warning: {stamp}: cannot write ({error.strerror})", err=True)
     else:
         path = env.db_path
-        click.echo(f"generating {DEMO_SIZE} demo runs into {path} …", err=True)
         write_demo(path, DEMO_SIZE, 0, replace=replace)
+        click.echo(f"demo database: {path} ({DEMO_SIZE} runs generated)", err=True)
     config_path = env.config_path if env.config_given else _demo_config(path)
     click.echo(f"demo config: {config_path} (the demo's saved weights go here)", err=True)
     return path, config_path
@@ -856,6 +856,8 @@ def export(fmt: str, out: str, db: str | None, config: str | None) -> None:
                 writer = csv.DictWriter(stream, fieldnames=EXPORT_COLUMNS, lineterminator="\n")
                 writer.writeheader()
                 writer.writerows(_csv_row(row) for row in rows)
+    except BrokenPipeError:
+        raise  # `ppp-tui export | head`: the reader has all it wanted
     except OSError as error:
         raise click.ClickException(f"{out}: cannot write ({error.strerror or error})") from None
     if out != "-":

@@ -232,6 +232,7 @@ def test_demo_with_db_refuses_a_database_holding_runs(
         f"Error: {db}: already holds 7 runs; use --replace to write a fresh demo database"
     )
     assert db.read_bytes() == before and not opened
+    assert "generating" not in result.stderr  # nothing is said to be made that is not
 
 
 def test_browse_demo_with_db_and_replace_writes_the_demo_with_its_config_beside(
@@ -245,6 +246,7 @@ def test_browse_demo_with_db_and_replace_writes_the_demo_with_its_config_beside(
     with Store.open(db) as store:
         assert store.count() == demo_module.DEMO_SIZE
     assert f"demo config: {tmp_path / 'mine.config.toml'}" in result.stderr
+    assert f"demo database: {db} ({demo_module.DEMO_SIZE} runs generated)" in result.stderr
 
 
 def test_replace_without_demo_is_a_usage_error(tmp_path: Path) -> None:
