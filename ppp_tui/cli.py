@@ -128,12 +128,13 @@ def _stage_filter(store: Store, stage: str | None) -> str | None:
     if stage is None:
         return None
     from .core.stages import NO_STAGE, listing
+    from .faces import printable
 
     known = store.stages()
     wanted = None if stage in ("", NO_STAGE) else stage
     if wanted not in known:
         missing = "no runs without a stage" if wanted is None else f"no stage {stage!r}"
-        raise click.ClickException(f"{missing}; known stages: {listing(known)}")
+        raise click.ClickException(f"{missing}; known stages: {printable(listing(known))}")
     return NO_STAGE if wanted is None else wanted
 
 

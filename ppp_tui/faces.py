@@ -47,9 +47,17 @@ def rank_document(ranking: Ranking, flips: Sequence[Flip] | None = None) -> dict
     return document
 
 
+def printable(text: str) -> str:
+    """`text` with control characters written as escapes (\\x1b), never sent raw."""
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+
+
 def cut(text: str | None, width: int) -> str:
-    """`text` fitted to `width` columns: cut ones end in "…" so the cut shows."""
-    text = text or ""
+    """`text` fitted to `width` columns, control characters escaped: cut ones end in "…"
+    so the cut shows."""
+    text = printable(text or "")
     return text if len(text) <= width else text[: width - 1] + "…"
 
 

@@ -384,3 +384,25 @@ def test_the_default_demo_is_one_chunk_and_the_sequential_path(tmp_path: Path) -
     shutil.rmtree(tmp_path / "none", ignore_errors=True)
     with Store.open(copy) as store:
         assert [i.id for i in store.run_infos()][:2] == ["demo-000001", "demo-000002"]
+
+
+def test_tables_and_stage_lists_escape_control_characters(
+    tmp_path: Path, empty_config: Path
+) -> None:
+    run = {
+        "id": "e1",
+        "stage": "pl\u001b[31man",
+        "agents": [{"name": "a\u001b[2Jb", "technical_score": 0.5}],
+    }
+    source = tmp_path / "esc.jsonl"
+    source.write_text(json.dumps(run) + "\n")
+    db = tmp_path / "esc.db"
+    assert invoke("import", str(source), "--db", str(db)).exit_code == 0
+    where = ["--db", str(db), "--config", str(empty_config)]
+    # color=True: click passes escape sequences through, as on a terminal.
+    table = CliRunner().invoke(cli, ["runs", *where], color=True)
+    assert "\x1b" not in table.output and " pl\\x1b[31… " in table.stdout
+    assert "a\\x1b[2Jb" in table.stdout
+    listed = CliRunner().invoke(cli, ["runs", "--stage", "nosuch", *where], color=True)
+    assert listed.exit_code == 1 and "\x1b" not in listed.output
+    assert listed.stderr == "Error: no stage 'nosuch'; known stages: pl\\x1b[31man\n"
