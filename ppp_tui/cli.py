@@ -108,6 +108,26 @@ def emit_json(document: Any, lines: bool = False) -> None:
         click.echo(json_escape(_pretty(document)))
 
 
+class _Weight(click.ParamType):  # type: ignore[type-arg]
+    """A weight between 0 and 1 inclusive: nan, inf and values outside are usage errors."""
+
+    name = "weight"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        import math
+
+        try:
+            weight = float(value)
+        except (TypeError, ValueError):
+            self.fail(f"{value!r} is not a number", param, ctx)
+        if not math.isfinite(weight) or not 0.0 <= weight <= 1.0:
+            self.fail(f"{value!r} is not a weight between 0 and 1", param, ctx)
+        return weight
+
+
+WEIGHT = _Weight()
+
+
 def _db_options(command: Callable[..., Any]) -> Callable[..., Any]:
     """--db and --config on every command (SPEC 7), resolved by `_Env`."""
     command = click.option(
@@ -125,21 +145,56 @@ def _db_options(command: Callable[..., Any]) -> Callable[..., Any]:
     return command
 
 
+_STAGE_HELP = 'Only this stage\'s runs; "(no stage)" (or "") selects the runs without a stage.'
+
+
+def _stage_filter(store: Store, stage: str | None) -> str | None:
+    """The store's filter for --stage STAGE: None for every run, "(no stage)" for the
+    runs without one. A stage no run has is an error that lists the known ones."""
+    if stage is None:
+        return None
+    from .core.stages import NO_STAGE, listing
+
+    known = store.stages()
+    wanted = None if stage in ("", NO_STAGE) else stage
+    if wanted not in known:
+        missing = "no runs without a stage" if wanted is None else f"no stage {stage!r}"
+        raise click.ClickException(f"{missing}; known stages: {inline(listing(known))}")
+    return NO_STAGE if wanted is None else wanted
+
+
 class _Env:
     """Where the database and config.toml are, and loading them on demand."""
 
     def __init__(self, db: str | None, config: str | None) -> None:
-        from .storage.config import config_path, db_path, ignored_local_config
+        import os
+
+        from .storage.config import CONFIG_ENV, config_path, db_path, ignored_local_config
 
         self.db_path = db_path(db)
         self.config_path = config_path(config)
         # Why ./config.toml was passed over, for the commands that say which file they use.
         self.config_note = ignored_local_config(config)
+        # A path the user named (--config or $PPP_TUI_CONFIG) must exist to be read.
+        self.config_given = bool(config or os.environ.get(CONFIG_ENV))
 
-    def settings(self) -> Settings:
+    def settings(self, creating: bool = False) -> Settings:
+        """The configured settings; an explicitly named config.toml that does not exist is
+        an error unless the command is about to create it (`creating`)."""
         from .storage.config import load_settings
 
+        if self.config_given and not creating:
+            self.require_config()
         return load_settings(self.config_path)
+
+    def require_config(self) -> None:
+        """Refuse an explicitly named config.toml that does not exist."""
+        path = self.config_path
+        if self.config_given and not path.exists():
+            raise click.ClickException(
+                f"{path}: no such config file; create it with"
+                f" `ppp-tui config init --config {path}` or leave out --config"
+            )
 
     def store(self, create: bool = False) -> Store:
         from .storage.store import Store
@@ -164,7 +219,7 @@ def cli() -> None:
 @click.argument("files", nargs=-1, required=True, type=click.Path(allow_dash=True))
 @click.option(
     "--technical",
-    type=click.FloatRange(0.0, 1.0),
+    type=WEIGHT,
     help="Technical weight (interaction = 1 - technical); default: the configured weights.",
 )
 @click.option(
@@ -210,6 +265,10 @@ def score(
                 render_ranking(run, ranking)
 
 
+def _stdin_is_terminal() -> bool:
+    return sys.stdin.isatty()
+
+
 @cli.command()
 @click.argument("questions", nargs=-1)
 @click.option("--context", help="The run's task text: a question it answers is low effort.")
@@ -224,6 +283,8 @@ def classify(
 ) -> None:
     """Classify the effort of each QUESTION (standard input, one per line, if none).
 
+    An empty QUESTION is a usage error; empty lines of standard input are skipped.
+
     \b
     Example:
       ppp-tui classify "Which database: PostgreSQL or MySQL?"
@@ -232,6 +293,10 @@ def classify(
     from .core.effort import classify as classify_question
 
     del db, config  # the classifier has no settings
+    if any(not q.strip() for q in questions):
+        raise click.UsageError("QUESTION is empty: give the question's text")
+    if not questions and _stdin_is_terminal():
+        click.echo("reading questions from standard input, one per line; ctrl+d ends", err=True)
     asked = list(questions) or [line.strip() for line in sys.stdin if line.strip()]
     results = [classify_question(q, context) for q in asked]
     if as_json:
@@ -251,10 +316,18 @@ def classify(
         click.echo(f"{result.effort.value:<6}  {inline(result.question)}{note}")
 
 
+_DEMO_HELP = (
+    "Open the demo database (kept in the user cache folder, or written to --db) with its"
+    " own config.toml beside it, so tuning the demo leaves your config alone."
+)
+_REPLACE_HELP = "With --demo --db: replace a database that already holds runs."
+
+
 @cli.command()
-@click.option("--demo", "use_demo", is_flag=True, help="Open a freshly generated demo database.")
+@click.option("--demo", "use_demo", is_flag=True, help=_DEMO_HELP)
+@click.option("--replace", is_flag=True, help=_REPLACE_HELP)
 @_db_options
-def browse(use_demo: bool, db: str | None, config: str | None) -> None:
+def browse(use_demo: bool, replace: bool, db: str | None, config: str | None) -> None:
     """The terminal app: runs, agents side by side, live weights, marks.
 
     \b
@@ -265,23 +338,64 @@ def browse(use_demo: bool, db: str | None, config: str | None) -> None:
     from .app.app import PPPApp
 
     env = _Env(db, config)
-    PPPApp(_app_database(env, db, use_demo), env.config_path).run()
+    path, config_path = _app_paths(env, db, use_demo, replace)
+    PPPApp(path, config_path).run()
 
 
-def _app_database(env: _Env, db: str | None, use_demo: bool) -> Path:
-    """The database the app opens: the resolved one, or a fresh demo database."""
+def _demo_config(path: Path) -> Path:
+    """The config.toml of a demo database: beside it, named after it."""
+    return path.with_name(f"{path.stem}.config.toml")
+
+
+def _app_paths(env: _Env, db: str | None, use_demo: bool, replace: bool) -> tuple[Path, Path]:
+    """The database and config.toml the app opens.
+
+    Without --demo, the resolved ones. With --demo, the demo database: the one in the
+    user cache folder (generated when missing or made by an older generator, else
+    reused with its marks), or a fresh one at --db (refused over a database holding
+    runs unless `replace`); its config.toml sits beside it unless --config is given.
+    """
+    if replace and not use_demo:
+        raise click.UsageError("--replace goes with --demo")
     if not use_demo:
-        return env.db_path
-    import tempfile
+        if env.config_given and not env.config_path.exists():
+            click.echo(
+                f"note: {env.config_path} does not exist yet: the defaults apply,"
+                " and saving weights creates it",
+                err=True,
+            )
+        return env.db_path, env.config_path
+    from .storage.demo import DEMO_SIZE, GENERATOR_VERSION, write_demo
 
-    from .storage.demo import DEMO_SIZE, write_demo
-
-    path = env.db_path
     if db is None:
-        path = Path(tempfile.mkdtemp(prefix="ppp-tui-demo-")) / "demo.db"
-    click.echo(f"generating {DEMO_SIZE} demo runs into {inline(path)} …", err=True)
-    write_demo(path, DEMO_SIZE, 0, replace=True)
-    return path
+        import platformdirs
+
+        from .storage.config import APP_NAME
+
+        path = platformdirs.user_cache_path(APP_NAME) / "demo.db"
+        stamp = path.with_name(f"{path.name}.generator")
+        wanted = f"generator {GENERATOR_VERSION}, {DEMO_SIZE} runs, seed 0\n"
+        try:
+            current = path.exists() and stamp.read_text(encoding="utf-8") == wanted
+        except OSError:
+            current = False
+        if current:
+            click.echo(f"demo database: {inline(path)} (reused; kept between sessions)", err=True)
+        else:
+            click.echo(f"generating {DEMO_SIZE} demo runs into {inline(path)} …", err=True)
+            stamp.unlink(missing_ok=True)
+            write_demo(path, DEMO_SIZE, 0, replace=True)
+            try:
+                stamp.write_text(wanted, encoding="utf-8")
+            except OSError as error:  # the demo works; it is just generated again next time
+                click.echo(f"warning: {inline(stamp)}: cannot write ({error.strerror})", err=True)
+    else:
+        path = env.db_path
+        write_demo(path, DEMO_SIZE, 0, replace=replace)
+        click.echo(f"demo database: {inline(path)} ({DEMO_SIZE} runs generated)", err=True)
+    config_path = env.config_path if env.config_given else _demo_config(path)
+    click.echo(f"demo config: {inline(config_path)} (the demo's saved weights go here)", err=True)
+    return path, config_path
 
 
 @cli.command()
@@ -289,7 +403,8 @@ def _app_database(env: _Env, db: str | None, use_demo: bool) -> Path:
 @click.option(
     "--port", default=8000, show_default=True, type=click.IntRange(1, 65535), help="Port."
 )
-@click.option("--demo", "use_demo", is_flag=True, help="Serve a freshly generated demo database.")
+@click.option("--demo", "use_demo", is_flag=True, help=_DEMO_HELP)
+@click.option("--replace", is_flag=True, help=_REPLACE_HELP)
 @click.option(
     "--max-sessions",
     default=4,
@@ -308,6 +423,7 @@ def serve(
     host: str,
     port: int,
     use_demo: bool,
+    replace: bool,
     max_sessions: int,
     token: str | None,
     db: str | None,
@@ -333,7 +449,7 @@ def serve(
     from .serving import GuardedServer, is_loopback, new_token
 
     env = _Env(db, config)
-    path = _app_database(env, db, use_demo)
+    path, config_path = _app_paths(env, db, use_demo, replace)
     if not path.exists():
         raise click.ClickException(
             f"{path}: no database here; create one with `ppp-tui import FILE` or `ppp-tui demo`"
@@ -360,7 +476,7 @@ def serve(
             "--db",
             str(path),
             "--config",
-            str(env.config_path),
+            str(config_path),
         ]
     )
     loopback = is_loopback(host)
@@ -517,7 +633,7 @@ def demo(count: int, seed: int, replace: bool, db: str | None, config: str | Non
 
 
 @cli.command()
-@click.option("--stage", help="Only this stage's runs.")
+@click.option("--stage", help=_STAGE_HELP)
 @click.option("--json", "as_json", is_flag=True, help="A JSON list of runs.")
 @_db_options
 def runs(stage: str | None, as_json: bool, db: str | None, config: str | None) -> None:
@@ -528,12 +644,13 @@ def runs(stage: str | None, as_json: bool, db: str | None, config: str | None) -
       ppp-tui runs --stage plan
       ppp-tui runs --json | jq '.[] | select(.regret > 0)'
     """
-    from .faces import number
+    from .faces import cut, number
     from .reports import Scores
 
     env = _Env(db, config)
     settings = env.settings()
     with env.store() as store:
+        stage = _stage_filter(store, stage)
         scores = Scores.load(store, settings, stage)
         infos = {info.id: info for info in store.run_infos(stage)}
     arrays, outcome = scores.arrays, scores.outcome
@@ -562,20 +679,18 @@ def runs(stage: str | None, as_json: bool, db: str | None, config: str | None) -
         f"  {'selected':<14} {'preferred':<14} {'regret':>7}"
     )
     for row in rows:
-        shown = {k: inline(row[k]) for k in ("id", "spec_id", "stage", "selected", "preferred")}
         click.echo(
-            f"{shown['id'][:22]:<22} {shown['spec_id'][:14]:<14} {shown['stage'][:10]:<10}"
-            f" {row['task_type']:<16} {row['agents']:>6}  {shown['selected'][:14]:<14}"
-            f" {shown['preferred'][:14]:<14} {number(row['regret']):>7}"
+            f"{cut(row['id'], 22):<22} {cut(row['spec_id'], 14):<14}"
+            f" {cut(row['stage'], 10):<10}"
+            f" {row['task_type']:<16} {row['agents']:>6}  {cut(row['selected'], 14):<14}"
+            f" {cut(row['preferred'], 14):<14} {number(row['regret']):>7}"
         )
     click.echo(f"{len(rows)} run{'s' * (len(rows) != 1)}", err=True)
 
 
 @cli.command()
 @click.argument("run_id")
-@click.option(
-    "--technical", type=click.FloatRange(0.0, 1.0), help="Technical weight to rank under."
-)
+@click.option("--technical", type=WEIGHT, help="Technical weight to rank under.")
 @click.option("--json", "as_json", is_flag=True, help="The SPEC 7 rank document.")
 @_db_options
 def rank(
@@ -636,7 +751,7 @@ def prefer(run_id: str, agent: str | None, clear: bool, db: str | None, config: 
 
 
 @cli.command()
-@click.option("--stage", help="Only this stage's runs.")
+@click.option("--stage", help=_STAGE_HELP)
 @click.option("--json", "as_json", is_flag=True, help="The SPEC 7 regret document.")
 @_db_options
 def regret(stage: str | None, as_json: bool, db: str | None, config: str | None) -> None:
@@ -647,21 +762,28 @@ def regret(stage: str | None, as_json: bool, db: str | None, config: str | None)
       ppp-tui regret
       ppp-tui regret --stage implement --json
     """
-    from .faces import number
+    from .core.stages import NO_STAGE
+    from .faces import cut, number
     from .reports import Scores, regret_document
 
     env = _Env(db, config)
     settings = env.settings()
     with env.store() as store:
+        stage = _stage_filter(store, stage)
         scores = Scores.load(store, settings, stage, marked_only=True)
         # Only marked runs are loaded; every stage of the database still gets its entry.
         stages = [s for s in store.stages() if stage is None or s == stage]
+        if stage == NO_STAGE:
+            stages = [None]
     document = regret_document(scores, stage, runs=as_json, stages=stages)
     if as_json:
         emit_json(document)
         return
     if not document["marked_runs"]:
-        click.echo("no marked runs yet: mark preferred agents with `ppp-tui prefer RUN AGENT`")
+        where = "" if stage is None else f" in {stage}"
+        click.echo(
+            f"no marked runs{where} yet: mark preferred agents with `ppp-tui prefer RUN AGENT`"
+        )
         return
     w = document["weights"]
     click.echo(
@@ -677,7 +799,7 @@ def regret(stage: str | None, as_json: bool, db: str | None, config: str | None)
             continue
         sw = figures["weights"]
         click.echo(
-            f"  {inline(name)[:14]:<14} {sw['technical']:.2f}/{sw['interaction']:.2f}"
+            f"  {cut(name, 14):<14} {sw['technical']:.2f}/{sw['interaction']:.2f}"
             f" {figures['marked_runs']:>7} {number(figures['mean_regret'], 4):>12}"
             f" {figures['agreement']:>10.1%}"
         )
@@ -706,7 +828,7 @@ def _render_tuning(scope: str, tuning: Tuning) -> None:
 
 
 @cli.command()
-@click.option("--stage", help="Tune this stage's weights on its own marked runs.")
+@click.option("--stage", help="Tune this stage's weights on its own marked runs (a known stage).")
 @click.option("--per-stage", is_flag=True, help="Tune every stage that has marked runs.")
 @click.option("--write", is_flag=True, help="Save the tuned weights to config.toml.")
 @click.option("--json", "as_json", is_flag=True, help="The SPEC 7 tune document(s).")
@@ -730,14 +852,19 @@ def tune(
       ppp-tui tune --per-stage --write
     """
     from .core.settings import Weights
+    from .core.stages import NO_STAGE
     from .reports import Scores, provenance, tune_document, tune_scope, tune_stages
     from .storage.config_write import save_weights
 
     if stage is not None and per_stage:
         raise click.UsageError("--stage and --per-stage exclude each other")
     env = _Env(db, config)
-    settings = env.settings()
+    settings = env.settings(creating=write)
     with env.store() as store:
+        if _stage_filter(store, stage) == NO_STAGE:
+            raise click.UsageError(
+                "runs without a stage use the global weights: tune them without --stage"
+            )
         scores = Scores.load(store, settings, marked_only=True)
     if per_stage:
         results = tune_stages(scores)
@@ -794,6 +921,9 @@ def tune(
 def export(fmt: str, out: str, db: str | None, config: str | None) -> None:
     """Export one row per run and agent with all scores (configured weights).
 
+    In CSV, yes/no columns (has_trajectory, selected, preferred) read true or false,
+    as in JSON, and a missing value (no stage, no trajectory's scores) is an empty cell.
+
     \b
     Example:
       ppp-tui export --format csv --out scores.csv
@@ -815,10 +945,12 @@ def export(fmt: str, out: str, db: str | None, config: str | None) -> None:
                 stream.write(json_escape(text) + "\n")
             else:
                 # CSV has no escapes: exact in a file or a pipe, made safe on a terminal.
-                shown = _safe_csv_cell if out == "-" and is_terminal(stream) else _clean
                 writer = csv.DictWriter(stream, fieldnames=EXPORT_COLUMNS, lineterminator="\n")
                 writer.writeheader()
-                writer.writerows({k: shown(v) for k, v in row.items()} for row in rows)
+                shown = _safe_csv_cell if out == "-" and is_terminal(stream) else _clean
+                writer.writerows(_csv_row(row, shown) for row in rows)
+    except BrokenPipeError:
+        raise  # `ppp-tui export | head`: the reader has all it wanted
     except OSError as error:
         raise click.ClickException(f"{out}: cannot write ({error.strerror or error})") from None
     if out != "-":
@@ -828,6 +960,14 @@ def export(fmt: str, out: str, db: str | None, config: str | None) -> None:
 def _safe_csv_cell(value: Any) -> Any:
     """A CSV value as a terminal may show it: control characters visible (newlines kept)."""
     return literal(value) if isinstance(value, str) else _clean(value)
+
+
+def _csv_row(row: dict[str, Any], shown: Callable[[Any], Any]) -> dict[str, Any]:
+    """An export row for CSV: booleans as true/false (JSON's words), not True/False."""
+    return {
+        key: ("true" if value else "false") if type(value) is bool else shown(value)
+        for key, value in row.items()
+    }
 
 
 @cli.group()
@@ -881,14 +1021,23 @@ def init(force: bool, db: str | None, config: str | None) -> None:
 @config.command()
 @_db_options
 def validate(db: str | None, config: str | None) -> None:
-    """Check config.toml; exit 1 with the first problem."""
+    """Check config.toml; exit 1 with the first problem.
+
+    Keys ppp-tui does not read and penalty names outside the preference catalogue are
+    kept, with one warning line each on standard error.
+    """
+    from .storage.config import config_warnings, read_text
+
     env = _Env(db, config)
     if env.config_note:
         click.echo(f"note: {inline(env.config_note)}", err=True)
     settings = env.settings()
-    if not env.config_path.exists():
+    text = read_text(env.config_path)
+    if text is None:
         click.echo(f"{inline(env.config_path)}: no file; the defaults apply")
         return
+    for warning in config_warnings(text):
+        click.echo(f"warning: {inline(env.config_path)}: {inline(warning)}", err=True)
     stages = len(settings.stage_weights)
     click.echo(
         f"{inline(env.config_path)}: valid (global {settings.weights.technical:g}/"

@@ -48,6 +48,13 @@ def rank_document(ranking: Ranking, flips: Sequence[Flip] | None = None) -> dict
     return document
 
 
+def cut(text: str | None, width: int) -> str:
+    """`text` fitted to `width` columns, control characters escaped: cut ones end in "…"
+    so the cut shows."""
+    text = inline(text)
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
 def number(value: float | None, digits: int = 3, signed: bool = False) -> str:
     """A score as every face prints it: fixed decimals, "—" when absent."""
     if value is None:
@@ -72,7 +79,7 @@ def render_ranking(run: Run, ranking: Ranking, flips: Sequence[Flip] | None = No
     for a in ranking.agents:
         low, medium, high = a.questions
         click.echo(
-            f"  {a.rank:>2}  {inline(a.name)[:16]:<16} {number(a.technical):>9} "
+            f"  {a.rank:>2}  {cut(a.name, 16):<16} {number(a.technical):>9} "
             f"{number(a.r_proact, signed=True):>9} {number(a.r_pers, signed=True):>8} "
             f"{number(a.interaction, signed=True):>9} {number(a.final):>7}  "
             f"{low:>5}/{medium}/{high:<6}  {', '.join(a.flags)}"

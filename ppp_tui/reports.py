@@ -16,10 +16,10 @@ import numpy as np
 from .core.columns import AgentColumns
 from .core.regret import Lines, Outcome, ScoreArrays, Tuning, tune
 from .core.scoring import TIE_SCALE
-from .core.settings import STAGES, Settings, Weights
+from .core.settings import Settings, Weights
+from .core.stages import NO_STAGE as NO_STAGE
+from .core.stages import ordered
 from .storage.store import Store
-
-NO_STAGE = "(no stage)"  # the per-stage key of runs without a stage
 
 
 @dataclass(frozen=True)
@@ -80,7 +80,7 @@ def regret_document(
     arrays, outcome, settings = scores.arrays, scores.outcome, scores.settings
     per_stage: dict[str, Any] = {}
     present = set(arrays.stages) if stages is None else set(stages)
-    for name in sorted(present, key=lambda s: (s is None, s or "")):
+    for name in ordered(present):
         sub = scores.lines.subset(arrays.stage_mask(name)).outcome()
         per_stage[_stage_key(name)] = {
             "weights": _weights(settings.weights_for(name)),
@@ -146,13 +146,7 @@ def tune_scope(
 def stage_order(stages: Iterable[str | None]) -> list[str | None]:
     """The distinct stages: the six spec-kit stages in their order, then others by name,
     then None (runs without a stage) if present."""
-    present = set(stages)
-    named = {s for s in present if s is not None}
-    ordered: list[str | None] = [s for s in STAGES if s in named]
-    ordered += sorted(named - set(STAGES))
-    if None in present:
-        ordered.append(None)
-    return ordered
+    return ordered(stages)
 
 
 def tune_stages(scores: Scores) -> list[tuple[str, Tuning]]:

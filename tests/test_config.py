@@ -268,29 +268,41 @@ def test_a_missing_file_is_created_with_only_the_weights(here: Path) -> None:
     )
 
 
-def test_tuned_weights_keep_every_digit_and_round_ones_stay_round(here: Path) -> None:
-    """A tuned weight can sit exactly on a flip point, so its last digit matters."""
-    tuned = Weights.from_technical(0.6431234567891234)
-    save_weights(CONFIG, tuned, {"plan": Weights(0.7, 0.3)})
+def test_tuned_weights_are_saved_to_six_decimals_and_round_ones_stay_round(here: Path) -> None:
+    """Both weights of a pair have the same precision and sum to exactly 1.0."""
+    tuned = Weights.from_technical(0.7078507078507079)
+    save_weights(CONFIG, tuned, {"plan": Weights(0.7, 0.3), "audit": Weights(0.8, 0.2)})
     text = CONFIG.read_text()
-    assert "technical = 0.6431234567891234\n" in text
-    assert f"interaction = {tuned.interaction!r}\n" in text
+    assert "[ppp.weights]\ntechnical = 0.707851\ninteraction = 0.292149\n" in text
     assert "[ppp.weights.plan]\ntechnical = 0.7\ninteraction = 0.3\n" in text
-    assert load_settings(CONFIG).weights == tuned
+    assert "[ppp.weights.audit]\ntechnical = 0.8\ninteraction = 0.2\n" in text
+    saved = load_settings(CONFIG).weights
+    assert saved == Weights(0.707851, 0.292149)
+    assert saved.technical + saved.interaction == 1.0
+
+
+def test_every_saved_pair_sums_to_exactly_one() -> None:
+    from ppp_tui.storage.config_write import saved_pair
+
+    for k in range(0, 1_000_001, 997):
+        pair = saved_pair(Weights.from_technical(k / 1_000_000 + 3.3e-8))
+        assert pair.technical + pair.interaction == 1.0
+        assert len(repr(pair.technical).split(".")[-1]) <= 6
 
 
 def test_the_provenance_note_is_replaced_not_accumulated(here: Path) -> None:
     CONFIG.write_text("[ppp.weights]\ntechnical = 0.7  # chosen by hand\ninteraction = 0.3\n")
     first = "tuned 2026-11-22 14:03 from 412 marked runs, mean regret 0.031 -> 0.012"
     save_weights(CONFIG, Weights(0.64, 0.36), note=first)
+    # The user's own comment keeps its line to itself; ours goes on the line above.
     assert CONFIG.read_text() == (
-        f"[ppp.weights]\ntechnical = 0.64  # chosen by hand  # ppp-tui: {first}\n"
+        f"[ppp.weights]\n# ppp-tui: {first}\ntechnical = 0.64  # chosen by hand\n"
         "interaction = 0.36\n"
     )
     save_weights(CONFIG, Weights(0.66, 0.34), note="tuned 2026-11-23 from 450 marked runs")
     assert CONFIG.read_text() == (
-        "[ppp.weights]\ntechnical = 0.66  # chosen by hand  # ppp-tui: tuned 2026-11-23"
-        " from 450 marked runs\ninteraction = 0.34\n"
+        "[ppp.weights]\n# ppp-tui: tuned 2026-11-23 from 450 marked runs\n"
+        "technical = 0.66  # chosen by hand\ninteraction = 0.34\n"
     )
     # Weights saved without a note drop ours: it described weights no longer there.
     save_weights(CONFIG, Weights(0.7, 0.3))

@@ -229,6 +229,63 @@ def _settings_from(data: Mapping[str, Any]) -> Settings:
     )
 
 
+_PPP_KEYS = frozenset(
+    {"enabled", "missing_trajectory", "weights", "proactivity", "personalization", "penalties"}
+    | set(OLDER_PAIR_KEYS)
+)
+
+
+def config_warnings(text: str) -> list[str]:
+    """One line per key ppp-tui does not read, and per [ppp.penalties] name that is not a
+    catalogue preference, in a file that already parses (`config validate`)."""
+    from ..core.preferences import is_known
+
+    data = tomllib.loads(text)
+    warnings = [f"unknown key {key!r} (not read by ppp-tui)" for key in data if key != "ppp"]
+    ppp = data.get("ppp", {})
+    for key, value in ppp.items():
+        if key not in _PPP_KEYS:
+            warnings.append(f"unknown key {_dotted('ppp', key)} (not read by ppp-tui)")
+        elif key in ("proactivity", "personalization"):
+            names = {
+                f.name
+                for f in fields(
+                    ProactivitySettings if key == "proactivity" else PersonalizationSettings
+                )
+            }
+            warnings += [
+                f"unknown key {_dotted('ppp', key, name)} (not read by ppp-tui)"
+                for name in value
+                if name not in names
+            ]
+        elif key == "penalties":
+            warnings += [
+                f"unknown preference {_dotted('ppp', 'penalties', name)}"
+                " (not in the catalogue; kept)"
+                for name in value
+                if not is_known(name)
+            ]
+        elif key == "weights":
+            for name, item in value.items():
+                if isinstance(item, dict):
+                    warnings += [
+                        f"unknown key {_dotted('ppp', 'weights', name, inner)}"
+                        " (not read by ppp-tui)"
+                        for inner in item
+                        if inner not in PAIR_KEYS
+                    ]
+                elif name not in PAIR_KEYS:
+                    warnings.append(
+                        f"unknown key {_dotted('ppp', 'weights', name)} (not read by ppp-tui)"
+                    )
+    return warnings
+
+
+def _dotted(*parts: str) -> str:
+    """A key's dotted name, quoted with any control character escaped."""
+    return repr(".".join(parts))
+
+
 def _table(parent: Mapping[str, Any], key: str, name: str) -> Mapping[str, Any]:
     value = parent.get(key, {})
     if not isinstance(value, dict):

@@ -25,7 +25,7 @@ from typing import Any
 import tomlkit
 import tomlkit.exceptions
 from tomlkit.container import Container
-from tomlkit.items import Comment, InlineTable, Item, Key, Table
+from tomlkit.items import Comment, InlineTable, Item, Key, Null, Table
 
 from ..core.errors import ConfigError
 from ..core.preferences import CATALOGUE
@@ -53,6 +53,16 @@ from .durable import sync_directory
 NOTE_MARK = "# ppp-tui:"
 # How long a save waits for another writer's lock before giving up.
 LOCK_TIMEOUT_S = 10.0
+
+# Saved weights have this many decimals; at this precision technical + interaction,
+# each rounded, is exactly 1.0 as floats for every technical weight.
+SAVED_DECIMALS = 6
+
+
+def saved_pair(weights: Weights) -> Weights:
+    """`weights` as saved: technical to SAVED_DECIMALS, interaction its exact complement."""
+    technical = round(float(weights.technical), SAVED_DECIMALS)
+    return Weights(technical, round(1.0 - technical, SAVED_DECIMALS))
 
 
 # --- Saving tuned weights --------------------------------------------------------------------
@@ -207,25 +217,50 @@ def _body(container: Any) -> list[tuple[Key | None, Item]] | None:
 
 
 def _write_pair(table: Any, weights: Weights, keys: tuple[str, str], note: str | None) -> None:
-    # The float as given: its repr is the shortest text that reads back to the same number,
-    # so 0.7 stays 0.7 and a tuned 0.6431234567891234 keeps every digit.
-    table[keys[0]] = float(weights.technical)
-    table[keys[1]] = float(weights.interaction)
+    # Both to the same fixed precision (0.707851 and 0.292149), summing to exactly 1.0.
+    pair = saved_pair(weights)
+    table[keys[0]] = pair.technical
+    table[keys[1]] = pair.interaction
     if isinstance(table, InlineTable):
         return  # an inline table has no room for a comment
-    _set_note(table[keys[0]], note)
-    _set_note(table[keys[1]], None)
+    _set_note(table, keys[0], note)
+    _set_note(table, keys[1], None)
 
 
-def _set_note(item: Item, note: str | None) -> None:
-    """Put our note beside `item`, after any comment of the user's own."""
+def _set_note(table: Any, key: str, note: str | None) -> None:
+    """Put our note beside `table[key]`, or on its own line just above it when the user
+    has a comment of their own there; an earlier note of ours is replaced or removed."""
+    item: Item = table[key]
     own = item.trivia.comment.split(NOTE_MARK, 1)[0].rstrip()
-    comment = f"{own}  {NOTE_MARK} {note}".strip() if note is not None else own
+    above = _note_above(table, key)
+    if above is not None:  # our note of an earlier save, on its own line
+        body, index = above
+        body[index] = (None, Null())
+    beside = note is not None and not own
+    comment = f"{NOTE_MARK} {note}" if beside else own
     item.trivia.comment = comment
     if not comment:
         item.trivia.comment_ws = ""
     elif not item.trivia.comment_ws:
         item.trivia.comment_ws = "  "
+    if note is not None and not beside:
+        indent = item.trivia.indent.rsplit("\n", 1)[-1]
+        item.trivia.indent += f"{NOTE_MARK} {note}\n{indent}"
+
+
+def _note_above(table: Any, key: str) -> tuple[list[tuple[Key | None, Item]], int] | None:
+    """(body, index) of our note on the line right above `key` in `table`, if there is one."""
+    body = _body(table)
+    if body is None:
+        return None
+    for index, (name, _) in enumerate(body):
+        if name is not None and name.key == key:
+            if index and body[index - 1][0] is None:
+                previous = body[index - 1][1]
+                if isinstance(previous, Comment) and previous.trivia.comment.startswith(NOTE_MARK):
+                    return body, index - 1
+            return None
+    return None
 
 
 def _check_written(
@@ -237,7 +272,8 @@ def _check_written(
     except ConfigError as error:
         raise ConfigError(f"{error} (after the edit; weights not saved)") from None
     saved = {stage: settings.stage_weights.get(stage) for stage in stages}
-    if saved != dict(stages) or weights not in (None, settings.weights):
+    wanted = {stage: saved_pair(pair) for stage, pair in stages.items()}
+    if saved != wanted or (weights is not None and saved_pair(weights) != settings.weights):
         raise ConfigError(f"{path}: the edited file would not read back as saved; not saved")
 
 

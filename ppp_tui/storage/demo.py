@@ -29,6 +29,10 @@ What is in it:
 
 `generate_parsed` yields each run with its parse as well, and `write_demo` writes a demo
 database (`ppp-tui demo`) from those without parsing anything twice.
+
+The runs come in chunks of `CHUNK` (2,000: the default demo is one), each drawn from a
+random stream of its own with specs of its own, so a large demo is made by several
+processes at once (on Linux) and is still the same for the same (runs, seed).
 """
 
 from __future__ import annotations
@@ -53,9 +57,17 @@ from ..core.settings import STAGES, Settings, Weights
 from .files import ParsedRecord
 
 if TYPE_CHECKING:
-    from .store import ImportReport
+    from .store import ImportReport, RowBatch
 
 DEMO_SIZE = 2000
+
+# Runs per independently seeded chunk (the default demo is one chunk).
+CHUNK = 2000
+_SPECS_PER_CHUNK = 1000
+
+# Raised whenever the same (runs, seed) would give different runs: a demo database kept
+# between sessions by an older generator is then made again.
+GENERATOR_VERSION = 1
 
 # The simulated user's hidden technical weights (interaction = 1 - technical).
 HIDDEN_TECHNICAL = 0.62
@@ -1223,14 +1235,20 @@ def _task(rng: random.Random, task_type: str, values: dict[str, str]) -> tuple[s
 
 
 class _Generator:
-    def __init__(self, runs: int, seed: int) -> None:
-        self.rng = random.Random(seed)
-        self.runs = runs
-        self.times = _timestamps(random.Random(f"{seed}:time"), runs)
+    """The runs of one chunk (`CHUNK` runs in a row): its own random stream and specs.
+
+    Chunks do not depend on each other, so they can be made in any order or process
+    and still give the same runs; the first chunk's stream is `random.Random(seed)`.
+    """
+
+    def __init__(self, seed: int, times: Sequence[float], chunk: int = 0) -> None:
+        self.rng = random.Random(seed if chunk == 0 else f"{seed}:chunk:{chunk}")
+        self.times = times
         self.hidden = hidden_settings()
         self.hidden_weights = {stage: self.hidden.weights_for(stage) for stage in (*STAGES, None)}
         self.specs: list[_Spec] = []
-        self.next_spec = 1
+        # A chunk opens at most 10 + CHUNK / 6 specs (each takes >= 6 runs to finish).
+        self.next_spec = chunk * _SPECS_PER_CHUNK + 1
 
     def _spec(self) -> _Spec:
         rng = self.rng
@@ -1334,8 +1352,21 @@ def generate_parsed(runs: int = DEMO_SIZE, seed: int = 0) -> Iterator[tuple[dict
     """
     if runs < 0:
         raise ValueError(f"runs must be >= 0, got {runs}")
-    generator = _Generator(runs, seed)
-    for index in range(runs):
+    times = _timestamps(random.Random(f"{seed}:time"), runs)
+    for chunk in range(_chunks(runs)):
+        yield from _chunk_runs(seed, times, chunk)
+
+
+def _chunks(runs: int) -> int:
+    return -(-runs // CHUNK)
+
+
+def _chunk_runs(
+    seed: int, times: Sequence[float], chunk: int
+) -> Iterator[tuple[dict[str, Any], Run]]:
+    """The runs of chunk number `chunk` (`times` holds every run's time)."""
+    generator = _Generator(seed, times, chunk)
+    for index in range(chunk * CHUNK, min(len(times), (chunk + 1) * CHUNK)):
         yield generator.run(index)
 
 
@@ -1376,13 +1407,66 @@ def write_demo(
             raise StoreError(
                 f"{path}: already holds {held} runs; use --replace to write a fresh demo database"
             )
-    records = (
-        ParsedRecord("<demo>", None, "$", raw, parsed=run)
-        for raw, run in generate_parsed(runs, seed)
-    )
-    with build_beside(path, records, progress=progress) as (scratch, report):
+
+    def fill(store: Store) -> ImportReport:
+        if _chunks(runs) > 1 and _workers() > 1:
+            return store.import_batches(lambda stamp: _built(runs, seed, stamp), progress)
+        records = (
+            ParsedRecord("<demo>", None, "$", raw, parsed=run)
+            for raw, run in generate_parsed(runs, seed)
+        )
+        return store.import_records(records, progress=progress)
+
+    with build_beside(path, fill) as (scratch, report):
         if existed:
             replace_old(scratch, path)
         elif not link_new(scratch, path):
             raise StoreError(f"{path}: created by another process meanwhile; not replaced")
     return report
+
+
+def _workers() -> int:
+    """How many processes may make chunks at once: forking only on Linux, from the main
+    thread of a process that has no other thread (a fork copies no thread)."""
+    import os
+    import sys
+    import threading
+
+    if sys.platform != "linux" or threading.active_count() > 1:
+        return 1
+    return min(len(os.sched_getaffinity(0)), 8)
+
+
+# What the chunk workers inherit when they are forked (one demo at a time is written).
+_JOB: dict[str, Any] = {}
+
+
+def _built(runs: int, seed: int, stamp: str) -> Iterator[RowBatch]:
+    """Every chunk's rows, in order, made by forked worker processes."""
+    import multiprocessing
+
+    _JOB.update(seed=seed, stamp=stamp, times=_timestamps(random.Random(f"{seed}:time"), runs))
+    try:
+        context = multiprocessing.get_context("fork")
+        workers = min(_workers(), _chunks(runs))
+        with context.Pool(workers, initializer=_worker_start) as pool:
+            yield from pool.imap(_build_chunk, range(_chunks(runs)))
+    finally:
+        _JOB.clear()
+
+
+def _worker_start() -> None:
+    """A chunk worker: ctrl+c is the writing process's to handle, and the cycle collector
+    is off (the runs have no reference cycles; it would only walk them again and again)."""
+    import gc
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    gc.disable()
+
+
+def _build_chunk(chunk: int) -> RowBatch:
+    from .store import build_batch
+
+    runs = (run for _, run in _chunk_runs(_JOB["seed"], _JOB["times"], chunk))
+    return build_batch(runs, _JOB["stamp"])

@@ -31,6 +31,7 @@ from ..core.preferences import is_known
 from ..core.relevance import task_type
 from ..core.scoring import penalty_for, states_preferences
 from ..core.settings import Settings
+from ..core.stages import NO_STAGE
 from . import packs
 from .schema import MIGRATIONS, OUR_TABLES, SCHEMA_VERSION
 
@@ -336,6 +337,41 @@ class Store:
             raise _database_error(self.path, error) from None
         return report
 
+    def import_batches(
+        self,
+        make: Callable[[str], Iterable[RowBatch]],
+        progress: Callable[[int], None] | None = None,
+    ) -> ImportReport:
+        """Add runs whose rows were built already (`build_batch`, in any process) in one
+        transaction; on error nothing is added.
+
+        `make(stamp)` gives the batches in order, built with this import's `stamp`. A
+        batch with a run id already present is an error: this is for runs known to be
+        new, such as a demo written into a new database.
+        """
+        report = ImportReport()
+        try:
+            with self._transaction(), packs.import_in_progress(self.conn):
+                writer = _Writer(self.conn)
+                rows = writer.rows
+                known = {row[0] for row in self.conn.execute("SELECT id FROM runs")}
+                for batch in make(rows.stamp):
+                    ids = [row[0] for row in batch.tables[0]]
+                    if not known.isdisjoint(ids):
+                        taken = sorted(known.intersection(ids))[0]
+                        raise StoreError(f"{self.path}: run {taken!r} is already there")
+                    known.update(ids)
+                    writer.write(batch.tables, offset=rows.next_agent)
+                    rows.next_agent += batch.agents
+                    report.added += len(ids)
+                    report.marks += batch.marks
+                    report.unknown_preferences.update(batch.unknown)
+                    if progress is not None:
+                        progress(len(ids))
+        except sqlite3.Error as error:
+            raise _database_error(self.path, error) from None
+        return report
+
     # -- marks ---------------------------------------------------------------------
 
     def mark(self, run_id: str, agent: str | None, source: str = "cli") -> None:
@@ -381,8 +417,8 @@ class Store:
         )
         params: list[Any] = []
         if stage is not None:
-            sql += " WHERE stage = ?"
-            params.append(stage)
+            condition, params = _stage_condition(stage)
+            sql += f" WHERE {condition}"
         sql += " ORDER BY id"
         if limit is not None:
             sql += " LIMIT ?"
@@ -410,13 +446,14 @@ class Store:
 
     def question_counts(self, stage: str | None = None) -> list[tuple[str, str, int]]:
         """(source, effort, questions) over every question (or one stage's runs')."""
-        where, params = "", []
+        where = ""
+        params: list[Any] = []
         if stage is not None:
+            condition, params = _stage_condition(stage)
             where = (
                 " WHERE trajectory_id IN (SELECT t.id FROM trajectories AS t"
-                " JOIN runs ON runs.id = t.run_id WHERE runs.stage = ?)"
+                f" JOIN runs ON runs.id = t.run_id WHERE {condition})"
             )
-            params = [stage]
         return self._query(
             f"SELECT source, effort, count(*) FROM trajectory_questions{where}"
             " GROUP BY source, effort",
@@ -577,10 +614,11 @@ class Store:
     def _packed_rows(self, stage: str | None, marked_only: bool, limit: int | None) -> list[Any]:
         """(id, stage, preferred agent, states_preferences, and the run_scores columns)
         of every run (or those `agent_columns` asks for) by id."""
-        where, params = [], []
+        where: list[str] = []
+        params: list[Any] = []
         if stage is not None:
-            where.append("runs.stage = ?")
-            params.append(stage)
+            condition, params = _stage_condition(stage)
+            where.append(condition)
         if marked_only:
             where.append("runs.preferred_agent IS NOT NULL")
         rows = self._query(
@@ -722,8 +760,18 @@ def _name_codes(names: Iterable[str], lengths: Iterable[bytes]) -> tuple[Any, An
 _NO_COUNTS: tuple[None, ...] = (None, None, None, None)
 
 
+def _stage_condition(stage: str) -> tuple[str, list[Any]]:
+    """The SQL condition selecting `stage`'s runs; NO_STAGE selects runs without one."""
+    if stage == NO_STAGE:
+        return "runs.stage IS NULL", []
+    return "runs.stage = ?", [stage]
+
+
 def _stage_where(stage: str | None) -> tuple[str, list[Any]]:
-    return ("", []) if stage is None else (" WHERE runs.stage = ?", [stage])
+    if stage is None:
+        return "", []
+    condition, params = _stage_condition(stage)
+    return f" WHERE {condition}", params
 
 
 def _take_back(conn: sqlite3.Connection) -> None:
@@ -959,6 +1007,27 @@ class _Rows:
                     ]
                 )
         self.packs.append(packs.pack(run_id, scores))
+
+
+@dataclass(frozen=True)
+class RowBatch:
+    """Runs turned into table rows, ready for `Store.import_batches`: the agent (and
+    trajectory) ids count from 0, and the import adds the next free id."""
+
+    tables: _Tables
+    agents: int
+    marks: int
+    unknown: frozenset[str]
+
+
+def build_batch(runs: Iterable[Run], stamp: str) -> RowBatch:
+    """The rows of `runs` as an import stamped `stamp` writes them (picklable)."""
+    rows = _Rows(stamp, 0)
+    marks = 0
+    for run in runs:
+        rows.add(run)
+        marks += run.preferred_agent is not None
+    return RowBatch(rows.take(), rows.next_agent, marks, frozenset(rows.unknown))
 
 
 class _Writer:

@@ -40,7 +40,11 @@ def import_new(
 
     If another process created the database meanwhile, the runs go into that one.
     """
-    with build_beside(path, records, skip_invalid, progress) as (scratch, report):
+
+    def fill(store: Store) -> ImportReport:
+        return store.import_records(records, skip_invalid=skip_invalid, progress=progress)
+
+    with build_beside(path, fill) as (scratch, report):
         if link_new(scratch, path):
             return report
         with Store.open(scratch) as built, Store.open(path, create=True) as store:
@@ -57,17 +61,14 @@ def import_new(
 
 @contextmanager
 def build_beside(
-    path: Path,
-    records: Iterable[Record],
-    skip_invalid: bool = False,
-    progress: Callable[[int], None] | None = None,
+    path: Path, fill: Callable[[Store], ImportReport]
 ) -> Iterator[tuple[Path, ImportReport]]:
-    """Import `records` into a new scratch database beside `path` and seal it; the scratch
-    file is removed on the way out, whatever happens (once renamed, it is not there)."""
+    """Fill a new scratch database beside `path` (`fill` imports into it) and seal it; the
+    scratch file is removed on the way out, whatever happens (once renamed, it is not there)."""
     scratch = scratch_beside(path)
     try:
         with Store.open(scratch, create=True) as store:
-            report = store.import_records(records, skip_invalid=skip_invalid, progress=progress)
+            report = fill(store)
             seal(store.conn)
         _check_sealed(scratch)
         yield scratch, report

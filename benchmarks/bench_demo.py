@@ -1,0 +1,54 @@
+"""How long `ppp-tui demo --runs 100000` takes, as a whole process (target: <= 10 s).
+
+    python benchmarks/bench_demo.py [--runs 100000] [--repeat 1]
+
+Prints the wall-clock seconds of each run, the median, and the processor seconds the
+command and its chunk workers used (on a machine with one core, or where the workers
+cannot fork, the demo is made in one process).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+BIN = Path(sys.executable).parent
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--runs", type=int, default=100_000)
+    parser.add_argument("--repeat", type=int, default=1)
+    args = parser.parse_args()
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    print(f"ppp-tui demo --runs {args.runs}, {cores} cores")
+    times = []
+    with tempfile.TemporaryDirectory(prefix="ppp-tui-bench-demo-") as folder:
+        db = Path(folder) / "demo.db"
+        for attempt in range(args.repeat):
+            before = resource.getrusage(resource.RUSAGE_CHILDREN)
+            start = time.perf_counter()
+            subprocess.run(
+                [str(BIN / "ppp-tui"), "demo", "--runs", str(args.runs), "--db", str(db),
+                 "--replace"],
+                check=True,
+                stdout=subprocess.DEVNULL,
+            )  # fmt: skip
+            wall = time.perf_counter() - start
+            after = resource.getrusage(resource.RUSAGE_CHILDREN)
+            cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+            times.append(wall)
+            print(f"  run {attempt + 1}: {wall:.2f} s wall, {cpu:.2f} s processor")
+        size = db.stat().st_size / 1e6
+    print(f"median {statistics.median(times):.2f} s (target <= 10 s); database {size:.0f} MB")
+
+
+if __name__ == "__main__":
+    main()
