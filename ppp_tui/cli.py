@@ -46,6 +46,14 @@ def _clean(value: Any) -> Any:
     return value
 
 
+def _plain(message: str) -> str:
+    """A message with control characters (terminal escapes) shown as escapes, not sent."""
+    return "".join(
+        ch if ch.isprintable() or ch == " " else ch.encode("unicode_escape").decode("ascii")
+        for ch in message
+    )
+
+
 # Lists longer than this print one compact item per line (e.g. regret's marked runs).
 _LONG_LIST = 50
 
@@ -177,7 +185,7 @@ def score(
             run = record.parse()
             ranking = rank_run(run, settings, weights)
             if as_json:
-                emit_json(rank_document(ranking), lines=True)
+                emit_json(rank_document(ranking, None, run), lines=True)
             else:
                 render_ranking(run, ranking)
 
@@ -351,7 +359,8 @@ def _report_import(report: ImportReport, where: str) -> None:
     type=click.Choice(["auto", "json", "jsonl", "spec-kit"]),
     default="auto",
     show_default=True,
-    help="Input format; spec-kit reads that tool's consensus database.",
+    help="Input format; auto decides by content (a SQLite file is read as spec-kit's"
+    " consensus database, text as JSON or JSON Lines).",
 )
 @click.option("--skip-invalid", is_flag=True, help="Import the good runs, report each bad one.")
 @_db_options
@@ -362,26 +371,24 @@ def import_(
 
     One transaction: by default one bad run rejects the whole import and the
     database stays as it was. Runs already present (same id or content) are skipped.
+    spec-kit keeps its database at ~/.code/consensus_artifacts.db; each stage run
+    (every agent's answer to one attempt at a spec's stage) becomes one run.
 
     \b
     Example:
       ppp-tui import runs.jsonl
       cat runs.jsonl | ppp-tui import - --skip-invalid
-      ppp-tui import --format spec-kit ~/.spec-kit/consensus.db
+      ppp-tui import ~/.code/consensus_artifacts.db
     """
     import itertools
 
-    from .storage.files import RecordFile, open_records
+    from .storage.files import RecordFile
+    from .storage.formats import open_any
 
     env = _Env(db, config)
     sources: list[RecordFile] = []
     for name in files:
-        if fmt == "spec-kit":
-            from .storage.speckit import open_speckit
-
-            sources.append(open_speckit(name, warn=lambda m: click.echo(f"warning: {m}", err=True)))
-        else:
-            sources.append(open_records(name, fmt))  # type: ignore[arg-type]
+        sources.append(open_any(name, fmt, lambda m: click.echo(f"warning: {_plain(m)}", err=True)))
     total = sum(source.total for source in sources)
     chained = itertools.chain.from_iterable(source.records for source in sources)
     existed = env.db_path.exists()
@@ -428,12 +435,31 @@ def demo(count: int, seed: int, replace: bool, db: str | None, config: str | Non
     _report_import(report, str(env.db_path))
 
 
+def _time_order(row: dict[str, Any]) -> tuple[int, float, str, str]:
+    """Runs in time order (created_at as a moment, whatever its offset or precision);
+    runs without a readable time last, by id."""
+    from datetime import UTC, datetime
+
+    created = row["created_at"]
+    if isinstance(created, str):
+        try:
+            moment = datetime.fromisoformat(created.replace("Z", "+00:00"))
+        except ValueError:
+            pass
+        else:
+            if moment.tzinfo is None:
+                moment = moment.replace(tzinfo=UTC)
+            return (0, moment.timestamp(), "", row["id"])
+    return (1, 0.0, str(created or ""), row["id"])
+
+
 @cli.command()
 @click.option("--stage", help="Only this stage's runs.")
 @click.option("--json", "as_json", is_flag=True, help="A JSON list of runs.")
 @_db_options
 def runs(stage: str | None, as_json: bool, db: str | None, config: str | None) -> None:
-    """List runs with the agent selected under the configured weights and the mark.
+    """List runs, oldest first, with the agent selected under the configured weights and
+    the mark.
 
     \b
     Example:
@@ -466,6 +492,7 @@ def runs(stage: str | None, as_json: bool, db: str | None, config: str | None) -
                 "regret": None if regret != regret else float(regret),
             }
         )
+    rows.sort(key=_time_order)
     if as_json:
         emit_json(rows)
         return
@@ -516,7 +543,7 @@ def rank(
     # Who ranks first over every technical weight (the slider's whole range).
     intervals = flips(ranking.agents, settings)
     if as_json:
-        emit_json(rank_document(ranking, intervals))
+        emit_json(rank_document(ranking, intervals, run))
     else:
         render_ranking(run, ranking, intervals)
 

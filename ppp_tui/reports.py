@@ -196,11 +196,25 @@ def tune_document(scope: str, tuning: Tuning) -> dict[str, Any]:
     }
 
 
+def finals(outcome: Outcome, lines: Lines) -> np.ndarray[Any, np.dtype[np.float64]]:
+    """(runs, slots) every agent's final score. Selection never picks a failed agent
+    beside a working one (its line starts at -inf); its real final is shown here: with
+    technical 0 that is its interaction term alone."""
+    shut = lines.arrays.valid & np.isneginf(outcome.final)
+    if not shut.any():
+        return outcome.final
+    wi = lines.inter_weights[:, None]
+    result: np.ndarray[Any, np.dtype[np.float64]] = np.where(shut, lines.q * wi, outcome.final)
+    return result
+
+
 def ranks(outcome: Outcome, arrays: ScoreArrays) -> np.ndarray[Any, np.dtype[np.int64]]:
-    """(runs, slots) rank of every agent under the SPEC 2 tie rule; 0 in padding."""
+    """(runs, slots) rank of every agent under the SPEC 2 tie rule, failed agents after
+    working ones; 0 in padding."""
     quantised = np.where(arrays.valid, np.round(outcome.final * TIE_SCALE), -np.inf)
     # Slots are already in tie-break order (technical desc, name), so a stable sort
-    # on the quantised final alone applies the whole rule.
+    # on the quantised final alone applies the whole rule (a failed agent beside a
+    # working one has final -inf here, so it comes after every working agent).
     order = np.argsort(-quantised, axis=1, kind="stable")
     result = np.empty_like(order)
     np.put_along_axis(result, order, np.arange(1, order.shape[1] + 1)[None, :], axis=1)
@@ -230,6 +244,7 @@ EXPORT_COLUMNS = (
     "penalty",
     "selected",
     "preferred",
+    "failed",
 )
 
 
@@ -246,6 +261,11 @@ def export_rows(store: Store, scores: Scores) -> Iterator[dict[str, Any]]:
     violations = columns.to_slots(columns.violations, 0)
     penalty = columns.to_slots(columns.penalty, 0.0)
     rank = ranks(outcome, arrays)
+    final = finals(outcome, scores.lines)
+    failed = columns.to_slots(
+        columns.failed if columns.failed is not None else np.zeros(len(columns.technical), bool),
+        False,
+    )
     wt, wi = scores.lines.tech_weights, scores.lines.inter_weights
 
     def number(value: float) -> float | None:
@@ -267,7 +287,7 @@ def export_rows(store: Store, scores: Scores) -> Iterator[dict[str, Any]]:
                 "r_proact": number(r_proact[i, slot]),
                 "r_pers": number(r_pers[i, slot]),
                 "interaction": number(arrays.interaction[i, slot]),
-                "final": float(outcome.final[i, slot]),
+                "final": float(final[i, slot]),
                 "weight_technical": float(wt[i]),
                 "weight_interaction": float(wi[i]),
                 "has_trajectory": bool(not np.isnan(arrays.interaction[i, slot])),
@@ -278,4 +298,5 @@ def export_rows(store: Store, scores: Scores) -> Iterator[dict[str, Any]]:
                 "penalty": float(penalty[i, slot]),
                 "selected": bool(outcome.selected[i] == slot),
                 "preferred": name == run.preferred,
+                "failed": bool(failed[i, slot]),
             }

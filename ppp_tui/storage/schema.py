@@ -135,8 +135,21 @@ def _add_run_scores(conn: sqlite3.Connection) -> None:
     packs.fill_missing(conn)
 
 
+def _add_failures_and_consensus(conn: sqlite3.Connection) -> None:
+    """Version 3: why an agent's output is a failure (NULL: it is work), the run's
+    consensus result (JSON text: status, agreements, conflicts, artifacts count,
+    synthesis, verdict), and the failure flags in the packs."""
+    conn.execute("ALTER TABLE agents ADD COLUMN failure TEXT")
+    conn.execute("ALTER TABLE runs ADD COLUMN consensus TEXT")
+    conn.execute(packs.ADD_FAILED)
+
+
 # MIGRATIONS[n] takes a database at version n to version n + 1.
-MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (_create, _add_run_scores)
+MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (
+    _create,
+    _add_run_scores,
+    _add_failures_and_consensus,
+)
 SCHEMA_VERSION = len(MIGRATIONS)
 OUR_TABLES = frozenset(
     {
