@@ -32,7 +32,8 @@ CREATE TABLE run_scores (
     names TEXT NOT NULL,
     name_lengths BLOB NOT NULL,
     technical BLOB NOT NULL,
-    counts BLOB NOT NULL
+    counts BLOB NOT NULL,
+    failed BLOB
 ) WITHOUT ROWID;
 CREATE TRIGGER run_scores_agent_update AFTER UPDATE ON agents BEGIN
     DELETE FROM run_scores WHERE run_id IN (OLD.run_id, NEW.run_id);
@@ -51,8 +52,7 @@ INSERT = (
     "INSERT INTO run_scores (run_id, names, name_lengths, technical, counts, failed)"
     " VALUES (?,?,?,?,?,?)"
 )
-# Schema version 3: the failure flags (older packs have none: no agent had failed).
-ADD_FAILED = "ALTER TABLE run_scores ADD COLUMN failed BLOB"
+
 # What a pack is built from, one row per agent in position order (the covering index
 # agents_scores serves it; no INDEXED BY, so a database without it still works).
 AGENT_ROWS = (

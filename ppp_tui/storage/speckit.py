@@ -21,8 +21,8 @@ output follows the consensus result (synthesis or verdict) of the current run: t
 retry. Synthesis and verdict rows belong to the run they follow.
 
 Each run's id is `spec-kit-` and a hash of (spec_id, stage, the attempt's identity: the
-pipeline run id when known, else its first row's timestamp), so it never depends on row
-numbers: two databases with the same row ids both import fully, and re-importing adds
+pipeline run id when known, and its first row's millisecond timestamp), so it never
+depends on row numbers: two databases with the same row ids both import fully, and re-importing adds
 nothing.
 """
 
@@ -610,12 +610,10 @@ def _attempts(rows: list[_Row]) -> list[_Attempt]:
                         and output.execution != current.execution
                     )
                 ):
-                    identity = output.execution or f"{row.time:.3f}"
-                    current = _Attempt(spec, stage, identity, row.time, row.timestamp)
+                    current = _Attempt(spec, stage, "", row.time, row.timestamp)
                     mine.append(current)
                 if current.execution is None and output.execution is not None:
                     current.execution = output.execution
-                    current.identity = output.execution
                 current.outputs.append(output)
             if row.synthesis is not None and not row.outputs:
                 target = current or (mine[-1] if mine else None)
@@ -623,14 +621,11 @@ def _attempts(rows: list[_Row]) -> list[_Attempt]:
                     target.synthesis = row.synthesis
                     target.consensus_ok, target.degraded = row.consensus_ok, row.degraded
                     target.closed = True
-        # Two attempts may share a pipeline run id (a stage retried inside one pipeline
-        # run): the identity then also takes the first row's time.
-        seen: dict[str, int] = {}
+        # The identity is the pipeline run id (when known) and the first row's time:
+        # a stage retried inside one pipeline run, or another machine's pipeline run
+        # with the same name, stays a run of its own.
         for attempt in mine:
-            seen[attempt.identity] = seen.get(attempt.identity, 0) + 1
-        for attempt in mine:
-            if seen[attempt.identity] > 1:
-                attempt.identity = f"{attempt.identity}@{attempt.start:.3f}"
+            attempt.identity = f"{attempt.execution or ''}@{attempt.start:.3f}"
         attempts.extend(mine)
     attempts.sort(key=lambda a: (a.start, a.spec_id or "", a.stage or ""))
     return attempts
