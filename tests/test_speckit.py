@@ -581,3 +581,35 @@ def test_the_example_database_is_what_its_script_builds(tmp_path: Path) -> None:
     port.build_example(built)
     dump = lambda p: list(sqlite3.connect(p).iterdump())  # noqa: E731
     assert dump(built) == dump(EXAMPLES / "spec-kit-consensus.db")
+
+
+# --- the schema migration ----------------------------------------------------------------
+
+
+def test_a_database_written_before_failures_existed_keeps_working(tmp_path: Path) -> None:
+    from ppp_tui.reports import Scores
+    from ppp_tui.storage.schema import SCHEMA_VERSION
+
+    path = tmp_path / "runs.db"
+    conn = sqlite3.connect(path)
+    conn.executescript((Path(__file__).parent / "data" / "schema2.sql").read_text())
+    conn.execute("PRAGMA user_version = 2")
+    conn.commit()
+    conn.close()
+    settings = Settings()
+    with Store.open(path) as store:
+        assert store.conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 3
+        run = store.get_run("old-1")
+        assert run.consensus is None and all(a.failure is None for a in run.agents)
+        assert rank_run(run, settings).best_agent == "a"  # 0.48 against 0.435
+        scores = Scores.load(store, settings)
+        assert scores.arrays.failed is None
+        assert list(scores.arrays.run_ids) == ["old-1", "old-2"]
+        assert [scores.arrays.names[i, scores.outcome.selected[i]] for i in range(2)] == ["a", "c"]
+        assert store.first_runs(settings, 5)[0].agents[0].failed is False
+    # The old run ids keep working, and new runs import beside them.
+    assert invoke("rank", "old-2", "--db", str(path)).exit_code == 0
+    assert invoke("prefer", "old-2", "c", "--db", str(path)).exit_code == 0
+    example = tmp_path / "spec-kit.db"
+    port.build_example(example)
+    assert "imported 13 runs" in invoke("import", str(example), "--db", str(path)).output
