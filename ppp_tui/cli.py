@@ -549,6 +549,35 @@ def rank(
 
 
 @cli.command()
+@click.argument("file", type=click.Path(allow_dash=True))
+@_db_options
+def technical(file: str, db: str | None, config: str | None) -> None:
+    """Set technical scores from your own evaluation (tests passed, review scores).
+
+    FILE (or - for standard input) holds one row per run and agent: CSV with a header
+    run_id,agent,technical (other columns are ignored), or JSON: a list of
+    {"run_id", "agent", "technical"} objects, or JSON Lines. Scores are numbers in
+    [0, 1]. Every row is checked first; one bad row changes nothing. An agent whose
+    output is a failure keeps technical 0.
+
+    \b
+    Example:
+      ppp-tui technical scores.csv
+      printf 'run_id,agent,technical\nrun-0042,claude,0.9\n' | ppp-tui technical -
+    """
+    from .storage.technical import read_scores
+
+    scores = read_scores(file)
+    env = _Env(db, config)
+    with env.store() as store:
+        runs = store.set_technical(scores)
+    click.echo(
+        f"set {len(scores)} technical score{'s' * (len(scores) != 1)}"
+        f" in {runs} run{'s' * (runs != 1)}"
+    )
+
+
+@cli.command()
 @click.argument("run_id")
 @click.argument("agent", required=False)
 @click.option("--clear", is_flag=True, help="Remove the run's preferred mark.")

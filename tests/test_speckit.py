@@ -613,3 +613,98 @@ def test_a_database_written_before_failures_existed_keeps_working(tmp_path: Path
     example = tmp_path / "spec-kit.db"
     port.build_example(example)
     assert "imported 13 runs" in invoke("import", str(example), "--db", str(path)).output
+
+
+# --- technical scores from the user's evaluation ------------------------------------------
+
+
+def _ids(db: Path) -> dict[str, str]:
+    with Store.open(db) as store:
+        return {
+            f"{spec}/{stage}": run_id
+            for run_id, spec, stage in store.conn.execute(
+                "SELECT id, spec_id, stage FROM runs WHERE spec_id = 'SPEC-KIT-101'"
+            )
+        }
+
+
+def test_technical_scores_from_a_csv_file_rerank_and_repack(example: Path, tmp_path: Path) -> None:
+    from ppp_tui.reports import Scores
+
+    db = imported(example, tmp_path)
+    plan = _ids(db)["SPEC-KIT-101/plan"]
+    scores = tmp_path / "scores.csv"
+    scores.write_text(
+        f"run_id,agent,technical,notes\n{plan},gpt_pro,1.0,all tests pass\n"
+        f"{plan},gemini,0.2,research only\n{plan},claude,0.3,\n"
+    )
+    result = invoke("technical", str(scores), "--db", str(db))
+    assert result.exit_code == 0, result.output
+    assert result.output == "set 3 technical scores in 1 run\n"
+    settings = Settings()
+    with Store.open(db) as store:
+        run = store.get_run(plan)
+        assert {a.name: a.technical for a in run.agents} == {
+            "gemini": 0.2,
+            "claude": 0.3,
+            "gpt_pro": 1.0,
+        }
+        assert rank_run(run, settings).best_agent == "gpt_pro"
+        # The packed columns the whole-database paths read agree.
+        whole = Scores.load(store, settings)
+        row = list(whole.arrays.run_ids).index(plan)
+        assert whole.arrays.names[row, whole.outcome.selected[row]] == "gpt_pro"
+        assert sorted(whole.arrays.technical[row][whole.arrays.valid[row]]) == [0.2, 0.3, 1.0]
+        assert store.conn.execute(
+            "SELECT count(*) FROM runs WHERE id NOT IN (SELECT run_id FROM run_scores)"
+        ).fetchone() == (0,)
+
+
+def test_technical_scores_from_json(example: Path, tmp_path: Path) -> None:
+    db = imported(example, tmp_path)
+    plan = _ids(db)["SPEC-KIT-101/plan"]
+    scores = tmp_path / "scores.json"
+    scores.write_text(json.dumps([{"run_id": plan, "agent": "claude", "technical": 0.5}]))
+    assert invoke("technical", str(scores), "--db", str(db)).exit_code == 0
+    with Store.open(db) as store:
+        assert store.get_run(plan).agent("claude").technical == 0.5  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize(
+    ("rows", "message"),
+    [
+        ("run_id,agent\nX,claude\n", "line 1: the CSV header needs run_id, agent, technical"),
+        ("run_id,agent,technical\nnope,claude,0.5\n", "line 2: unknown run id 'nope'"),
+        (
+            "run_id,agent,technical\n{plan},claude,0.5\n{plan},mistral,0.5\n",
+            "line 3: {plan}: no agent named 'mistral'; the agents are claude, gemini, gpt_pro",
+        ),
+        ("run_id,agent,technical\n{plan},claude,1.5\n", "line 2: technical must be in [0, 1]"),
+        ("run_id,agent,technical\n{plan},claude,high\n", "technical must be a number"),
+        (
+            "run_id,agent,technical\n{plan},claude,0.5\n{plan},claude,0.6\n",
+            "line 3: claude of run {plan} is given twice (also at line 2)",
+        ),
+        (
+            "run_id,agent,technical\n{tasks},gemini,0.9\n",
+            "gemini failed at this run (empty output)",
+        ),
+    ],
+)
+def test_bad_technical_scores_change_nothing(
+    example: Path, tmp_path: Path, rows: str, message: str
+) -> None:
+    db = imported(example, tmp_path)
+    ids = _ids(db)
+    values = {"plan": ids["SPEC-KIT-101/plan"], "tasks": ids["SPEC-KIT-101/tasks"]}
+    before = sqlite3.connect(db).execute("SELECT run_id, name, technical FROM agents").fetchall()
+    scores = tmp_path / "scores.csv"
+    # A good row first: nothing is written when a later one is bad.
+    scores.write_text(rows.format(**values))
+    result = invoke("technical", str(scores), "--db", str(db))
+    assert result.exit_code == 1
+    assert result.output.startswith(f"Error: {scores}: ")
+    assert message.format(**values) in result.output
+    assert len(result.output.splitlines()) == 1
+    after = sqlite3.connect(db).execute("SELECT run_id, name, technical FROM agents").fetchall()
+    assert after == before

@@ -55,7 +55,8 @@ class Record:
             raise PPPError(f"{self.where}: {error}") from None
 
 
-def _read_text(name: str) -> tuple[str, str]:
+def read_text(name: str) -> tuple[str, str]:
+    """(source name for messages, text) of a UTF-8 file or standard input ("-")."""
     if name == "-":
         return "<stdin>", sys.stdin.read()
     path = Path(name)
@@ -64,7 +65,7 @@ def _read_text(name: str) -> tuple[str, str]:
     except FileNotFoundError:
         raise PPPError(f"{name}: no such file") from None
     except IsADirectoryError:
-        raise PPPError(f"{name}: is a directory, not a run file") from None
+        raise PPPError(f"{name}: is a directory, not a file") from None
     except UnicodeDecodeError as error:
         raise PPPError(f"{name}: not UTF-8 text ({error.reason} at byte {error.start})") from None
     except OSError as error:
@@ -117,7 +118,7 @@ class RecordFile:
 
 def open_records(name: str, fmt: FileFormat = "auto") -> RecordFile:
     """Read one file (or "-" for standard input); JSON Lines lines decode when parsed."""
-    source, text = _read_text(name)
+    source, text = read_text(name)
     if fmt == "jsonl" or (fmt == "auto" and _looks_like_lines(text)):
         lines = text.splitlines()
         total = sum(1 for line in lines if line and not line.isspace())

@@ -17,7 +17,7 @@ import signal
 import sqlite3
 import sys
 import threading
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -41,6 +41,7 @@ if TYPE_CHECKING:
 
     from ..core.columns import AgentColumns
     from .files import Record
+    from .technical import Score
 
 # Rows buffered before each executemany during an import.
 _BATCH = 2000
@@ -281,6 +282,52 @@ class Store:
         except sqlite3.Error as error:
             raise _database_error(self.path, error) from None
         return report
+
+    # -- technical scores from the user's evaluation -------------------------------
+
+    def set_technical(self, scores: Sequence[Score]) -> int:
+        """Replace the technical score of each (run, agent), in one transaction: every
+        row is checked first (a known run, one of its agents, and not a failed agent
+        given more than 0); one bad row writes nothing. The runs' packs are rebuilt.
+        Returns the number of runs changed."""
+        wanted = sorted({score.run_id for score in scores})
+        agents: dict[tuple[str, str], str | None] = {}
+        for chunk in range(0, len(wanted), 500):
+            ids = wanted[chunk : chunk + 500]
+            for run_id, name, failure in self._query(
+                "SELECT run_id, name, failure FROM agents WHERE run_id IN"
+                f" ({', '.join('?' for _ in ids)})",
+                ids,
+            ):
+                agents[(run_id, name)] = failure
+        known_runs = {run_id for run_id, _ in agents}
+        for score in scores:
+            where = f"{score.where}: "
+            if score.run_id not in known_runs:
+                raise StoreError(f"{where}unknown run id {score.run_id!r}")
+            if (score.run_id, score.agent) not in agents:
+                names = sorted(name for run_id, name in agents if run_id == score.run_id)
+                raise StoreError(
+                    f"{where}{score.run_id}: no agent named {score.agent!r};"
+                    f" the agents are {', '.join(names)}"
+                )
+            failure = agents[(score.run_id, score.agent)]
+            if failure is not None and score.technical > 0:
+                raise StoreError(
+                    f"{where}{score.run_id}: {score.agent} failed at this run ({failure});"
+                    " a failed agent's technical score stays 0"
+                )
+        try:
+            with self._transaction():
+                self.conn.executemany(
+                    "UPDATE agents SET technical = ? WHERE run_id = ? AND name = ?",
+                    [(score.technical, score.run_id, score.agent) for score in scores],
+                )
+                # The update trigger dropped those runs' packs: build them again.
+                packs.fill_missing(self.conn)
+        except sqlite3.Error as error:
+            raise _database_error(self.path, error) from None
+        return len(wanted)
 
     # -- marks ---------------------------------------------------------------------
 
