@@ -459,6 +459,72 @@ def test_worked_examples() -> None:
     assert technical_from_content("The plan looks fine.", "plan", "claude") == 0.0
 
 
+DOCUMENTED = [
+    (
+        "specify",
+        "gpt_pro",
+        {
+            "prd_sections": {
+                "problem_statement": "p",
+                "user_needs": ["u"],
+                "requirements": ["r"],
+                "dependencies": [],
+                "constraints": ["c"],
+                "assumptions": ["a"],
+                "test_scenarios": ["t"],
+            },
+            "confidence": "high",
+            "open_questions": [],
+        },
+        0.9,
+    ),
+    ("plan", "claude", {"work_breakdown": ["Add the token store"], "risks": []}, 0.25),
+    ("tasks", "gemini", {"surfaces": ["cli"], "dependencies": [], "spec_status": "ready"}, 5 / 6),
+    (
+        "implement",
+        "gemini",
+        {"code_paths": ["db.rs"], "recent_changes": [], "edge_cases": ["empty"], "tests": ["t"]},
+        0.875,
+    ),
+    (
+        "validate",
+        "gpt_pro",
+        {
+            "final_plan": {"test_scenarios": ["login"], "coverage_analysis": "80%"},
+            "consensus": {"agreements": ["a"]},
+        },
+        4 / 6,
+    ),
+    (
+        "audit",
+        "claude",
+        {
+            "audit_decision": "approve",
+            "readiness_assessment": "ready",
+            "risks": [],
+            "open_items": [],
+        },
+        0.75,
+    ),
+    (
+        "unlock",
+        "gpt_pro",
+        {"decision_rationale": "done", "next_steps": ["ship"], "consensus": {"agreements": []}},
+        0.375,
+    ),
+]
+
+
+@pytest.mark.parametrize(("stage", "agent", "fields", "score"), DOCUMENTED)
+def test_the_documented_worked_examples(
+    stage: str, agent: str, fields: dict[str, Any], score: float
+) -> None:
+    content = json.dumps({"stage": f"spec-{stage}", "agent": agent} | fields)
+    assert technical_from_content(content, stage, agent) == pytest.approx(score)
+    docs = (EXAMPLES.parent / "docs" / "spec-kit.md").read_text()
+    assert f"| {stage} | {agent} |" in docs and f"**{round(score, 3):g}**" in docs
+
+
 def test_a_genuine_answer_beats_an_echoed_template() -> None:
     real = technical_from_content(port.output("spec-plan", "gemini"), "plan", "gemini")
     echoed = technical_from_content(port.ECHOED, "plan", "gemini")
