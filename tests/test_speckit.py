@@ -774,3 +774,32 @@ def test_bad_technical_scores_change_nothing(
     assert len(result.output.splitlines()) == 1
     after = sqlite3.connect(db).execute("SELECT run_id, name, technical FROM agents").fetchall()
     assert after == before
+
+
+def test_a_bad_answer_is_reported_naming_file_and_stage_run(writer: Any) -> None:
+    writer.store_artifact("S", "spec-plan", "", port.output("spec-plan", "claude"))
+    path = Path(writer.conn.execute("PRAGMA database_list").fetchone()[2])
+    (record,), _ = read(path)
+    with pytest.raises(PPPError) as error:
+        record.parse()
+    assert str(error.value) == (
+        f"{path}: stage run {record.raw['id']} (S, spec-plan): $.agents[0].name:"
+        " name must not be empty"
+    )
+
+
+def test_broken_rows_are_warnings_naming_the_row(writer: Any) -> None:
+    port.stage_run(writer, "S", "spec-tasks", {"claude": port.output("spec-tasks", "claude")}, None)
+    writer.conn.execute(
+        'UPDATE consensus_runs SET synthesis_json = \'{"status": "ok"\' WHERE synthesis_json'
+        " IS NOT NULL"
+    )
+    writer.conn.execute("INSERT INTO agent_outputs VALUES (99, 999, 'gemini', NULL, 'x', 1)")
+    writer.conn.commit()
+    path = Path(writer.conn.execute("PRAGMA database_list").fetchone()[2])
+    (record,), warnings = read(path)
+    assert warnings == [
+        f"{path}: consensus_runs row 2: synthesis_json is not a JSON object; ignored",
+        f"{path}: 1 agent output(s) belong to no consensus run; ignored",
+    ]
+    assert record.raw["consensus"] == {"verdict": "ok"}

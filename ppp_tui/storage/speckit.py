@@ -540,7 +540,7 @@ def _execution_for(
     return chosen[1], chosen[2]
 
 
-def _read_rows(conn: sqlite3.Connection) -> list[_Row]:
+def _read_rows(conn: sqlite3.Connection, source: str, warn: Warn) -> list[_Row]:
     columns = _columns(conn, "consensus_runs")
     select = ", ".join(c if c in columns else f"NULL AS {c}" for c in _RUN_COLUMNS)
     executions = _executions(conn)
@@ -549,21 +549,20 @@ def _read_rows(conn: sqlite3.Connection) -> list[_Row]:
         f"SELECT {select} FROM consensus_runs ORDER BY id"
     ):
         timestamp, time = _timestamp(stamp)
-        rows[rid] = _Row(
-            rid,
-            _text(spec),
-            _text(stage),
-            time,
-            timestamp,
-            _json_object(_text(synthesis)),
-            ok,
-            degraded,
-        )
+        text = _text(synthesis)
+        parsed = _json_object(text)
+        if parsed is None and text is not None and text.strip():
+            warn(
+                f"{source}: consensus_runs row {rid}: synthesis_json is not a JSON object; ignored"
+            )
+        rows[rid] = _Row(rid, _text(spec), _text(stage), time, timestamp, parsed, ok, degraded)
+    orphans = 0
     for oid, run_id, name, model, content, stamp in conn.execute(
         f"SELECT {', '.join(_OUTPUT_COLUMNS)} FROM agent_outputs ORDER BY id"
     ):
         row = rows.get(run_id)
         if row is None:
+            orphans += 1
             continue
         timestamp, time = _timestamp(stamp)
         agent = _text(name) or ""
@@ -575,6 +574,8 @@ def _read_rows(conn: sqlite3.Connection) -> list[_Row]:
                 oid, agent, _text(model), _text(content) or "", timestamp, time, execution, error
             )
         )
+    if orphans:
+        warn(f"{source}: {orphans} agent output(s) belong to no consensus run; ignored")
     return list(rows.values())
 
 
@@ -706,7 +707,7 @@ def _agent(output: _Output, stage: str | None, raw_stage: str | None) -> dict[st
     return agent
 
 
-def _record(attempt: _Attempt, source: str, warn: Warn) -> Record | None:
+def _record(attempt: _Attempt, source: str) -> Record | None:
     raw_stage = attempt.stage
     stage = canonical_stage(raw_stage)
     if not attempt.outputs:
@@ -722,19 +723,15 @@ def _record(attempt: _Attempt, source: str, warn: Warn) -> Record | None:
     consensus = _consensus(attempt)
     if consensus is not None:
         raw["consensus"] = consensus
-    return Record(source, None, f"stage run {raw['id']} ({attempt.spec_id}, {raw_stage})", raw)
+    where = f"stage run {raw['id']} ({attempt.spec_id}, {raw_stage}): $"
+    return Record(source, None, where, raw)
 
 
-def _records(
-    conn: sqlite3.Connection, attempts: list[_Attempt], source: str, warn: Warn
-) -> Iterator[Record]:
-    try:
-        for attempt in attempts:
-            record = _record(attempt, source, warn)
-            if record is not None:
-                yield record
-    finally:
-        conn.close()
+def _records(attempts: list[_Attempt], source: str) -> Iterator[Record]:
+    for attempt in attempts:
+        record = _record(attempt, source)
+        if record is not None:
+            yield record
 
 
 def read_speckit(path: str | Path, warn: Warn | None = None) -> Iterator[Record]:
@@ -752,10 +749,12 @@ def open_speckit(path: str | Path, warn: Warn | None = None) -> RecordFile:
     source = str(path)
     conn = _connect(Path(path), source)
     try:
-        attempts = [a for a in _attempts(_read_rows(conn)) if a.outputs]
+        # One read transaction: a consistent snapshot while spec-kit may be writing.
+        conn.execute("BEGIN")
+        rows = _read_rows(conn, source, warn or (lambda _message: None))
     except sqlite3.DatabaseError as error:
-        conn.close()
         raise PPPError(f"{source}: cannot read the database ({error})") from None
-    return RecordFile(
-        len(attempts), _records(conn, attempts, source, warn or (lambda _message: None))
-    )
+    finally:
+        conn.close()
+    attempts = [a for a in _attempts(rows) if a.outputs]
+    return RecordFile(len(attempts), _records(attempts, source))
