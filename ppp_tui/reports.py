@@ -196,26 +196,34 @@ def tune_document(scope: str, tuning: Tuning) -> dict[str, Any]:
     }
 
 
-def finals(outcome: Outcome, lines: Lines) -> np.ndarray[Any, np.dtype[np.float64]]:
-    """(runs, slots) every agent's final score. Selection never picks a failed agent
-    beside a working one (its line starts at -inf); its real final is shown here: with
-    technical 0 that is its interaction term alone."""
-    shut = lines.arrays.valid & np.isneginf(outcome.final)
+def finals(scores: Scores) -> np.ndarray[Any, np.dtype[np.float64]]:
+    """(runs, slots) every agent's final score under each run's configured weights.
+    Selection never picks a failed agent beside a working one (its line starts at
+    -inf in `scores.outcome`); its real final is given here."""
+    outcome = scores.outcome
+    shut = scores.arrays.valid & np.isneginf(outcome.final)
     if not shut.any():
         return outcome.final
-    wi = lines.inter_weights[:, None]
-    result: np.ndarray[Any, np.dtype[np.float64]] = np.where(shut, lines.q * wi, outcome.final)
+    real = scores.arrays.lines(scores.settings, failures_last=False).outcome().final
+    result: np.ndarray[Any, np.dtype[np.float64]] = np.where(shut, real, outcome.final)
     return result
 
 
-def ranks(outcome: Outcome, arrays: ScoreArrays) -> np.ndarray[Any, np.dtype[np.int64]]:
+def ranks(
+    outcome: Outcome,
+    arrays: ScoreArrays,
+    final: np.ndarray[Any, np.dtype[np.float64]] | None = None,
+) -> np.ndarray[Any, np.dtype[np.int64]]:
     """(runs, slots) rank of every agent under the SPEC 2 tie rule, failed agents after
-    working ones; 0 in padding."""
-    quantised = np.where(arrays.valid, np.round(outcome.final * TIE_SCALE), -np.inf)
-    # Slots are already in tie-break order (technical desc, name), so a stable sort
-    # on the quantised final alone applies the whole rule (a failed agent beside a
-    # working one has final -inf here, so it comes after every working agent).
-    order = np.argsort(-quantised, axis=1, kind="stable")
+    working ones; 0 in padding. `final`: the real finals (`finals`), so that failed
+    agents rank among themselves by them too."""
+    values = outcome.final if final is None else final
+    quantised = np.where(arrays.valid, np.round(values * TIE_SCALE), -np.inf)
+    # Working agents, then failed ones beside a working one (selection's -inf), then
+    # padding; within each, final descending. Slots are already in tie-break order
+    # (technical desc, name) and lexsort is stable, so that applies the whole rule.
+    group = np.where(arrays.valid, np.isneginf(outcome.final).astype(np.int64), 2)
+    order = np.lexsort((-quantised, group), axis=1)
     result = np.empty_like(order)
     np.put_along_axis(result, order, np.arange(1, order.shape[1] + 1)[None, :], axis=1)
     return np.where(arrays.valid, result, 0)
@@ -260,8 +268,8 @@ def export_rows(store: Store, scores: Scores) -> Iterator[dict[str, Any]]:
     q_high = columns.to_slots(columns.q_high, 0)
     violations = columns.to_slots(columns.violations, 0)
     penalty = columns.to_slots(columns.penalty, 0.0)
-    rank = ranks(outcome, arrays)
-    final = finals(outcome, scores.lines)
+    final = finals(scores)
+    rank = ranks(outcome, arrays, final)
     failed = columns.to_slots(
         columns.failed if columns.failed is not None else np.zeros(len(columns.technical), bool),
         False,

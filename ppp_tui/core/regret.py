@@ -202,8 +202,10 @@ class ScoreArrays:
                 interaction[rows[stage]] = weights.interaction
         return technical, interaction
 
-    def lines(self, settings: Settings) -> Lines:
-        """The (C, P, Q) coefficients of every agent under `settings` (SPEC 2)."""
+    def lines(self, settings: Settings, failures_last: bool = True) -> Lines:
+        """The (C, P, Q) coefficients of every agent under `settings` (SPEC 2). With
+        `failures_last` (selection, regret, tuning) a failed agent beside a working one
+        gets C = -inf: it can never be selected. Without, its real score."""
         has_trajectory = ~np.isnan(self.interaction)
         tech = self.technical
         zero = np.zeros_like(tech)
@@ -220,7 +222,7 @@ class ScoreArrays:
             q = interaction
         # Padding can never be selected: -inf beats nothing. Nor can a failed agent
         # beside a working one (a failed agent is never anyone's preferred agent).
-        c = np.where(self.selectable, c, -np.inf)
+        c = np.where(self.selectable if failures_last else self.valid, c, -np.inf)
         p = np.where(self.valid, p, 0.0)
         q = np.where(self.valid, q, 0.0)
         return Lines(self, c, p, q, *self.weights(settings))
