@@ -15,7 +15,6 @@ from .core.errors import PPPError
 if TYPE_CHECKING:
     from .core.regret import Tuning
     from .core.settings import Settings
-    from .storage.files import FileFormat
     from .storage.store import ImportReport, Store
 
 
@@ -150,22 +149,23 @@ def cli() -> None:
 @click.option(
     "--format",
     "fmt",
-    type=click.Choice(["auto", "json", "jsonl"]),
+    type=click.Choice(["auto", "json", "jsonl", "spec-kit"]),
     default="auto",
     show_default=True,
-    help="Input format; auto decides by the file name and content.",
+    help="Input format; auto decides by content (a SQLite file is spec-kit's database).",
 )
 @click.option("--json", "as_json", is_flag=True, help="One rank document per run (JSON Lines).")
 @_db_options
 def score(
     files: Sequence[str],
     technical: float | None,
-    fmt: FileFormat,
+    fmt: str,
     as_json: bool,
     db: str | None,
     config: str | None,
 ) -> None:
-    """Rank the runs of JSON / JSON Lines FILES without touching the database.
+    """Rank the runs of JSON / JSON Lines FILES (or spec-kit databases) without touching
+    the database.
 
     \b
     Example:
@@ -175,13 +175,14 @@ def score(
     from .core.scoring import rank_run
     from .core.settings import Weights
     from .faces import rank_document, render_ranking
-    from .storage.files import read_records
+    from .storage.formats import open_any
 
     del db  # score never touches the database
     settings = _Env(None, config).settings()
     weights = Weights.from_technical(technical) if technical is not None else None
     for name in files:
-        for record in read_records(name, fmt):
+        warn = lambda m: click.echo(f"warning: {_plain(m)}", err=True)  # noqa: E731
+        for record in open_any(name, fmt, warn).records:
             run = record.parse()
             ranking = rank_run(run, settings, weights)
             if as_json:

@@ -803,3 +803,13 @@ def test_broken_rows_are_warnings_naming_the_row(writer: Any) -> None:
         f"{path}: 1 agent output(s) belong to no consensus run; ignored",
     ]
     assert record.raw["consensus"] == {"verdict": "ok"}
+
+
+def test_score_ranks_a_spec_kit_database_without_importing_it(example: Path) -> None:
+    result = invoke("score", str(example), "--json")
+    assert result.exit_code == 0, result.output
+    documents = [json.loads(line) for line in result.output.splitlines()]
+    assert len(documents) == 13
+    for document in documents:
+        failed = [a["failed"] for a in document["agents"]]
+        assert failed == sorted(failed)  # failures after every working agent
