@@ -390,9 +390,11 @@ def stage_run(
     pipeline: str | None,
     extraction_errors: dict[str, str] | None = None,
     verdict: bool = True,
+    raw: dict[str, str] | None = None,
 ) -> None:
     """One attempt: agents spawned, answers stored one by one, then the synthesis and
-    (for gates) the verdict, as spec-kit's orchestrator does."""
+    (for gates) the verdict, as spec-kit's orchestrator does. `raw` gives an agent's
+    whole response (prose around its JSON) where it differs from the stored JSON."""
     for agent in answers:
         if pipeline is not None:
             w.record_spawn(f"{spec}-{stage}-{agent}-{w.now_ms}", spec, stage, agent, pipeline)
@@ -407,10 +409,11 @@ def stage_run(
                 (agent_id,),
             ).fetchall()
             for (found,) in rows:
+                response = (raw or {}).get(agent, content)
                 if extraction_errors and agent in extraction_errors:
-                    w.record_extraction_failure(found, content, extraction_errors[agent])
+                    w.record_extraction_failure(found, response, extraction_errors[agent])
                 else:
-                    w.record_completion(found, content)
+                    w.record_completion(found, response)
         w.store_artifact(spec, stage, agent, content)
     ok = [a for a, c in answers.items() if c.strip() and '"error"' not in c]
     w.tick(500)
@@ -449,7 +452,13 @@ def build_example(path: Path, start_ms: int = START_MS) -> None:
             answers["gemini"] = ""  # an empty output
         if stage == "spec-validate":
             answers["claude"] = json.dumps({"error": "agent execution failed"})
-        stage_run(w, spec, stage, answers, "pipeline-101")
+        raw = None
+        if stage == "spec-plan":  # the response asks the user; spec-kit stores its JSON
+            raw = {
+                "claude": "I followed plan-template.md. Should the plan also migrate the"
+                " existing sessions?\n\n```json\n" + answers["claude"] + "\n```\n"
+            }
+        stage_run(w, spec, stage, answers, "pipeline-101", raw=raw)
         if stage == "spec-validate":
             w.lifecycle_telemetry(spec, "pipeline-101", "completed")
     # SPEC-KIT-102: an older pipeline, agent_executions left empty; plan is retried.

@@ -400,8 +400,13 @@ def test_imported_agents_ask_only_addressed_questions(writer: Any) -> None:
     path = Path(writer.conn.execute("PRAGMA database_list").fetchone()[2])
     (record,), _ = read(path)
     run = record.parse()
-    asked = {a.name: [q.text for q in a.trajectory.questions] for a in run.agents if a.trajectory}
-    assert asked == {"gemini": [], "claude": ["Should I keep the old API?"]}
+    asked = {
+        a.name: [(q.text, q.source.value) for q in a.trajectory.questions]
+        for a in run.agents
+        if a.trajectory
+    }
+    assert asked == {"gemini": [], "claude": [("Should I keep the old API?", "extracted")]}
+    assert run.agents[1].output == fenced  # the whole answer is kept
 
 
 # --- the technical score ------------------------------------------------------------------
@@ -813,3 +818,16 @@ def test_score_ranks_a_spec_kit_database_without_importing_it(example: Path) -> 
     for document in documents:
         failed = [a["failed"] for a in document["agents"]]
         assert failed == sorted(failed)  # failures after every working agent
+
+
+def test_questions_come_from_the_raw_response_spec_kit_recorded(example: Path) -> None:
+    records, _ = read(example)
+    (plan,) = by_key(records)[("SPEC-KIT-101", "plan")]
+    run = Record("x", None, "$", plan).parse()
+    asked = {a.name: [q.text for q in a.trajectory.questions] for a in run.agents if a.trajectory}
+    assert asked == {
+        "gemini": [],  # its `questions` field is planning notes
+        "claude": ["Should the plan also migrate the existing sessions?"],
+        "gpt_pro": [],
+    }
+    assert json.loads(run.agents[1].output or "")["agent"] == "claude"  # the stored JSON

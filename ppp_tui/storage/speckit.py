@@ -42,7 +42,6 @@ from pathlib import Path
 from typing import Any
 
 from ..core.errors import PPPError
-from ..core.extraction import extract_questions
 from .files import Record, RecordFile
 
 Warn = Callable[[str], None]
@@ -358,7 +357,15 @@ _RUN_COLUMNS = (
     "synthesis_json",
 )
 _OUTPUT_COLUMNS = ("id", "run_id", "agent_name", "model_version", "content", "output_timestamp")
-_EXECUTION_COLUMNS = ("spec_id", "stage", "agent_name", "run_id", "spawned_at", "extraction_error")
+_EXECUTION_COLUMNS = (
+    "spec_id",
+    "stage",
+    "agent_name",
+    "run_id",
+    "spawned_at",
+    "extraction_error",
+    "response_text",
+)
 _REQUIRED_COLUMNS = {
     "consensus_runs": ("id", "spec_id", "stage", "run_timestamp", "synthesis_json"),
     "agent_outputs": _OUTPUT_COLUMNS,
@@ -457,6 +464,7 @@ class _Output:
     time: float
     execution: str | None  # pipeline run id from agent_executions
     extraction_error: str | None
+    response: str | None  # the raw response from agent_executions (content is its JSON)
 
 
 @dataclass
@@ -489,10 +497,18 @@ def _json_object(text: str | None) -> Mapping[str, Any] | None:
     return value if isinstance(value, dict) else None
 
 
-def _executions(
-    conn: sqlite3.Connection,
-) -> dict[tuple[str, str, str], list[tuple[float, str | None, str | None]]]:
-    """(spec, stage, agent) -> [(spawned, pipeline run id, extraction error)] by time."""
+@dataclass(frozen=True)
+class _Execution:
+    """One agent_executions row: an agent spawned for a pipeline run."""
+
+    spawned: float
+    run_id: str | None
+    error: str | None  # extraction_error
+    response: str | None  # the raw response, prose and all
+
+
+def _executions(conn: sqlite3.Connection) -> dict[tuple[str, str, str], list[_Execution]]:
+    """(spec, stage, agent) -> its executions, by spawn time."""
     tables = {
         str(n).lower() for (n,) in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")
     }
@@ -502,17 +518,22 @@ def _executions(
     if not {"spec_id", "stage", "agent_name", "spawned_at"} <= columns:
         return {}
     select = ", ".join(c if c in columns else f"NULL AS {c}" for c in _EXECUTION_COLUMNS)
-    found: dict[tuple[str, str, str], list[tuple[float, str | None, str | None]]] = {}
-    for spec, stage, agent, run_id, spawned, error in conn.execute(
+    found: dict[tuple[str, str, str], list[_Execution]] = {}
+    for spec, stage, agent, run_id, spawned, error, response in conn.execute(
         f"SELECT {select} FROM agent_executions"
     ):
         key = (_text(spec) or "", _text(stage) or "", _text(agent) or "")
         run = _text(run_id)
         found.setdefault(key, []).append(
-            (_timestamp(spawned)[1], run if run and run.strip() else None, _text(error))
+            _Execution(
+                _timestamp(spawned)[1],
+                run if run and run.strip() else None,
+                _text(error),
+                _text(response),
+            )
         )
     for entries in found.values():
-        entries.sort(key=lambda e: e[0])
+        entries.sort(key=lambda e: e.spawned)
     return found
 
 
@@ -522,22 +543,18 @@ _SPAWN_SLACK = 1.0
 
 
 def _execution_for(
-    executions: Mapping[tuple[str, str, str], list[tuple[float, str | None, str | None]]],
+    executions: Mapping[tuple[str, str, str], list[_Execution]],
     spec: str | None,
     stage: str | None,
     agent: str,
     time: float,
-) -> tuple[str | None, str | None]:
-    entries = executions.get((spec or "", stage or "", agent))
-    if not entries:
-        return None, None
+) -> _Execution | None:
+    """The latest execution of this agent at this (spec, stage) spawned before `time`."""
     chosen = None
-    for entry in entries:
-        if entry[0] <= time + _SPAWN_SLACK:
+    for entry in executions.get((spec or "", stage or "", agent), ()):
+        if entry.spawned <= time + _SPAWN_SLACK:
             chosen = entry
-    if chosen is None:
-        return None, None
-    return chosen[1], chosen[2]
+    return chosen
 
 
 def _read_rows(conn: sqlite3.Connection, source: str, warn: Warn) -> list[_Row]:
@@ -566,12 +583,20 @@ def _read_rows(conn: sqlite3.Connection, source: str, warn: Warn) -> list[_Row]:
             continue
         timestamp, time = _timestamp(stamp)
         agent = _text(name) or ""
-        execution, error = _execution_for(
+        execution = _execution_for(
             executions, row.spec_id, row.stage, agent, time if math.isfinite(time) else row.time
         )
         row.outputs.append(
             _Output(
-                oid, agent, _text(model), _text(content) or "", timestamp, time, execution, error
+                oid,
+                agent,
+                _text(model),
+                _text(content) or "",
+                timestamp,
+                time,
+                execution.run_id if execution else None,
+                execution.error if execution else None,
+                execution.response if execution else None,
             )
         )
     if orphans:
@@ -689,15 +714,22 @@ def _agent(output: _Output, stage: str | None, raw_stage: str | None) -> dict[st
     if failure is None and output.extraction_error and output.extraction_error.strip():
         failure = f"extraction error: {output.extraction_error.strip()}"[:200]
     technical = 0.0 if failure else _technical(decoded, stage, output.name, raw_stage)
-    questions = [] if failure else extract_questions(decoded.addressed)
+    # The turn is the text addressed to the user, so the questions the core extracts
+    # from it are questions to the user; the whole answer stays in `output`. spec-kit
+    # stores the JSON it extracted from a response; the raw response (in
+    # agent_executions, when recorded) holds the prose around it.
+    raw = output.response if output.response and output.response.strip() else None
+    addressed = (decode(raw) if raw is not None else decoded).addressed.strip()
+    trajectory: dict[str, Any] = (
+        {"turns": [{"response": addressed, "timestamp": output.timestamp}]}
+        if addressed
+        else {"questions": []}
+    )
     agent: dict[str, Any] = {
         "name": output.name,
         "technical_score": technical,
         "output": output.content,
-        "trajectory": {
-            "turns": [{"response": output.content, "timestamp": output.timestamp}],
-            "questions": [{"text": text, "turn": 1} for text in questions],
-        },
+        "trajectory": trajectory,
     }
     model = model_of(output.model, decoded.obj)
     if model is not None:
