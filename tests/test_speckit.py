@@ -831,3 +831,19 @@ def test_questions_come_from_the_raw_response_spec_kit_recorded(example: Path) -
         "gpt_pro": [],
     }
     assert json.loads(run.agents[1].output or "")["agent"] == "claude"  # the stored JSON
+
+
+def test_answers_and_synthesis_in_the_same_millisecond_share_a_row(writer: Any) -> None:
+    # spec-kit's upsert keys rows on (spec, stage, millisecond): two answers in the same
+    # millisecond land on one row, and a synthesis written then fills that row's
+    # synthesis_json.
+    writer.store_artifact("S", "spec-plan", "gemini", port.output("spec-plan", "gemini"))
+    writer.now_ms -= 1
+    writer.store_artifact("S", "spec-plan", "claude", port.output("spec-plan", "claude"))
+    writer.now_ms -= 1
+    writer.store_synthesis("S", "spec-plan", "# plan", "ok", 2)
+    path = Path(writer.conn.execute("PRAGMA database_list").fetchone()[2])
+    assert writer.conn.execute("SELECT count(*) FROM consensus_runs").fetchone() == (1,)
+    (record,), warnings = read(path)
+    assert [a["name"] for a in record.raw["agents"]] == ["gemini", "claude"]
+    assert record.raw["consensus"]["status"] == "ok" and warnings == []

@@ -641,7 +641,9 @@ def _attempts(rows: list[_Row]) -> list[_Attempt]:
                 if current.execution is None and output.execution is not None:
                     current.execution = output.execution
                 current.outputs.append(output)
-            if row.synthesis is not None and not row.outputs:
+            # Usually a row of its own; in the same millisecond as an answer spec-kit's
+            # upsert puts it on the answer's row.
+            if row.synthesis is not None:
                 target = current or (mine[-1] if mine else None)
                 if target is not None:
                     target.synthesis = row.synthesis
