@@ -17,7 +17,6 @@ from .safe_text import inline, is_terminal, json_escape, literal
 if TYPE_CHECKING:
     from .core.regret import Tuning
     from .core.settings import Settings
-    from .storage.files import FileFormat
     from .storage.store import ImportReport, Store
 
 
@@ -225,22 +224,23 @@ def cli() -> None:
 @click.option(
     "--format",
     "fmt",
-    type=click.Choice(["auto", "json", "jsonl"]),
+    type=click.Choice(["auto", "json", "jsonl", "spec-kit"]),
     default="auto",
     show_default=True,
-    help="Input format; auto decides by the file name and content.",
+    help="Input format; auto decides by content (a SQLite file is spec-kit's database).",
 )
 @click.option("--json", "as_json", is_flag=True, help="One rank document per run (JSON Lines).")
 @_db_options
 def score(
     files: Sequence[str],
     technical: float | None,
-    fmt: FileFormat,
+    fmt: str,
     as_json: bool,
     db: str | None,
     config: str | None,
 ) -> None:
-    """Rank the runs of JSON / JSON Lines FILES without touching the database.
+    """Rank the runs of JSON / JSON Lines FILES (or spec-kit databases) without touching
+    the database.
 
     \b
     Example:
@@ -250,17 +250,18 @@ def score(
     from .core.scoring import rank_run
     from .core.settings import Weights
     from .faces import rank_document, render_ranking
-    from .storage.files import read_records
+    from .storage.formats import open_any
 
     del db  # score never touches the database
     settings = _Env(None, config).settings()
     weights = Weights.from_technical(technical) if technical is not None else None
     for name in files:
-        for record in read_records(name, fmt):
+        warn = lambda m: click.echo(f"warning: {inline(m)}", err=True)  # noqa: E731
+        for record in open_any(name, fmt, warn).records:
             run = record.parse()
             ranking = rank_run(run, settings, weights)
             if as_json:
-                emit_json(rank_document(ranking), lines=True)
+                emit_json(rank_document(ranking, None, run), lines=True)
             else:
                 render_ranking(run, ranking)
 
@@ -546,8 +547,9 @@ def _report_import(report: ImportReport, where: str) -> None:
     type=click.Choice(["auto", "json", "jsonl", "spec-kit", "userville"]),
     default="auto",
     show_default=True,
-    help="Input format; spec-kit reads that tool's consensus database, userville the PPP"
-    " paper's rollouts.",
+    help="Input format; auto decides by content: a SQLite file is read as spec-kit's"
+    " consensus database, the PPP paper's rollouts as userville, other text as JSON or"
+    " JSON Lines.",
 )
 @click.option("--skip-invalid", is_flag=True, help="Import the good runs, report each bad one.")
 @_db_options
@@ -559,33 +561,25 @@ def import_(
 
     One transaction: by default one bad run rejects the whole import and the
     database stays as it was. Runs already present (same id or content) are skipped.
+    spec-kit keeps its database at ~/.code/consensus_artifacts.db; each stage run
+    (every agent's answer to one attempt at a spec's stage) becomes one run.
 
     \b
     Example:
       ppp-tui import runs.jsonl
       cat runs.jsonl | ppp-tui import - --skip-invalid
-      ppp-tui import --format spec-kit ~/.spec-kit/consensus.db
+      ppp-tui import ~/.code/consensus_artifacts.db
       ppp-tui import --format userville rollouts.jsonl
     """
     import itertools
 
-    from .storage.files import RecordFile, open_records
+    from .storage.files import RecordFile
+    from .storage.formats import open_any
 
     env = _Env(db, config)
     sources: list[RecordFile] = []
     for name in files:
-        if fmt == "spec-kit":
-            from .storage.speckit import open_speckit
-
-            sources.append(
-                open_speckit(name, warn=lambda m: click.echo(f"warning: {inline(m)}", err=True))
-            )
-        elif fmt == "userville":
-            from .storage.userville import open_userville
-
-            sources.append(open_userville(name))
-        else:
-            sources.append(open_records(name, fmt))  # type: ignore[arg-type]
+        sources.append(open_any(name, fmt, lambda m: click.echo(f"warning: {inline(m)}", err=True)))
     total = sum(source.total for source in sources)
     chained = itertools.chain.from_iterable(source.records for source in sources)
     with _progress(total) as bar:
@@ -632,12 +626,31 @@ def demo(count: int, seed: int, replace: bool, db: str | None, config: str | Non
     _report_import(report, str(env.db_path))
 
 
+def _time_order(row: dict[str, Any]) -> tuple[int, float, str, str]:
+    """Runs in time order (created_at as a moment, whatever its offset or precision);
+    runs without a readable time last, by id."""
+    from datetime import UTC, datetime
+
+    created = row["created_at"]
+    if isinstance(created, str):
+        try:
+            moment = datetime.fromisoformat(created.replace("Z", "+00:00"))
+        except ValueError:
+            pass
+        else:
+            if moment.tzinfo is None:
+                moment = moment.replace(tzinfo=UTC)
+            return (0, moment.timestamp(), "", row["id"])
+    return (1, 0.0, str(created or ""), row["id"])
+
+
 @cli.command()
 @click.option("--stage", help=_STAGE_HELP)
 @click.option("--json", "as_json", is_flag=True, help="A JSON list of runs.")
 @_db_options
 def runs(stage: str | None, as_json: bool, db: str | None, config: str | None) -> None:
-    """List runs with the agent selected under the configured weights and the mark.
+    """List runs, oldest first, with the agent selected under the configured weights and
+    the mark.
 
     \b
     Example:
@@ -671,6 +684,7 @@ def runs(stage: str | None, as_json: bool, db: str | None, config: str | None) -
                 "regret": None if regret != regret else float(regret),
             }
         )
+    rows.sort(key=_time_order)
     if as_json:
         emit_json(rows)
         return
@@ -719,9 +733,38 @@ def rank(
     # Who ranks first over every technical weight (the slider's whole range).
     intervals = flips(ranking.agents, settings)
     if as_json:
-        emit_json(rank_document(ranking, intervals))
+        emit_json(rank_document(ranking, intervals, run))
     else:
         render_ranking(run, ranking, intervals)
+
+
+@cli.command()
+@click.argument("file", type=click.Path(allow_dash=True))
+@_db_options
+def technical(file: str, db: str | None, config: str | None) -> None:
+    """Set technical scores from your own evaluation (tests passed, review scores).
+
+    FILE (or - for standard input) holds one row per run and agent: CSV with a header
+    run_id,agent,technical (other columns are ignored), or JSON: a list of
+    {"run_id", "agent", "technical"} objects, or JSON Lines. Scores are numbers in
+    [0, 1]. Every row is checked first; one bad row changes nothing. An agent whose
+    output is a failure keeps technical 0.
+
+    \b
+    Example:
+      ppp-tui technical scores.csv
+      printf 'run_id,agent,technical\nrun-0042,claude,0.9\n' | ppp-tui technical -
+    """
+    from .storage.technical import read_scores
+
+    scores = read_scores(file)
+    env = _Env(db, config)
+    with env.store() as store:
+        runs = store.set_technical(scores)
+    click.echo(
+        f"set {len(scores)} technical score{'s' * (len(scores) != 1)}"
+        f" in {runs} run{'s' * (runs != 1)}"
+    )
 
 
 @cli.command()

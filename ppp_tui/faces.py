@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from typing import Any
 
@@ -13,7 +14,9 @@ from .core.sensitivity import Flip
 from .safe_text import inline
 
 
-def rank_document(ranking: Ranking, flips: Sequence[Flip] | None = None) -> dict[str, Any]:
+def rank_document(
+    ranking: Ranking, flips: Sequence[Flip] | None = None, run: Run | None = None
+) -> dict[str, Any]:
     """The `rank --json` document of SPEC 7; with `flips`, also the technical-weight
     intervals in which each agent ranks first (issue 5)."""
     document: dict[str, Any] = {
@@ -39,10 +42,16 @@ def rank_document(ranking: Ranking, flips: Sequence[Flip] | None = None) -> dict
                 "has_trajectory": a.has_trajectory,
                 "questions": dict(zip(("low", "medium", "high"), a.questions, strict=True)),
                 "violations": a.violations,
+                "failed": a.failure is not None,
+                "failure": a.failure,
             }
             for a in ranking.agents
         ],
     }
+    if run is not None:
+        # The run's consensus result as its source recorded it (spec-kit: status,
+        # agreements, conflicts, artifacts_count, synthesis, verdict), or null.
+        document["consensus"] = None if run.consensus is None else json.loads(run.consensus)
     if flips is not None:
         document["flips"] = [flip.document() for flip in flips]
     return document

@@ -190,12 +190,34 @@ def tune_document(scope: str, tuning: Tuning) -> dict[str, Any]:
     }
 
 
-def ranks(outcome: Outcome, arrays: ScoreArrays) -> np.ndarray[Any, np.dtype[np.int64]]:
-    """(runs, slots) rank of every agent under the SPEC 2 tie rule; 0 in padding."""
-    quantised = np.where(arrays.valid, np.round(outcome.final * TIE_SCALE), -np.inf)
-    # Slots are already in tie-break order (technical desc, name), so a stable sort
-    # on the quantised final alone applies the whole rule.
-    order = np.argsort(-quantised, axis=1, kind="stable")
+def finals(scores: Scores) -> np.ndarray[Any, np.dtype[np.float64]]:
+    """(runs, slots) every agent's final score under each run's configured weights.
+    Selection never picks a failed agent beside a working one (its line starts at
+    -inf in `scores.outcome`); its real final is given here."""
+    outcome = scores.outcome
+    shut = scores.arrays.valid & np.isneginf(outcome.final)
+    if not shut.any():
+        return outcome.final
+    real = scores.arrays.lines(scores.settings, failures_last=False).outcome().final
+    result: np.ndarray[Any, np.dtype[np.float64]] = np.where(shut, real, outcome.final)
+    return result
+
+
+def ranks(
+    outcome: Outcome,
+    arrays: ScoreArrays,
+    final: np.ndarray[Any, np.dtype[np.float64]] | None = None,
+) -> np.ndarray[Any, np.dtype[np.int64]]:
+    """(runs, slots) rank of every agent under the SPEC 2 tie rule, failed agents after
+    working ones; 0 in padding. `final`: the real finals (`finals`), so that failed
+    agents rank among themselves by them too."""
+    values = outcome.final if final is None else final
+    quantised = np.where(arrays.valid, np.round(values * TIE_SCALE), -np.inf)
+    # Working agents, then failed ones beside a working one (selection's -inf), then
+    # padding; within each, final descending. Slots are already in tie-break order
+    # (technical desc, name) and lexsort is stable, so that applies the whole rule.
+    group = np.where(arrays.valid, np.isneginf(outcome.final).astype(np.int64), 2)
+    order = np.lexsort((-quantised, group), axis=1)
     result = np.empty_like(order)
     np.put_along_axis(result, order, np.arange(1, order.shape[1] + 1)[None, :], axis=1)
     return np.where(arrays.valid, result, 0)
@@ -224,6 +246,7 @@ EXPORT_COLUMNS = (
     "penalty",
     "selected",
     "preferred",
+    "failed",
 )
 
 
@@ -239,7 +262,12 @@ def export_rows(store: Store, scores: Scores) -> Iterator[dict[str, Any]]:
     q_high = columns.to_slots(columns.q_high, 0)
     violations = columns.to_slots(columns.violations, 0)
     penalty = columns.to_slots(columns.penalty, 0.0)
-    rank = ranks(outcome, arrays)
+    final = finals(scores)
+    rank = ranks(outcome, arrays, final)
+    failed = columns.to_slots(
+        columns.failed if columns.failed is not None else np.zeros(len(columns.technical), bool),
+        False,
+    )
     wt, wi = scores.lines.tech_weights, scores.lines.inter_weights
 
     def number(value: float) -> float | None:
@@ -261,7 +289,7 @@ def export_rows(store: Store, scores: Scores) -> Iterator[dict[str, Any]]:
                 "r_proact": number(r_proact[i, slot]),
                 "r_pers": number(r_pers[i, slot]),
                 "interaction": number(arrays.interaction[i, slot]),
-                "final": float(outcome.final[i, slot]),
+                "final": float(final[i, slot]),
                 "weight_technical": float(wt[i]),
                 "weight_interaction": float(wi[i]),
                 "has_trajectory": bool(not np.isnan(arrays.interaction[i, slot])),
@@ -272,4 +300,5 @@ def export_rows(store: Store, scores: Scores) -> Iterator[dict[str, Any]]:
                 "penalty": float(penalty[i, slot]),
                 "selected": bool(outcome.selected[i] == slot),
                 "preferred": name == run.preferred,
+                "failed": bool(failed[i, slot]),
             }

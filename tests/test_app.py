@@ -328,3 +328,47 @@ def _selected_from_preview(db: Path, count: int) -> list[str]:
         preview = first_page(store, Settings(), count)
         assert preview is not None
         return list(preview[0].selected)
+
+
+async def test_a_spec_kit_run_shows_its_consensus_and_failed_agents(tmp_path: Path) -> None:
+    db = tmp_path / "spec-kit.db"
+    raw = {
+        "id": "sk",
+        "stage": "tasks",
+        "consensus": {
+            "status": "degraded",
+            "verdict": "degraded",
+            "artifacts_count": 2,
+            "synthesis": "# Tasks\n\n[bold]T1[/bold] agreed",
+        },
+        "agents": [
+            # The failed agent has the better interaction: it still ranks last.
+            {"name": "gemini", "technical_score": 0.9, "failure": "empty output", "trajectory": {}},
+            {
+                "name": "claude",
+                "technical_score": 0.1,
+                "trajectory": {"questions": [{"text": "Which one?", "effort": "high"}]},
+            },
+        ],
+    }
+    with Store.open(db, create=True) as store:
+        store.import_records([Record("t", None, "$", raw)])
+    app = PPPApp(db, tmp_path / "config.toml")
+    async with app.run_test(size=SIZE) as pilot:
+        await _loaded(app, pilot)
+        assert app.screen.query_one(RunsTable).rows.selected[0] == "claude"
+        await pilot.press("enter")
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, RunScreen)
+        header = str(screen.query_one("#run-header").render())
+        assert "status degraded · verdict degraded · 2 artifacts · failed: gemini" in header
+        agents = screen.query_one("#agents")
+        last = agents.get_row_at(1)  # type: ignore[attr-defined]
+        assert str(last[1]) == "gemini" and "failed: empty output" in str(last[9])
+        consensus = str(screen.query_one("#consensus").render())
+        assert "[bold]T1[/bold] agreed" in consensus and "artifacts count: 2" in consensus
+        await pilot.press("down", "p")  # a failed agent cannot be the preferred one
+        await pilot.pause()
+    with Store.open(db) as store:
+        assert store.marks("sk") == []

@@ -21,6 +21,7 @@ RANK_KEYS = {
     "confidence",
     "margin",
     "agents",
+    "consensus",
 }
 AGENT_KEYS = {
     "name",
@@ -33,6 +34,8 @@ AGENT_KEYS = {
     "has_trajectory",
     "questions",
     "violations",
+    "failed",
+    "failure",
 }
 
 

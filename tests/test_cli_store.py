@@ -41,6 +41,7 @@ RANK_KEYS = {
     "margin",
     "agents",
     "flips",
+    "consensus",
 }
 RANK_AGENT_KEYS = {
     "name",
@@ -53,6 +54,8 @@ RANK_AGENT_KEYS = {
     "has_trajectory",
     "questions",
     "violations",
+    "failed",
+    "failure",
 }
 REGRET_KEYS = {"weights", "marked_runs", "mean_regret", "agreement", "per_stage", "runs"}
 REGRET_RUN_KEYS = {"run_id", "stage", "selected", "preferred", "regret"}
@@ -94,6 +97,7 @@ EXPORT_KEYS = {
     "penalty",
     "selected",
     "preferred",
+    "failed",
 }
 
 Invoke = Callable[..., Result]

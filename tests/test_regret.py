@@ -496,3 +496,65 @@ def test_bootstrap_edge_cases() -> None:
     assert tuning.ci == (tuning.technical, tuning.technical) == pytest.approx((0.55 / 0.7,) * 2)
     with pytest.raises(ValueError):
         Resampler(ScoreArrays.build(rows).lines(Settings()))
+
+
+def with_failures(rng: np.random.Generator, rows):  # type: ignore[no-untyped-def]
+    """`rows` with some agents failed (technical 0), never a run's preferred agent."""
+    failed_rows = []
+    for run_id, stage, agents, preferred in rows:
+        changed = [
+            AgentRow(a.name, 0.0, a.interaction, True)
+            if a.name != preferred and rng.random() < 0.35
+            else a
+            for a in agents
+        ]
+        failed_rows.append((run_id, stage, changed, preferred))
+    return failed_rows
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_failed_agents_are_never_selected_and_tuning_stays_exact(seed: int) -> None:
+    rng = np.random.default_rng(900 + seed)
+    rows = with_failures(rng, random_rows(rng, int(rng.integers(5, 60))))
+    settings = Settings(missing_trajectory="neutral" if seed % 2 else "technical_only")
+    arrays = ScoreArrays.build(rows)
+    lines = arrays.lines(settings)
+    assert arrays.failed is not None and arrays.failed.any()
+    for w in (0.0, 0.25, 0.5, 1.0):
+        outcome = lines.outcome(w)
+        for i, (_, _, agents, _) in enumerate(rows):
+            working = {a.name for a in agents if not a.failed}
+            chosen = arrays.names[i, outcome.selected[i]]
+            assert chosen in (working or {a.name for a in agents})
+        assert np.isfinite(outcome.regret[outcome.marked]).all()
+    tuning = tune(lines, current=0.7)
+    assert tuning is not None
+    regrets = brute_force(lines.marked_only(), np.linspace(0.0, 1.0, 2001))
+    assert tuning.mean_regret <= regrets.min() + 1e-9
+    assert lines.marked_only().outcome(tuning.technical).mean_regret == pytest.approx(
+        tuning.mean_regret, abs=1e-12
+    )
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_array_selection_matches_the_per_run_ranking_with_failed_agents(seed: int) -> None:
+    rng = np.random.default_rng(950 + seed)
+    runs = []
+    for r in range(30):
+        agents = []
+        for j in range(int(rng.integers(1, 6))):
+            failed = j > 0 and rng.random() < 0.4
+            trajectory = None if rng.random() < 0.2 else Trajectory()
+            technical = 0.0 if failed else float(rng.choice([0.0, 0.05, 0.6]))
+            agents.append(
+                Agent(f"a{j}", technical, trajectory, failure="empty output" if failed else None)
+            )
+        runs.append(Run(f"r{r}", tuple(agents), stage="plan", preferred_agent="a0"))
+    settings = Settings(missing_trajectory="neutral" if seed % 2 else "technical_only")
+    arrays = ScoreArrays.from_runs(runs, settings)
+    for w in (0.0, 0.5, 1.0):
+        outcome = arrays.lines(settings).outcome(w)
+        for index, run in enumerate(runs):
+            best = rank_run(run, settings, Weights.from_technical(w)).best_agent
+            assert arrays.names[index, outcome.selected[index]] == best
+            assert run.agent(best).failure is None  # type: ignore[union-attr]

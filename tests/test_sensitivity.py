@@ -171,3 +171,63 @@ def test_no_trajectory_fallbacks() -> None:
     )
     # Neutral: flat is 0.78w, below rising everywhere.
     assert run_flips(run, Settings(missing_trajectory="neutral")) == (Flip(0.0, 1.0, "rising"),)
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_failed_agents_never_hold_an_interval(seed: int) -> None:
+    from dataclasses import replace
+
+    rng = random.Random(500 + seed)
+    run = random_run(rng, rng.randint(2, 6))
+    # Fail some agents (not the first): technical 0, often with the best interaction.
+    members = tuple(
+        replace(a, technical=0.0, failure="stub agent", trajectory=Trajectory())
+        if k and rng.random() < 0.5
+        else a
+        for k, a in enumerate(run.agents)
+    )
+    run = replace(run, agents=members)
+    settings = random_settings(rng)
+    intervals = run_flips(run, settings)
+    working = {a.name for a in members if a.failure is None}
+    assert {f.agent for f in intervals} <= working
+    ends = {
+        a.name: tuple(
+            final_score(a.technical, a.interaction, Weights.from_technical(w), settings)
+            for w in (0.0, 1.0)
+        )
+        for a in rank_run(run, settings).agents
+    }
+    checked = 0
+    for step in range(1001):
+        w = step / 1000
+        ranking = rank_run(run, settings, Weights.from_technical(w))
+        best = ranking.best.name
+        rivals = [
+            a.final
+            for a in ranking.agents[1:]
+            if a.failure is None
+            and max(abs(x - y) for x, y in zip(ends[a.name], ends[best], strict=True)) > 1e-12
+        ]
+        if rivals and ranking.best.final - max(rivals) < CLEAR_MARGIN:
+            continue
+        assert [f.agent for f in intervals if f.start <= w <= f.end] == [ranking.best_agent]
+        checked += 1
+    assert checked > 500
+
+
+def test_a_failed_agent_on_top_does_not_hide_a_flip_between_working_agents() -> None:
+    # With a stated preference and nothing violated, R_Pers is +0.05 for each agent.
+    high = tuple(Question("Why?", Effort.HIGH) for _ in range(3))
+    run = Run(
+        "run",
+        (
+            Agent("a", 1.0, Trajectory(questions=high)),  # 2.45 w - 1.45
+            Agent("b", 0.3, Trajectory(questions=high[:1])),  # 0.75 w - 0.45
+            Agent("c", 0.0, Trajectory(), failure="stub agent"),  # 0.1 (1 - w): on top below 0.608
+        ),
+        preferences=("json",),
+    )
+    (first, second) = run_flips(run, Settings())
+    assert (first.agent, first.start, second.agent, second.end) == ("b", 0.0, "a", 1.0)
+    assert first.end == pytest.approx(1.0 / 1.7)  # where a and b cross, not where c is passed

@@ -1,396 +1,595 @@
-"""Importing spec-kit consensus databases (SPEC 1, `--format spec-kit`)."""
+"""Reading spec-kit's consensus database: stage runs, consensus results, failures, schemas."""
 
 from __future__ import annotations
 
 import importlib.util
 import json
 import sqlite3
+import sys
 from collections.abc import Iterator
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import pytest
-from pytest import approx
+from click.testing import CliRunner, Result
 
+from ppp_tui.cli import cli
 from ppp_tui.core.errors import PPPError
-from ppp_tui.core.model import Source
+from ppp_tui.core.scoring import rank_run
+from ppp_tui.core.sensitivity import flips
+from ppp_tui.core.settings import Settings, Weights
 from ppp_tui.storage.files import Record
 from ppp_tui.storage.speckit import (
-    STAGE_FIELDS,
+    asked_fields,
     canonical_stage,
+    decode,
+    failure_of,
     open_speckit,
     read_speckit,
+    schemas,
     technical_from_content,
 )
+from ppp_tui.storage.store import Store
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
-T0 = 1763287200  # 2025-11-16T10:00:00Z
-
-RUNS_DDL = """CREATE TABLE consensus_runs (
-    id INTEGER PRIMARY KEY AUTOINCREMENT, spec_id TEXT NOT NULL, stage TEXT NOT NULL,
-    run_timestamp INTEGER NOT NULL, consensus_ok BOOLEAN NOT NULL, degraded BOOLEAN DEFAULT 0,
-    synthesis_json TEXT)"""
-OUTPUTS_DDL = """CREATE TABLE agent_outputs (
-    id INTEGER PRIMARY KEY AUTOINCREMENT, run_id INTEGER NOT NULL, agent_name TEXT NOT NULL,
-    model_version TEXT, content TEXT NOT NULL, output_timestamp INTEGER NOT NULL)"""
 
 
-class Db:
-    """A spec-kit consensus database under construction."""
-
-    def __init__(self, path: Path) -> None:
-        self.path = path
-        self.conn = sqlite3.connect(path)
-        self.conn.executescript(f"{RUNS_DDL};\n{OUTPUTS_DDL};")
-
-    def run(
-        self,
-        stage: str = "spec-plan",
-        spec_id: str = "SPEC-KIT-042",
-        timestamp: Any = T0,
-        synthesis: Any = None,
-    ) -> int:
-        if synthesis is not None and not isinstance(synthesis, str):
-            synthesis = json.dumps(synthesis)
-        cursor = self.conn.execute(
-            "INSERT INTO consensus_runs (spec_id, stage, run_timestamp, consensus_ok,"
-            " synthesis_json) VALUES (?, ?, ?, 1, ?)",
-            (spec_id, stage, timestamp, synthesis),
-        )
-        self.conn.commit()
-        assert cursor.lastrowid is not None
-        return cursor.lastrowid
-
-    def output(
-        self,
-        run_id: int,
-        agent: str,
-        content: Any,
-        timestamp: Any = T0 + 30,
-        model: str | None = "gemini-2.5-pro",
-    ) -> int:
-        if not isinstance(content, str):
-            content = json.dumps(content)
-        cursor = self.conn.execute(
-            "INSERT INTO agent_outputs (run_id, agent_name, model_version, content,"
-            " output_timestamp) VALUES (?, ?, ?, ?, ?)",
-            (run_id, agent, model, content, timestamp),
-        )
-        self.conn.commit()
-        assert cursor.lastrowid is not None
-        return cursor.lastrowid
-
-    def close(self) -> None:
-        self.conn.close()
+def _port() -> ModuleType:
+    spec = importlib.util.spec_from_file_location(
+        "make_speckit_example", EXAMPLES / "make_speckit_example.py"
+    )
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["make_speckit_example"] = module
+    spec.loader.exec_module(module)
+    return module
 
 
-@pytest.fixture
-def db(tmp_path: Path) -> Iterator[Db]:
-    database = Db(tmp_path / "consensus_artifacts.db")
-    yield database
-    database.close()
+port = _port()
 
 
-def read(path: Path, **kwargs: Any) -> tuple[list[Record], list[str]]:
+def read(path: Path) -> tuple[list[Record], list[str]]:
     warnings: list[str] = []
-    records = list(read_speckit(path, warnings.append, **kwargs))
+    records = list(read_speckit(path, warnings.append))
     return records, warnings
 
 
-def plan_output(agent: str = "claude", **extra: Any) -> dict[str, Any]:
-    return {
-        "stage": "spec-plan",
-        "agent": agent,
-        "work_breakdown": [{"step": "Add the callback route"}],
-        "acceptance_mapping": [{"requirement": "Login works"}],
-        **extra,
+def invoke(*args: str) -> Result:
+    result = CliRunner().invoke(cli, list(args))
+    assert "Traceback" not in result.output
+    if result.exception is not None and not isinstance(result.exception, SystemExit):
+        raise result.exception
+    return result
+
+
+@pytest.fixture
+def example(tmp_path: Path) -> Path:
+    path = tmp_path / "consensus_artifacts.db"
+    port.build_example(path)
+    return path
+
+
+@pytest.fixture
+def writer(tmp_path: Path) -> Iterator[Any]:
+    w = port.SpecKitWriter(tmp_path / "consensus_artifacts.db")
+    yield w
+    w.close()
+
+
+def by_key(records: list[Record]) -> dict[tuple[str, str], list[dict[str, Any]]]:
+    runs: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    for record in records:
+        raw = record.raw
+        runs.setdefault((raw["spec_id"], raw["stage"]), []).append(raw)
+    return runs
+
+
+# --- stage runs ---------------------------------------------------------------------------
+
+
+def test_a_real_shaped_database_comes_back_as_whole_multi_agent_stage_runs(example: Path) -> None:
+    records, warnings = read(example)
+    assert warnings == []  # synthesis rows are the runs' consensus results, not noise
+    runs = by_key(records)
+    names = {
+        key: [[a["name"] for a in run["agents"]] for run in found] for key, found in runs.items()
+    }
+    assert names[("SPEC-KIT-101", "plan")] == [["gemini", "claude", "gpt_pro"]]
+    assert names[("SPEC-KIT-101", "implement")] == [
+        ["gemini", "claude", "gpt_pro", "gpt_codex", "code"]
+    ]
+    assert names[("SPEC-KIT-101", "specify")] == [["gpt_pro"]]
+    # The retried plan of SPEC-KIT-102 is two runs, in time order.
+    assert names[("SPEC-KIT-102", "plan")] == [
+        ["gemini", "claude"],
+        ["gemini", "claude", "gpt_pro"],
+    ]
+    assert len(records) == 13
+    every_agent = {a["name"] for record in records for a in record.raw["agents"]}
+    assert not every_agent & {"consensus-verdict", "agent-lifecycle-telemetry"}
+    stages = {record.raw["stage"] for record in records}
+    assert stages == {"specify", "plan", "tasks", "implement", "validate", "audit", "unlock"}
+    times = [record.raw["created_at"] for record in records]
+    assert times == sorted(times)
+
+
+def test_the_consensus_result_and_verdict_belong_to_the_run(example: Path) -> None:
+    records, _ = read(example)
+    (tasks,) = by_key(records)[("SPEC-KIT-101", "tasks")]
+    consensus = tasks["consensus"]
+    assert consensus["status"] == "degraded"
+    assert consensus["verdict"] == "degraded"
+    assert consensus["artifacts_count"] == 2
+    assert consensus["degraded"] is True
+    assert consensus["missing_agents"] == ["gemini"]
+    assert consensus["synthesis"].startswith("# spec-tasks for SPEC-KIT-101")
+    assert consensus["agreements"] == "claude; gpt_pro"
+    (implement,) = by_key(records)[("SPEC-KIT-102", "implement")]
+    assert "verdict" not in implement["consensus"]  # that gate stored none
+
+
+def test_agent_executions_group_outputs_by_pipeline_run(writer: Any) -> None:
+    # Two attempts of one pipeline run's stage, with no synthesis in between, are told
+    # apart by agent_executions.run_id.
+    answers = {a: port.output("spec-plan", a) for a in ("gemini", "claude")}
+    port.stage_run(writer, "S", "spec-plan", answers, "pipe-1", verdict=False)
+    writer.conn.execute("UPDATE consensus_runs SET synthesis_json = NULL")
+    writer.conn.execute(
+        "DELETE FROM consensus_runs WHERE id NOT IN (SELECT run_id FROM agent_outputs)"
+    )
+    writer.conn.commit()
+    writer.tick(5_000)
+    for agent in ("gemini",):
+        writer.record_spawn(f"x-{agent}", "S", "spec-plan", agent, "pipe-2")
+    writer.tick(2_000)
+    writer.store_artifact("S", "spec-plan", "gemini", port.output("spec-plan", "gemini"))
+    records, _ = read(Path(writer.conn.execute("PRAGMA database_list").fetchone()[2]))
+    assert [[a["name"] for a in r.raw["agents"]] for r in records] == [
+        ["gemini", "claude"],
+        ["gemini"],
+    ]
+    assert len({r.raw["id"] for r in records}) == 2
+
+
+def test_without_agent_executions_a_repeated_agent_starts_a_retry(writer: Any) -> None:
+    for agent in ("gemini", "claude", "gemini", "claude"):
+        writer.tick(1_000)
+        writer.store_artifact("S", "spec-plan", agent, port.output("spec-plan", agent))
+    path = Path(writer.conn.execute("PRAGMA database_list").fetchone()[2])
+    records, _ = read(path)
+    assert [[a["name"] for a in r.raw["agents"]] for r in records] == [
+        ["gemini", "claude"],
+        ["gemini", "claude"],
+    ]
+
+
+def test_a_database_still_in_wal_mode_is_read_with_its_log(writer: Any) -> None:
+    port.stage_run(writer, "S", "spec-tasks", {"claude": port.output("spec-tasks", "claude")}, None)
+    path = Path(writer.conn.execute("PRAGMA database_list").fetchone()[2])
+    assert writer.conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    assert Path(f"{path}-wal").exists()  # the writer is still open: rows live in the log
+    records, _ = read(path)
+    assert [r.raw["stage"] for r in records] == ["tasks"]
+
+
+def test_seconds_timestamps_are_still_read(tmp_path: Path) -> None:
+    w = port.SpecKitWriter(tmp_path / "old.db", wal=False)
+    w.store_artifact("S", "spec-plan", "claude", port.output("spec-plan", "claude"))
+    w.conn.execute("UPDATE consensus_runs SET run_timestamp = 1763287200")
+    w.conn.execute("UPDATE agent_outputs SET output_timestamp = 1763287230")
+    w.conn.commit()
+    w.close()
+    (record,), _ = read(tmp_path / "old.db")
+    assert record.raw["created_at"] == "2025-11-16T10:00:00Z"
+
+
+# --- failures -----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("content", "reason"),
+    [
+        ("", "empty output"),
+        ("   \n", "empty output"),
+        ('{"error": "agent execution failed"}', "error: agent execution failed"),
+        ('{"agent": "stub", "stage": "spec-plan", "output": "stub"}', "stub agent"),
+        (port.ECHOED, "echoed prompt template"),
+        (
+            '{"stage": "spec-plan", "agent": "gemini", "questions": [ string ]}',
+            "echoed prompt template",
+        ),
+    ],
+)
+def test_failures_are_recognised(content: str, reason: str) -> None:
+    assert failure_of(content) == reason
+    assert technical_from_content(content, "plan", "gemini") == 0.0
+
+
+def test_real_output_is_no_failure() -> None:
+    assert failure_of(port.output("spec-implement", "gpt_codex")) is None
+
+
+def test_failures_are_flagged_and_score_zero(example: Path) -> None:
+    records, _ = read(example)
+    failed = {
+        (r.raw["spec_id"], r.raw["stage"], a["name"]): a["failure"]
+        for r in records
+        for a in r.raw["agents"]
+        if "failure" in a
+    }
+    assert failed == {
+        ("SPEC-KIT-101", "tasks", "gemini"): "empty output",
+        ("SPEC-KIT-101", "validate", "claude"): "error: agent execution failed",
+        ("SPEC-KIT-102", "plan", "gemini"): "echoed prompt template",
+        ("SPEC-KIT-102", "tasks", "stub"): "stub agent",
+        ("SPEC-KIT-103", "audit", "gemini"): "extraction error: no JSON object found",
+    }
+    working = [a["technical_score"] for r in records for a in r.raw["agents"] if "failure" not in a]
+    broken = [a["technical_score"] for r in records for a in r.raw["agents"] if "failure" in a]
+    assert set(broken) == {0.0}
+    assert min(working) > max(broken)
+
+
+def test_model_comes_from_the_content_when_model_version_is_null(example: Path) -> None:
+    records, _ = read(example)
+    (plan,) = by_key(records)[("SPEC-KIT-101", "plan")]
+    assert {a["name"]: a.get("model") for a in plan["agents"]} == {
+        "gemini": "gemini-2.5-pro",
+        "claude": "claude-sonnet-4-5",
+        "gpt_pro": "gpt-5",
     }
 
 
-# --- mapping ------------------------------------------------------------------------------
+# --- ranking: failures never win ---------------------------------------------------------
 
 
-def test_a_run_maps_to_the_import_format(db: Db) -> None:
-    run = db.run(synthesis={"status": "ok", "task": "Add OAuth2 login", "selected_agent": "claude"})
+def imported(example: Path, tmp_path: Path) -> Path:
+    db = tmp_path / "runs.db"
+    result = invoke("import", str(example), "--db", str(db))
+    assert result.exit_code == 0, result.output
+    return db
+
+
+def test_failures_never_rank_first_anywhere(example: Path, tmp_path: Path) -> None:
+    from ppp_tui.app.first_page import pick
+    from ppp_tui.reports import Scores
+
+    db = imported(example, tmp_path)
+    # Weights where the interaction term alone decides: a failed agent with a positive
+    # interaction would win on final score.
+    for technical in (0.0, 0.3, 0.7, 1.0):
+        settings = Settings(weights=Weights.from_technical(technical))
+        with Store.open(db) as store:
+            scores = Scores.load(store, settings)
+            first = {run.id: run for run in store.first_runs(settings, 1000)}
+            for i, run_id in enumerate(scores.arrays.run_ids):
+                run = store.get_run(run_id)
+                working = [a.name for a in run.agents if a.failure is None]
+                ranking = rank_run(run, settings)
+                selected = scores.arrays.names[i, scores.outcome.selected[i]]
+                picked, _ = pick(first[run_id], settings)
+                assert ranking.best_agent == selected == picked
+                if working:
+                    assert ranking.best_agent in working
+                    ranks = [a.failure is not None for a in ranking.agents]
+                    assert ranks == sorted(ranks)  # every failure after every working agent
+                    assert all(f.agent in working for f in flips(ranking.agents, settings))
+
+
+def test_arrays_from_runs_match_the_store_for_failed_agents(example: Path, tmp_path: Path) -> None:
+    import numpy as np
+
+    from ppp_tui.core.regret import ScoreArrays
+    from ppp_tui.reports import Scores
+
+    db = imported(example, tmp_path)
+    settings = Settings(weights=Weights.from_technical(0.0))
+    with Store.open(db) as store:
+        scores = Scores.load(store, settings)
+        runs = [store.get_run(run_id) for run_id in scores.arrays.run_ids]
+    slow = ScoreArrays.from_runs(runs, settings).lines(settings).outcome()
+    fast = scores.outcome
+    assert scores.arrays.failed is not None and scores.arrays.failed.sum() == 5
+    np.testing.assert_array_equal(
+        [scores.arrays.names[i, fast.selected[i]] for i in range(len(runs))],
+        [
+            ScoreArrays.from_runs([run], settings).names[0, slow.selected[i]]
+            for i, run in enumerate(runs)
+        ],
+    )
+
+
+def test_a_failed_agent_cannot_be_preferred(example: Path, tmp_path: Path) -> None:
+    db = imported(example, tmp_path)
+    with Store.open(db) as store:
+        run_id = next(
+            run_id
+            for (run_id,) in store.conn.execute("SELECT run_id FROM agents WHERE name = 'stub'")
+        )
+    result = invoke("prefer", run_id, "stub", "--db", str(db))
+    assert result.exit_code == 1
+    assert "stub failed at this run (stub agent)" in result.output
+    assert invoke("prefer", run_id, "claude", "--db", str(db)).exit_code == 0
+
+
+def test_rank_json_shows_the_consensus_and_failures(example: Path, tmp_path: Path) -> None:
+    db = imported(example, tmp_path)
+    with Store.open(db) as store:
+        (run_id,) = store.conn.execute(
+            "SELECT run_id FROM agents WHERE failure = 'empty output'"
+        ).fetchone()
+    document = json.loads(invoke("rank", run_id, "--json", "--db", str(db)).output)
+    assert document["consensus"]["status"] == "degraded"
+    assert document["consensus"]["artifacts_count"] == 2
+    failed = {a["name"]: (a["failed"], a["failure"]) for a in document["agents"]}
+    assert failed["gemini"] == (True, "empty output")
+    assert failed["claude"] == (False, None)
+    assert document["agents"][-1]["name"] == "gemini"
+    assert document["best_agent"] != "gemini"
+
+
+def test_export_has_a_failed_column(example: Path, tmp_path: Path) -> None:
+    db = imported(example, tmp_path)
+    rows = json.loads(invoke("export", "--format", "json", "--db", str(db)).output)
+    assert sum(row["failed"] for row in rows) == 5
+    assert all(row["rank"] > 1 for row in rows if row["failed"])
+    assert all(row["final"] == row["final"] and abs(row["final"]) < 10 for row in rows)
+
+
+# --- ids and re-import ----------------------------------------------------------------------
+
+
+def test_reimport_adds_nothing(example: Path, tmp_path: Path) -> None:
+    db = imported(example, tmp_path)
+    again = invoke("import", str(example), "--db", str(db))
+    assert again.exit_code == 0
+    assert "imported 0 runs" in again.output and "13 already present" in again.output
+
+
+def test_a_second_database_with_the_same_row_ids_imports_fully(tmp_path: Path) -> None:
+    first, second = tmp_path / "a.db", tmp_path / "b.db"
+    port.build_example(first)
+    port.build_example(second, start_ms=port.START_MS + 86_400_000)  # same rows, a day later
+    ids = [
+        sqlite3.connect(p).execute("SELECT id FROM consensus_runs").fetchall()
+        for p in (first, second)
+    ]
+    assert ids[0] == ids[1]
+    db = tmp_path / "runs.db"
+    invoke("import", str(first), "--db", str(db))
+    result = invoke("import", str(second), "--db", str(db))
+    assert "imported 13 runs" in result.output
+    with Store.open(db) as store:
+        assert store.count() == 26
+
+
+def test_ids_do_not_depend_on_row_numbers(example: Path, tmp_path: Path) -> None:
+    before = [r.raw["id"] for r in read(example)[0]]
+    conn = sqlite3.connect(example)
+    conn.execute("UPDATE agent_outputs SET id = id + 1000, run_id = run_id + 500")
+    conn.execute("UPDATE consensus_runs SET id = id + 500")
+    conn.commit()
+    conn.close()
+    assert [r.raw["id"] for r in read(example)[0]] == before
+
+
+# --- questions -----------------------------------------------------------------------------
+
+
+def test_questions_come_only_from_text_addressed_to_the_user() -> None:
+    research = port.output("spec-plan", "gemini")  # a `questions` field of planning notes
+    assert decode(research).addressed == ""
+    diff = port.output("spec-implement", "gpt_codex")  # `load()?` and a "?" in a rationale
+    assert decode(diff).addressed == ""
+    fenced = "Which database should I target?\n\n```json\n" + research + "\n```\n"
+    assert decode(fenced).addressed == "Which database should I target?"
+
+
+def test_imported_agents_ask_only_addressed_questions(writer: Any) -> None:
+    fenced = (
+        "Should I keep the old API?\n\n```json\n" + port.output("spec-plan", "claude") + "\n```"
+    )
+    port.stage_run(
+        writer,
+        "S",
+        "spec-plan",
+        {"gemini": port.output("spec-plan", "gemini"), "claude": fenced},
+        None,
+    )
+    path = Path(writer.conn.execute("PRAGMA database_list").fetchone()[2])
+    (record,), _ = read(path)
+    run = record.parse()
+    asked = {
+        a.name: [(q.text, q.source.value) for q in a.trajectory.questions]
+        for a in run.agents
+        if a.trajectory
+    }
+    assert asked == {"gemini": [], "claude": [("Should I keep the old API?", "extracted")]}
+    assert run.agents[1].output == fenced  # the whole answer is kept
+
+
+# --- the technical score ------------------------------------------------------------------
+
+
+def test_the_schemas_name_their_spec_kit_source() -> None:
+    data = schemas()
+    assert data["source"].startswith("theturtlecsz/code")
+    assert len(data["commit"]) == 40
+    assert data["stages"]["spec-plan"]["version"] == "20251002-plan-a"
+
+
+def test_each_agent_is_judged_against_what_it_was_asked() -> None:
+    assert asked_fields("plan", "gemini") == [["research_summary", "questions"]]
+    assert asked_fields("plan", "gemini-2.5-flash") == [["research_summary", "questions"]]
+    assert asked_fields("implement", "gpt_codex") == [
+        ["diff_proposals", "test_commands", "tool_calls", "risks"]
+    ]
+    # Another agent at a stage: every list there, the best match counts.
+    assert len(asked_fields("plan", "mystery")) == 3
+
+
+@pytest.mark.parametrize("stage", port.STAGES)
+def test_every_genuine_answer_scores_one(stage: str) -> None:
+    for agent in port.FIELDS[stage]:
+        if agent == "code":
+            continue
+        content = json.dumps(
+            json.loads(port.output(stage, agent))
+            | {
+                k: v or ["x"]
+                for k, v in port.FIELDS[stage][agent].items()
+                if not isinstance(v, dict)
+            }
+        )
+        assert technical_from_content(content, canonical_stage(stage), agent, stage) == 1.0
+
+
+def test_worked_examples() -> None:
+    # The worked examples of docs/spec-kit.md.
+    claude = {"stage": "spec-plan", "agent": "claude", "work_breakdown": ["a"], "risks": []}
+    # asked 3: work_breakdown 1, acceptance_mapping missing (required: halves), risks 0.5
+    assert technical_from_content(json.dumps(claude), "plan", "claude") == pytest.approx(0.25)
     gemini = {
-        "stage": "spec-plan",
+        "stage": "spec-implement",
         "agent": "gemini",
-        "model": "gemini-2.5-pro",
-        "research_summary": [{"topic": "Auth", "details": "Sessions live in api/auth.py."}],
-        "questions": ["Which identity provider comes first: Google or GitHub?"],
+        "code_paths": ["db.rs"],
+        "recent_changes": [],
+        "edge_cases": ["empty"],
+        "tests": ["t"],
     }
-    db.output(run, "gemini", gemini, T0 + 41)
-    db.output(run, "claude", plan_output(), T0 + 58, model="claude-sonnet-4-5")
-    (record,), warnings = read(db.path)
-    assert warnings == []
-    assert record.source == str(db.path)
-    assert record.line is None
-    assert record.path == f"consensus_runs[id={run}]"
-    raw = record.raw
-    assert raw["id"] == f"spec-kit-{run}"
-    assert raw["spec_id"] == "SPEC-KIT-042"
-    assert raw["stage"] == "plan"
-    assert raw["created_at"] == "2025-11-16T10:00:00Z"
-    assert raw["task"] == "Add OAuth2 login"
-    assert raw["selected_agent"] == "claude"
-    first, second = raw["agents"]
-    assert first["name"] == "gemini"
-    assert first["model"] == "gemini-2.5-pro"
-    assert first["output"] == json.dumps(gemini)
-    assert first["technical_score"] == approx(0.25)  # stage + agent of four required fields
-    (turn,) = first["trajectory"]["turns"]
-    assert turn["timestamp"] == "2025-11-16T10:00:41Z"
-    # The response is the JSON's prose: its metadata left out, one block per string.
-    assert turn["response"] == (
-        "Auth\n\nSessions live in api/auth.py.\n\n"
-        "Which identity provider comes first: Google or GitHub?"
-    )
-    assert second["name"] == "claude"
-    assert second["model"] == "claude-sonnet-4-5"
-    assert second["technical_score"] == 1.0
-
-    parsed = record.parse()
-    assert parsed.id == f"spec-kit-{run}"
-    assert parsed.selected_agent == "claude"
-    gemini_agent = parsed.agents[0]
-    assert gemini_agent.trajectory is not None
-    (question,) = gemini_agent.trajectory.questions
-    assert question.text == "Which identity provider comes first: Google or GitHub?"
-    assert question.source is Source.EXTRACTED
-    assert parsed.agents[1].trajectory is not None
-    assert parsed.agents[1].trajectory.questions == ()
+    assert technical_from_content(json.dumps(gemini), "implement", "gemini") == 0.875
+    prose = "Work breakdown: do it. Risks: none."
+    assert technical_from_content(prose, "plan", "claude") == pytest.approx(1 / 3)
+    assert technical_from_content("The plan looks fine.", "plan", "claude") == 0.0
 
 
-def test_missing_optional_values_stay_absent(db: Db) -> None:
-    run = db.run(synthesis=None)
-    db.output(run, "gemini", "plain text", model=None)
-    (record,), _ = read(db.path)
-    assert record.raw["task"] is None
-    assert "selected_agent" not in record.raw
-    assert "model" not in record.raw["agents"][0]
-    assert record.parse().agents[0].model is None
+DOCUMENTED = [
+    (
+        "specify",
+        "gpt_pro",
+        {
+            "prd_sections": {
+                "problem_statement": "p",
+                "user_needs": ["u"],
+                "requirements": ["r"],
+                "dependencies": [],
+                "constraints": ["c"],
+                "assumptions": ["a"],
+                "test_scenarios": ["t"],
+            },
+            "confidence": "high",
+            "open_questions": [],
+        },
+        0.9,
+    ),
+    ("plan", "claude", {"work_breakdown": ["Add the token store"], "risks": []}, 0.25),
+    ("tasks", "gemini", {"surfaces": ["cli"], "dependencies": [], "spec_status": "ready"}, 5 / 6),
+    (
+        "implement",
+        "gemini",
+        {"code_paths": ["db.rs"], "recent_changes": [], "edge_cases": ["empty"], "tests": ["t"]},
+        0.875,
+    ),
+    (
+        "validate",
+        "gpt_pro",
+        {
+            "final_plan": {"test_scenarios": ["login"], "coverage_analysis": "80%"},
+            "consensus": {"agreements": ["a"]},
+        },
+        4 / 6,
+    ),
+    (
+        "audit",
+        "claude",
+        {
+            "audit_decision": "approve",
+            "readiness_assessment": "ready",
+            "risks": [],
+            "open_items": [],
+        },
+        0.75,
+    ),
+    (
+        "unlock",
+        "gpt_pro",
+        {"decision_rationale": "done", "next_steps": ["ship"], "consensus": {"agreements": []}},
+        0.375,
+    ),
+]
 
 
-@pytest.mark.parametrize(
-    ("stored", "stage"),
-    [
-        ("spec-plan", "plan"),
-        ("plan", "plan"),
-        ("SPEC-TASKS", "tasks"),
-        ("spec-implement", "implement"),
-        ("spec-review", "audit"),
-        ("review", "audit"),
-        ("spec-unlock", "unlock"),
-        ("spec-clarify", "clarify"),
-        ("before-specify", "before-specify"),
-    ],
-)
-def test_spec_kit_stage_names_fold_onto_ppp_stages(db: Db, stored: str, stage: str) -> None:
-    db.output(db.run(stage=stored), "gemini", "text")
-    (record,), _ = read(db.path)
-    assert record.raw["stage"] == stage
-
-
-@pytest.mark.parametrize(
-    ("stored", "iso"),
-    [
-        (T0, "2025-11-16T10:00:00Z"),
-        (T0 * 1000 + 250, "2025-11-16T10:00:00.250Z"),  # milliseconds
-        (str(T0), "2025-11-16T10:00:00Z"),
-        ("2025-11-16 10:00:00", "2025-11-16T10:00:00Z"),  # SQLite datetime('now'): UTC
-        ("2025-11-16T12:00:00+02:00", "2025-11-16T10:00:00Z"),
-        ("last tuesday", "last tuesday"),  # kept as it is
-    ],
-)
-def test_timestamps_become_iso_8601(db: Db, stored: Any, iso: str) -> None:
-    run = db.run(timestamp=stored)
-    db.output(run, "gemini", "text", timestamp=stored)
-    (record,), _ = read(db.path)
-    assert record.raw["created_at"] == iso
-    assert record.raw["agents"][0]["trajectory"]["turns"][0]["timestamp"] == iso
-    record.parse()
-
-
-def test_ids_are_stable_so_reimport_is_idempotent(db: Db) -> None:
-    first = db.run(stage="spec-plan")
-    second = db.run(stage="spec-tasks")
-    db.output(first, "gemini", plan_output("gemini"))
-    db.output(second, "claude", {"stage": "spec-tasks", "agent": "claude", "tasks": ["T1"]})
-    records, _ = read(db.path)
-    again, _ = read(db.path)
-    assert [r.raw["id"] for r in records] == [f"spec-kit-{first}", f"spec-kit-{second}"]
-    assert [r.raw for r in again] == [r.raw for r in records]
-    assert [r.parse() for r in again] == [r.parse() for r in records]
-
-
-def test_a_duplicate_agent_keeps_its_latest_output(db: Db) -> None:
-    run = db.run()
-    later = db.output(run, "gemini", plan_output("gemini"), timestamp=T0 + 90)
-    db.output(run, "gemini", "an earlier attempt, stored last", timestamp=T0 + 10)
-    db.output(run, "claude", plan_output(), timestamp=T0 + 50)
-    (record,), warnings = read(db.path)
-    names = [agent["name"] for agent in record.raw["agents"]]
-    assert names == ["claude", "gemini"]  # in output order
-    gemini = record.raw["agents"][1]
-    assert gemini["output"] == json.dumps(plan_output("gemini"))
-    assert gemini["trajectory"]["turns"][0]["timestamp"] == "2025-11-16T10:01:30Z"
-    assert warnings == [
-        f"{db.path}: consensus_runs[id={run}]: agent 'gemini' has 2 outputs; "
-        f"kept the latest (agent_outputs id {later})"
-    ]
-    record.parse()
-
-
-def test_a_duplicate_with_the_same_timestamp_keeps_the_last_stored(db: Db) -> None:
-    run = db.run()
-    db.output(run, "gemini", "first")
-    db.output(run, "gemini", "second")
-    (record,), warnings = read(db.path)
-    assert [agent["output"] for agent in record.raw["agents"]] == ["second"]
-    assert len(warnings) == 1
-
-
-def test_a_run_without_outputs_is_skipped_with_a_warning(db: Db) -> None:
-    empty = db.run(stage="spec-audit")
-    full = db.run(stage="spec-plan")
-    db.output(full, "claude", plan_output())
-    records, warnings = read(db.path)
-    assert [r.raw["id"] for r in records] == [f"spec-kit-{full}"]
-    assert warnings == [f"{db.path}: consensus_runs[id={empty}]: no agent outputs; run skipped"]
-
-
-def test_without_a_warn_callback_warnings_are_dropped(db: Db) -> None:
-    db.run()
-    db.output(db.run(synthesis="{oops"), "gemini", "text")
-    assert len(list(read_speckit(db.path))) == 1
-
-
-def test_malformed_synthesis_json_is_a_warning(db: Db) -> None:
-    run = db.run(synthesis='{"output_markdown": "# Consensus (degraded)\\n\\nMock the provi')
-    db.output(run, "gemini", "text")
-    (record,), (warning,) = read(db.path)
-    assert record.raw["task"] is None
-    assert warning.startswith(
-        f"{db.path}: consensus_runs[id={run}]: synthesis_json is not valid JSON ("
-    )
-    assert warning.endswith("); ignored")
-    assert "\n" not in warning
-    record.parse()
-
-
-def test_synthesis_json_that_is_not_an_object_is_a_warning(db: Db) -> None:
-    db.output(db.run(synthesis="[1, 2]"), "gemini", "text")
-    (_record,), warnings = read(db.path)
-    assert warnings == [
-        f"{db.path}: consensus_runs[id=1]: synthesis_json is not a JSON object; ignored"
-    ]
-
-
-def test_spec_kit_synthesis_names_no_task(db: Db) -> None:
-    # What spec-kit's store_synthesis writes: no task and no chosen agent.
-    synthesis = {
-        "output_markdown": "# Consensus",
-        "output_path": None,
-        "status": "ok",
-        "artifacts_count": 3,
-        "agreements": "OAuth2 via authlib",
-        "conflicts": None,
-    }
-    db.output(db.run(synthesis=synthesis), "gemini", "text")
-    (record,), warnings = read(db.path)
-    assert warnings == []
-    assert record.raw["task"] is None
-    assert "selected_agent" not in record.raw
-
-
-@pytest.mark.parametrize(
-    ("synthesis", "task", "selected"),
-    [
-        ({"title": "OAuth2 login", "chosen_agent": "gemini"}, "OAuth2 login", "gemini"),
-        ({"summary": "  Summary  ", "best_agent": "gemini"}, "Summary", "gemini"),
-        ({"task": "", "title": "Title", "winner": "gemini"}, "Title", "gemini"),
-        ({"task": 42}, None, None),
-    ],
-)
-def test_task_and_selected_agent_from_synthesis(
-    db: Db, synthesis: dict[str, Any], task: str | None, selected: str | None
+@pytest.mark.parametrize(("stage", "agent", "fields", "score"), DOCUMENTED)
+def test_the_documented_worked_examples(
+    stage: str, agent: str, fields: dict[str, Any], score: float
 ) -> None:
-    db.output(db.run(synthesis=synthesis), "gemini", "text")
-    (record,), _ = read(db.path)
-    assert record.raw["task"] == task
-    assert record.raw.get("selected_agent") == selected
-    record.parse()
+    content = json.dumps({"stage": f"spec-{stage}", "agent": agent} | fields)
+    assert technical_from_content(content, stage, agent) == pytest.approx(score)
+    docs = (EXAMPLES.parent / "docs" / "spec-kit.md").read_text()
+    assert f"| {stage} | {agent} |" in docs and f"**{round(score, 3):g}**" in docs
 
 
-def test_a_selected_agent_without_output_is_dropped_with_a_warning(db: Db) -> None:
-    run = db.run(synthesis={"selected_agent": "gpt_pro"})
-    db.output(run, "gemini", "text")
-    (record,), warnings = read(db.path)
-    assert "selected_agent" not in record.raw
-    assert warnings == [
-        f"{db.path}: consensus_runs[id={run}]: synthesis_json selects 'gpt_pro', "
-        "which has no output; ignored"
-    ]
-    record.parse()
+def test_a_genuine_answer_beats_an_echoed_template() -> None:
+    real = technical_from_content(port.output("spec-plan", "gemini"), "plan", "gemini")
+    echoed = technical_from_content(port.ECHOED, "plan", "gemini")
+    assert real == 1.0 and echoed == 0.0
 
 
-def test_outputs_of_no_run_are_reported(db: Db) -> None:
-    db.output(db.run(), "gemini", "text")
-    db.output(99, "claude", "orphan")
-    records, warnings = read(db.path)
-    assert len(records) == 1
-    assert warnings == [f"{db.path}: 1 agent output(s) belong to no consensus run; ignored"]
+# --- format detection and errors ----------------------------------------------------------
 
 
-def test_runs_are_read_in_batches(db: Db) -> None:
-    for index in range(7):
-        run = db.run(timestamp=T0 + index)
-        db.output(run, "gemini", f"output {index}")
-        db.output(run, "claude", f"answer {index}", model="claude-sonnet-4-5")
-    skipped = db.run(timestamp=T0 + 100)
-    for size in (1, 2, 3, 7, 500):
-        records, warnings = read(db.path, batch_size=size)
-        assert [r.raw["id"] for r in records] == [f"spec-kit-{i}" for i in range(1, 8)]
-        assert [[a["output"] for a in r.raw["agents"]] for r in records] == [
-            [f"output {i}", f"answer {i}"] for i in range(7)
-        ]
-        assert warnings == [
-            f"{db.path}: consensus_runs[id={skipped}]: no agent outputs; run skipped"
-        ]
-    with pytest.raises(ValueError):
-        read_speckit(db.path, batch_size=0)
+def test_import_recognises_a_spec_kit_database_by_content(example: Path, tmp_path: Path) -> None:
+    renamed = tmp_path / "runs.json"
+    renamed.write_bytes(example.read_bytes())
+    result = invoke("import", str(renamed), "--db", str(tmp_path / "runs.db"))
+    assert result.exit_code == 0, result.output
+    assert "imported 13 runs" in result.output
 
 
-def test_the_database_is_opened_read_only(db: Db, tmp_path: Path) -> None:
-    db.output(db.run(), "gemini", "text")
-    db.close()
-    before = db.path.read_bytes()
-    listing = sorted(p.name for p in tmp_path.iterdir())
-    read(db.path)
-    assert db.path.read_bytes() == before
-    assert sorted(p.name for p in tmp_path.iterdir()) == listing
+def test_another_sqlite_file_is_refused_clearly(tmp_path: Path) -> None:
+    other = tmp_path / "other.db"
+    sqlite3.connect(other).execute("CREATE TABLE t (x)").connection.close()
+    result = invoke("import", str(other), "--db", str(tmp_path / "runs.db"))
+    assert result.exit_code == 1
+    assert result.output.strip() == (
+        f"Error: {other}: not a spec-kit consensus database: no table consensus_runs"
+    )
 
 
-def test_a_path_with_uri_characters_opens(tmp_path: Path) -> None:
-    folder = tmp_path / "odd ?#% name"
-    folder.mkdir()
-    database = Db(folder / "c?d#b.db")
-    database.output(database.run(), "gemini", "text")
-    database.close()
-    records, _ = read(database.path)
-    assert len(records) == 1
+RUN = {"id": "r1", "agents": [{"name": "a", "technical_score": 0.5}]}
+RUN2 = {"id": "r2", "agents": [{"name": "a", "technical_score": 0.5}]}
 
 
-def test_a_bad_agent_fails_parse_naming_file_and_run(db: Db) -> None:
-    run = db.run()
-    db.output(run, "", "text")
-    (record,), _ = read(db.path)
-    with pytest.raises(PPPError) as error:
-        record.parse()
-    assert str(error.value).startswith(f"{db.path}: consensus_runs[id={run}].agents[0]")
+@pytest.mark.parametrize(
+    ("name", "text"),
+    [
+        ("array.jsonl", json.dumps([RUN, RUN2])),
+        ("lines.json", json.dumps(RUN) + "\n" + json.dumps(RUN2) + "\n"),
+        ("pretty.jsonl", json.dumps([RUN, RUN2], indent=2)),
+        ("lines.txt", json.dumps(RUN) + "\n\n" + json.dumps(RUN2)),
+    ],
+)
+def test_json_and_json_lines_are_told_apart_by_content(
+    tmp_path: Path, name: str, text: str
+) -> None:
+    path = tmp_path / name
+    path.write_text(text)
+    result = invoke("import", str(path), "--db", str(tmp_path / "runs.db"))
+    assert result.exit_code == 0, result.output
+    assert "imported 2 runs" in result.output
 
 
-# --- errors -------------------------------------------------------------------------------
+def test_import_help_names_spec_kits_real_path() -> None:
+    assert "~/.code/consensus_artifacts.db" in invoke("import", "--help").output
+
+
+def test_runs_are_listed_in_time_order(example: Path, tmp_path: Path) -> None:
+    db = imported(example, tmp_path)
+    rows = json.loads(invoke("runs", "--json", "--db", str(db)).output)
+    times = [row["created_at"] for row in rows]
+    assert times == sorted(times) and len(rows) == 13
+    assert [row["id"] for row in rows] != sorted(row["id"] for row in rows)
 
 
 def error_of(path: Path) -> str:
@@ -417,235 +616,234 @@ def test_error_not_sqlite(tmp_path: Path) -> None:
     assert error_of(path) == f"{path}: not a SQLite database"
 
 
-@pytest.mark.parametrize(
-    ("ddl", "message"),
-    [
-        ("", "no table consensus_runs"),
-        ("CREATE TABLE runs (id INTEGER)", "no table consensus_runs"),
-        (RUNS_DDL, "no table agent_outputs"),
-        (
-            "CREATE TABLE consensus_runs (id INTEGER PRIMARY KEY, spec_id TEXT, stage TEXT);"
-            + OUTPUTS_DDL,
-            "table consensus_runs has no columns run_timestamp, synthesis_json",
-        ),
-        (
-            RUNS_DDL + ";CREATE TABLE agent_outputs (id INTEGER, run_id INTEGER, agent_name TEXT,"
-            " content TEXT, output_timestamp INTEGER)",
-            "table agent_outputs has no column model_version",
-        ),
-    ],
-)
-def test_error_not_a_spec_kit_database(tmp_path: Path, ddl: str, message: str) -> None:
+def test_error_missing_columns(tmp_path: Path) -> None:
     path = tmp_path / "other.db"
     conn = sqlite3.connect(path)
-    conn.executescript(ddl)
+    conn.executescript(
+        "CREATE TABLE consensus_runs (id INTEGER PRIMARY KEY, spec_id TEXT, stage TEXT);"
+        "CREATE TABLE agent_outputs (id INTEGER, run_id INTEGER, agent_name TEXT,"
+        " model_version TEXT, content TEXT, output_timestamp INTEGER)"
+    )
     conn.close()
-    assert error_of(path) == f"{path}: not a spec-kit consensus database: {message}"
-
-
-def test_an_empty_file_is_not_a_spec_kit_database(tmp_path: Path) -> None:
-    path = tmp_path / "empty.db"
-    path.write_bytes(b"")
-    assert error_of(path) == f"{path}: not a spec-kit consensus database: no table consensus_runs"
-
-
-# --- the technical score (seed 000) -------------------------------------------------------
-
-
-def full(stage: str) -> dict[str, Any]:
-    fields = STAGE_FIELDS[stage]
-    return {"stage": f"spec-{stage}", "agent": "gpt_pro"} | {field: ["x"] for field in fields}
-
-
-@pytest.mark.parametrize("stage", sorted(STAGE_FIELDS))
-def test_technical_all_required_fields_filled_is_one(stage: str) -> None:
-    assert technical_from_content(json.dumps(full(stage)), stage) == 1.0
-    assert technical_from_content(json.dumps(full(stage)), f"spec-{stage}") == 1.0
-
-
-def test_technical_stage_specific_required_fields_are_spec_kits() -> None:
-    assert dict(STAGE_FIELDS) == {
-        "plan": ("work_breakdown", "acceptance_mapping"),
-        "tasks": ("tasks",),
-        "implement": ("implementation",),
-        "validate": ("test_strategy",),
-        "audit": ("audit_verdict",),
-        "unlock": ("unlock_decision",),
-        "clarify": ("issues",),
-        "analyze": ("issues",),
-        "checklist": ("requirements",),
-    }
-    assert canonical_stage("Spec-Review") == "audit"
-    assert canonical_stage("deploy") is None
-    assert canonical_stage(None) is None
-
-
-@pytest.mark.parametrize(
-    ("content", "stage", "expected"),
-    [
-        # A required field missing: has_required_fields = 0, completeness 3/4.
-        ({"stage": "spec-plan", "agent": "claude", "work_breakdown": ["a"]}, "plan", 0.375),
-        # All present but one empty: has_required_fields = 1, completeness 3/4.
-        (plan_output(acceptance_mapping=[]), "plan", 0.875),
-        (plan_output(acceptance_mapping=None), "plan", 0.875),
-        (plan_output(acceptance_mapping="  "), "plan", 0.875),
-        (plan_output(acceptance_mapping={}), "plan", 0.875),
-        # Scalars count as filled, even 0 and false.
-        ({"stage": "s", "agent": "a", "unlock_decision": False}, "unlock", 1.0),
-        ({"stage": "s", "agent": "a", "tasks": 0}, "tasks", 1.0),
-        # Only the envelope: 2 of 3 fields.
-        ({"stage": "spec-tasks", "agent": "gemini", "surfaces": ["x"]}, "tasks", 1 / 3),
-        # No agent: 2 of 3 filled, not all present.
-        ({"stage": "spec-tasks", "tasks": ["T1"]}, "tasks", 1 / 3),
-        ({}, "tasks", 0.0),
-        # spec-kit's aggregator nests its plan one level down.
-        (
-            {
-                "stage": "spec-plan",
-                "agent": "gpt_pro",
-                "final_plan": {"work_breakdown": ["a"], "acceptance_mapping": ["b"]},
-            },
-            "plan",
-            1.0,
-        ),
-        # ... but not two levels.
-        (
-            {
-                "stage": "spec-plan",
-                "agent": "gpt_pro",
-                "x": {"y": {"work_breakdown": ["a"], "acceptance_mapping": ["b"]}},
-            },
-            "plan",
-            0.25,
-        ),
-        # A stage without fields of its own requires only stage and agent.
-        ({"stage": "deploy", "agent": "claude"}, "deploy", 1.0),
-        ({"stage": "deploy", "agent": ""}, None, 0.75),
-        ({"agent": "claude"}, None, 0.25),
-    ],
-)
-def test_technical_partial_json(
-    content: dict[str, Any], stage: str | None, expected: float
-) -> None:
-    assert technical_from_content(json.dumps(content), stage) == approx(expected)
-
-
-@pytest.mark.parametrize(
-    ("content", "stage", "expected"),
-    [
-        # Prose: has_required_fields = 0; completeness = stage fields it mentions.
-        ("## Work breakdown\n\n1. Add the route.\n\nAcceptance-mapping: login works.", "plan", 0.5),
-        ("We propose a work_breakdown in five steps.", "plan", 0.25),
-        ("We propose five steps.", "plan", 0.0),
-        ("Test strategy: mock the provider.", "validate", 0.5),
-        ("Teststrategy", "validate", 0.0),
-        # No stage fields to look for: any non-blank text is complete as far as can be judged.
-        ("Some answer.", "deploy", 0.5),
-        ("Some answer.", None, 0.5),
-        ("", "plan", 0.0),
-        ("   \n", None, 0.0),
-        # JSON that is not an object has no fields either.
-        (json.dumps(["work breakdown", "acceptance mapping"]), "plan", 0.5),
-        (json.dumps("work breakdown"), "plan", 0.25),
-        ("42", "deploy", 0.5),
-        ('{"stage": "spec-plan", "agent": ', "plan", 0.0),
-    ],
-)
-def test_technical_non_json(content: str, stage: str | None, expected: float) -> None:
-    assert technical_from_content(content, stage) == approx(expected)
-
-
-def test_technical_accepts_json_in_a_fence() -> None:
-    fenced = "Here is my plan.\n\n```json\n" + json.dumps(plan_output(), indent=2) + "\n```\n"
-    assert technical_from_content(fenced, "plan") == 1.0
-    broken = 'Here is my plan.\n\n```json\n{"stage": \n```\n'
-    assert technical_from_content(broken, "plan") == 0.0
-
-
-def test_technical_is_always_in_the_unit_interval() -> None:
-    contents = [
-        "",
-        "x",
-        "null",
-        "[]",
-        "{}",
-        json.dumps(plan_output()),
-        json.dumps({"a": {"b": {"c": []}}}),
-        "```json\n[]\n```",
-    ]
-    for content in contents:
-        for stage in [None, "deploy", *STAGE_FIELDS]:
-            assert 0.0 <= technical_from_content(content, stage) <= 1.0
-
-
-def test_a_fenced_output_keeps_its_prose_questions(db: Db) -> None:
-    content = (
-        "Before proceeding, could you confirm whether refresh tokens rotate?\n\n"
-        "```json\n" + json.dumps(plan_output(questions=["Which provider comes first?"])) + "\n```"
+    assert error_of(path) == (
+        f"{path}: not a spec-kit consensus database: "
+        "table consensus_runs has no columns run_timestamp, synthesis_json"
     )
-    db.output(db.run(), "gpt_codex", content)
-    (record,), _ = read(db.path)
-    agent = record.raw["agents"][0]
-    assert agent["technical_score"] == 1.0
-    assert agent["output"] == content
-    parsed = record.parse().agents[0]
-    assert parsed.trajectory is not None
-    assert [q.text for q in parsed.trajectory.questions] == [
-        "Before proceeding, could you confirm whether refresh tokens rotate?",
-        "Which provider comes first?",
-    ]
 
 
-# --- the example database -----------------------------------------------------------------
+def test_the_database_is_opened_read_only(example: Path) -> None:
+    before = example.read_bytes()
+    read(example)
+    # Unchanged. (Reading a WAL database may leave SQLite's -wal and -shm files beside
+    # it, as spec-kit's own connections do.)
+    assert example.read_bytes() == before
+    with pytest.raises(sqlite3.OperationalError, match="readonly"):
+        conn = sqlite3.connect(f"{example.as_uri()}?mode=ro", uri=True)
+        conn.execute("DELETE FROM agent_outputs")
 
 
-def load_example_script() -> Any:
-    spec = importlib.util.spec_from_file_location(
-        "make_speckit_example", EXAMPLES / "make_speckit_example.py"
-    )
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-def test_the_example_database_imports() -> None:
-    path = EXAMPLES / "spec-kit-consensus.db"
-    records, warnings = read(path)
-    runs = [record.parse() for record in records]
-    assert [run.id for run in runs] == ["spec-kit-1", "spec-kit-2", "spec-kit-3", "spec-kit-4"]
-    assert [run.stage for run in runs] == ["plan", "tasks", "implement", "validate"]
-    assert runs[2].task == "Add OAuth2 login to the API"
-    assert runs[2].selected_agent == "gpt_pro"
-    assert len(warnings) == 3  # duplicate gemini, truncated synthesis, empty audit run
-    questions = [
-        q.text for run in runs for a in run.agents if a.trajectory for q in a.trajectory.questions
-    ]
-    assert "Which identity provider comes first: Google or GitHub?" in questions
+def test_open_speckit_counts_the_runs_it_yields(example: Path) -> None:
+    opened = open_speckit(example)
+    assert opened.total == len(list(opened.records)) == 13
 
 
 def test_the_example_database_is_what_its_script_builds(tmp_path: Path) -> None:
-    rebuilt = tmp_path / "rebuilt.db"
-    load_example_script().build(rebuilt)
-    committed, committed_warnings = read(EXAMPLES / "spec-kit-consensus.db")
-    fresh, _ = read(rebuilt)
-    assert [r.raw for r in fresh] == [r.raw for r in committed]
-    assert len(committed_warnings) == 3
+    built = tmp_path / "built.db"
+    port.build_example(built)
+    dump = lambda p: list(sqlite3.connect(p).iterdump())  # noqa: E731
+    assert dump(built) == dump(EXAMPLES / "spec-kit-consensus.db")
 
 
-def test_open_speckit_counts_the_runs_it_yields(db: Db) -> None:
-    for index in range(5):
-        run = db.run(timestamp=T0 + index)
-        if index != 2:
-            db.output(run, "gemini", f"output {index}")
-            db.output(run, "claude", f"answer {index}")
-    db.output(99, "gemini", "orphan")
-    warnings: list[str] = []
-    opened = open_speckit(db.path, warnings.append, batch_size=2)
-    assert opened.total == 4
-    records = list(opened.records)
-    assert len(records) == opened.total
-    assert [r.raw for r in records] == [r.raw for r in read_speckit(db.path)]
-    assert len(warnings) == 2  # the empty run and the orphan output
-    with pytest.raises(PPPError, match="no such file"):
-        open_speckit(db.path.with_name("missing.db"))
+# --- the schema migration ----------------------------------------------------------------
+
+
+def test_a_database_written_before_failures_existed_keeps_working(tmp_path: Path) -> None:
+    from ppp_tui.reports import Scores
+    from ppp_tui.storage.schema import SCHEMA_VERSION
+
+    path = tmp_path / "runs.db"
+    conn = sqlite3.connect(path)
+    conn.executescript((Path(__file__).parent / "data" / "schema2.sql").read_text())
+    conn.execute("PRAGMA user_version = 2")
+    conn.commit()
+    conn.close()
+    settings = Settings()
+    with Store.open(path) as store:
+        assert store.conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 3
+        run = store.get_run("old-1")
+        assert run.consensus is None and all(a.failure is None for a in run.agents)
+        assert rank_run(run, settings).best_agent == "a"  # 0.48 against 0.435
+        scores = Scores.load(store, settings)
+        assert scores.arrays.failed is None
+        assert list(scores.arrays.run_ids) == ["old-1", "old-2"]
+        assert [scores.arrays.names[i, scores.outcome.selected[i]] for i in range(2)] == ["a", "c"]
+        assert store.first_runs(settings, 5)[0].agents[0].failed is False
+    # The old run ids keep working, and new runs import beside them.
+    assert invoke("rank", "old-2", "--db", str(path)).exit_code == 0
+    assert invoke("prefer", "old-2", "c", "--db", str(path)).exit_code == 0
+    example = tmp_path / "spec-kit.db"
+    port.build_example(example)
+    assert "imported 13 runs" in invoke("import", str(example), "--db", str(path)).output
+
+
+# --- technical scores from the user's evaluation ------------------------------------------
+
+
+def _ids(db: Path) -> dict[str, str]:
+    with Store.open(db) as store:
+        return {
+            f"{spec}/{stage}": run_id
+            for run_id, spec, stage in store.conn.execute(
+                "SELECT id, spec_id, stage FROM runs WHERE spec_id = 'SPEC-KIT-101'"
+            )
+        }
+
+
+def test_technical_scores_from_a_csv_file_rerank_and_repack(example: Path, tmp_path: Path) -> None:
+    from ppp_tui.reports import Scores
+
+    db = imported(example, tmp_path)
+    plan = _ids(db)["SPEC-KIT-101/plan"]
+    scores = tmp_path / "scores.csv"
+    scores.write_text(
+        f"run_id,agent,technical,notes\n{plan},gpt_pro,1.0,all tests pass\n"
+        f"{plan},gemini,0.2,research only\n{plan},claude,0.3,\n"
+    )
+    result = invoke("technical", str(scores), "--db", str(db))
+    assert result.exit_code == 0, result.output
+    assert result.output == "set 3 technical scores in 1 run\n"
+    settings = Settings()
+    with Store.open(db) as store:
+        run = store.get_run(plan)
+        assert {a.name: a.technical for a in run.agents} == {
+            "gemini": 0.2,
+            "claude": 0.3,
+            "gpt_pro": 1.0,
+        }
+        assert rank_run(run, settings).best_agent == "gpt_pro"
+        # The packed columns the whole-database paths read agree.
+        whole = Scores.load(store, settings)
+        row = list(whole.arrays.run_ids).index(plan)
+        assert whole.arrays.names[row, whole.outcome.selected[row]] == "gpt_pro"
+        assert sorted(whole.arrays.technical[row][whole.arrays.valid[row]]) == [0.2, 0.3, 1.0]
+        assert store.conn.execute(
+            "SELECT count(*) FROM runs WHERE id NOT IN (SELECT run_id FROM run_scores)"
+        ).fetchone() == (0,)
+
+
+def test_technical_scores_from_json(example: Path, tmp_path: Path) -> None:
+    db = imported(example, tmp_path)
+    plan = _ids(db)["SPEC-KIT-101/plan"]
+    scores = tmp_path / "scores.json"
+    scores.write_text(json.dumps([{"run_id": plan, "agent": "claude", "technical": 0.5}]))
+    assert invoke("technical", str(scores), "--db", str(db)).exit_code == 0
+    with Store.open(db) as store:
+        assert store.get_run(plan).agent("claude").technical == 0.5  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize(
+    ("rows", "message"),
+    [
+        ("run_id,agent\nX,claude\n", "line 1: the CSV header needs run_id, agent, technical"),
+        ("run_id,agent,technical\nnope,claude,0.5\n", "line 2: unknown run id 'nope'"),
+        (
+            "run_id,agent,technical\n{plan},claude,0.5\n{plan},mistral,0.5\n",
+            "line 3: {plan}: no agent named 'mistral'; the agents are claude, gemini, gpt_pro",
+        ),
+        ("run_id,agent,technical\n{plan},claude,1.5\n", "line 2: technical must be in [0, 1]"),
+        ("run_id,agent,technical\n{plan},claude,high\n", "technical must be a number"),
+        (
+            "run_id,agent,technical\n{plan},claude,0.5\n{plan},claude,0.6\n",
+            "line 3: claude of run {plan} is given twice (also at line 2)",
+        ),
+        (
+            "run_id,agent,technical\n{tasks},gemini,0.9\n",
+            "gemini failed at this run (empty output)",
+        ),
+    ],
+)
+def test_bad_technical_scores_change_nothing(
+    example: Path, tmp_path: Path, rows: str, message: str
+) -> None:
+    db = imported(example, tmp_path)
+    ids = _ids(db)
+    values = {"plan": ids["SPEC-KIT-101/plan"], "tasks": ids["SPEC-KIT-101/tasks"]}
+    before = sqlite3.connect(db).execute("SELECT run_id, name, technical FROM agents").fetchall()
+    scores = tmp_path / "scores.csv"
+    # A good row first: nothing is written when a later one is bad.
+    scores.write_text(rows.format(**values))
+    result = invoke("technical", str(scores), "--db", str(db))
+    assert result.exit_code == 1
+    assert result.output.startswith(f"Error: {scores}: ")
+    assert message.format(**values) in result.output
+    assert len(result.output.splitlines()) == 1
+    after = sqlite3.connect(db).execute("SELECT run_id, name, technical FROM agents").fetchall()
+    assert after == before
+
+
+def test_a_bad_answer_is_reported_naming_file_and_stage_run(writer: Any) -> None:
+    writer.store_artifact("S", "spec-plan", "", port.output("spec-plan", "claude"))
+    path = Path(writer.conn.execute("PRAGMA database_list").fetchone()[2])
+    (record,), _ = read(path)
+    with pytest.raises(PPPError) as error:
+        record.parse()
+    assert str(error.value) == (
+        f"{path}: stage run {record.raw['id']} (S, spec-plan): $.agents[0].name:"
+        " name must not be empty"
+    )
+
+
+def test_broken_rows_are_warnings_naming_the_row(writer: Any) -> None:
+    port.stage_run(writer, "S", "spec-tasks", {"claude": port.output("spec-tasks", "claude")}, None)
+    writer.conn.execute(
+        'UPDATE consensus_runs SET synthesis_json = \'{"status": "ok"\' WHERE synthesis_json'
+        " IS NOT NULL"
+    )
+    writer.conn.execute("INSERT INTO agent_outputs VALUES (99, 999, 'gemini', NULL, 'x', 1)")
+    writer.conn.commit()
+    path = Path(writer.conn.execute("PRAGMA database_list").fetchone()[2])
+    (record,), warnings = read(path)
+    assert warnings == [
+        f"{path}: consensus_runs row 2: synthesis_json is not a JSON object; ignored",
+        f"{path}: 1 agent output(s) belong to no consensus run; ignored",
+    ]
+    assert record.raw["consensus"] == {"verdict": "ok"}
+
+
+def test_score_ranks_a_spec_kit_database_without_importing_it(example: Path) -> None:
+    result = invoke("score", str(example), "--json")
+    assert result.exit_code == 0, result.output
+    documents = [json.loads(line) for line in result.output.splitlines()]
+    assert len(documents) == 13
+    for document in documents:
+        failed = [a["failed"] for a in document["agents"]]
+        assert failed == sorted(failed)  # failures after every working agent
+
+
+def test_questions_come_from_the_raw_response_spec_kit_recorded(example: Path) -> None:
+    records, _ = read(example)
+    (plan,) = by_key(records)[("SPEC-KIT-101", "plan")]
+    run = Record("x", None, "$", plan).parse()
+    asked = {a.name: [q.text for q in a.trajectory.questions] for a in run.agents if a.trajectory}
+    assert asked == {
+        "gemini": [],  # its `questions` field is planning notes
+        "claude": ["Should the plan also migrate the existing sessions?"],
+        "gpt_pro": [],
+    }
+    assert json.loads(run.agents[1].output or "")["agent"] == "claude"  # the stored JSON
+
+
+def test_answers_and_synthesis_in_the_same_millisecond_share_a_row(writer: Any) -> None:
+    # spec-kit's upsert keys rows on (spec, stage, millisecond): two answers in the same
+    # millisecond land on one row, and a synthesis written then fills that row's
+    # synthesis_json.
+    writer.store_artifact("S", "spec-plan", "gemini", port.output("spec-plan", "gemini"))
+    writer.now_ms -= 1
+    writer.store_artifact("S", "spec-plan", "claude", port.output("spec-plan", "claude"))
+    writer.now_ms -= 1
+    writer.store_synthesis("S", "spec-plan", "# plan", "ok", 2)
+    path = Path(writer.conn.execute("PRAGMA database_list").fetchone()[2])
+    assert writer.conn.execute("SELECT count(*) FROM consensus_runs").fetchone() == (1,)
+    (record,), warnings = read(path)
+    assert [a["name"] for a in record.raw["agents"]] == ["gemini", "claude"]
+    assert record.raw["consensus"]["status"] == "ok" and warnings == []

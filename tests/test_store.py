@@ -29,7 +29,7 @@ from ppp_tui.core.settings import (
     Weights,
     preset,
 )
-from ppp_tui.reports import Scores, ranks
+from ppp_tui.reports import Scores, finals, ranks
 from ppp_tui.storage import store as store_module
 from ppp_tui.storage.config import load_settings
 from ppp_tui.storage.files import read_records
@@ -613,7 +613,8 @@ def check_against_rank_run(store: Store, settings: Settings, stage: str | None =
     """Every run's finals, best agent, ranks and regret from the arrays equal rank_run's."""
     scores = Scores.load(store, settings, stage)
     arrays, outcome, columns = scores.arrays, scores.outcome, scores.columns
-    rank_table = ranks(outcome, arrays)
+    final = finals(scores)
+    rank_table = ranks(outcome, arrays, final)
     r_proact = columns.to_slots(columns.r_proact(settings), np.nan)
     r_pers = columns.to_slots(columns.r_pers(settings), np.nan)
     expected_ids = [info.id for info in store.run_infos(stage)]
@@ -626,7 +627,7 @@ def check_against_rank_run(store: Store, settings: Settings, stage: str | None =
         assert arrays.names[i, outcome.selected[i]] == ranking.best_agent, run_id
         for agent in ranking.agents:
             s = slot[agent.name]
-            assert outcome.final[i, s] == pytest.approx(agent.final, abs=1e-12), (run_id, agent)
+            assert final[i, s] == pytest.approx(agent.final, abs=1e-12), (run_id, agent)
             assert rank_table[i, s] == agent.rank, (run_id, agent.name)
             if agent.r_proact is None:
                 assert np.isnan(r_proact[i, s]) and np.isnan(r_pers[i, s])
@@ -810,6 +811,10 @@ def random_run(rng: random.Random, number: int) -> dict[str, Any]:
             else round(rng.random(), rng.choice([2, 3, 6]))
         )
         agent: dict[str, Any] = {"name": name, "technical_score": technical}
+        # Some failed agents (never the last, which the marks below may pick), drawn
+        # without touching the random stream so the runs stay what they were.
+        if name != names[-1] and (number * 7 + len(name) + names.index(name)) % 6 == 0:
+            agent["failure"] = "empty output"
         trajectory = random_trajectory(rng)
         if trajectory is not None or rng.random() < 0.5:
             agent["trajectory"] = trajectory
@@ -828,6 +833,9 @@ def random_run(rng: random.Random, number: int) -> dict[str, Any]:
         run["created_at"] = f"2025-11-{1 + number % 28:02d}T10:00:00Z"  # unique content
     if rng.random() < 0.7:
         run["preferred_agent"] = rng.choice(names)
+        for agent in agents:  # a failed agent cannot be the preferred one
+            if agent["name"] == run["preferred_agent"]:
+                agent.pop("failure", None)
     return run
 
 

@@ -66,7 +66,7 @@ def pick(run: RunAgents, settings: Settings) -> tuple[str, float]:
     agents = run.agents
     best = min(
         range(len(agents)),
-        key=lambda k: rank_key(finals[k], agents[k].technical, agents[k].name),
+        key=lambda k: rank_key(finals[k], agents[k].technical, agents[k].name, agents[k].failed),
     )
     for k, agent in enumerate(agents):
         if agent.name == run.preferred:

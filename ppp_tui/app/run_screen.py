@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import time
 from typing import TYPE_CHECKING, Any
 
@@ -35,6 +36,59 @@ if TYPE_CHECKING:
     from textual.widgets.data_table import ColumnKey
 
     from .app import PPPApp
+
+
+def _consensus(run: Run) -> dict[str, Any]:
+    if run.consensus is None:
+        return {}
+    try:
+        value = json.loads(run.consensus)
+    except ValueError:
+        return {}
+    return value if isinstance(value, dict) else {}
+
+
+def consensus_summary(run: Run) -> str:
+    """One line of the run's consensus result: status, verdict, artifacts, failures."""
+    consensus = _consensus(run)
+    if not consensus and not any(agent.failure for agent in run.agents):
+        return ""
+    facts = []
+    for key, label in (("status", "status"), ("verdict", "verdict")):
+        if consensus.get(key) is not None:
+            facts.append(f"{label} {consensus[key]}")
+    if consensus.get("artifacts_count") is not None:
+        facts.append(f"{consensus['artifacts_count']} artifacts")
+    if consensus.get("degraded"):
+        facts.append("degraded")
+    failed = [agent.name for agent in run.agents if agent.failure]
+    if failed:
+        facts.append(f"failed: {', '.join(failed)}")
+    return " · ".join(facts)
+
+
+def consensus_text(run: Run) -> Content:
+    """The Consensus tab: agreements, conflicts, and the synthesis, shown literally."""
+    consensus = _consensus(run)
+    lines = []
+    for key in (
+        "status",
+        "verdict",
+        "artifacts_count",
+        "agreements",
+        "conflicts",
+        "missing_agents",
+        "output_path",
+    ):
+        value = consensus.get(key)
+        if value is None:
+            continue
+        text = ", ".join(map(str, value)) if isinstance(value, list) else str(value)
+        lines.append(f"{key.replace('_', ' ')}: {text}")
+    synthesis = consensus.get("synthesis")
+    if isinstance(synthesis, str) and synthesis.strip():
+        lines += ["", synthesis]
+    return plain("\n".join(lines) or "No consensus result.")
 
 
 def _same(old: Any, new: Any) -> bool:
@@ -93,6 +147,9 @@ class RunScreen(Screen[None]):
                     yield VerticalScroll(Static(id="output"))
                 with TabPane("Iterations", id="tab-iterations"):
                     yield Static(id="iterations")
+                if self.run.consensus is not None:
+                    with TabPane("Consensus", id="tab-consensus"):
+                        yield VerticalScroll(Static(consensus_text(self.run), id="consensus"))
         yield WeightsBar()
         yield Footer()
 
@@ -134,14 +191,18 @@ class RunScreen(Screen[None]):
             f"task type {task_type(run.task).value}",
             f"preferences {', '.join(run.preferences) or 'none'}",
         ]
-        header = Content.assemble(
+        parts: list[Any] = [
             (literal(run.id, True), "bold"),
             " │ ",
             literal(" │ ".join(facts), True),
             "\n",
             ("task: ", "dim"),
             literal(run.task or "—", True),
-        )
+        ]
+        summary = consensus_summary(run)
+        if summary:
+            parts += ["\n", ("consensus: ", "dim"), literal(summary, True)]
+        header = Content.assemble(*parts)
         self.query_one("#run-header", Static).update(header)
 
     def _show_iterations(self) -> None:

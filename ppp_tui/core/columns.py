@@ -42,6 +42,7 @@ class AgentColumns:
     q_high: IntArray
     violations: IntArray
     penalty: FloatArray  # sum of violation penalties under the settings
+    failed: BoolArray | None = None  # (agents,) the output is a failure; None: none is
 
     @property
     def names(self) -> ObjectArray:
@@ -90,6 +91,7 @@ class AgentColumns:
             q_high=self.q_high[keep_agents],
             violations=self.violations[keep_agents],
             penalty=self.penalty[keep_agents],
+            failed=None if self.failed is None else self.failed[keep_agents],
         )
 
     @cached_property
@@ -132,4 +134,7 @@ class AgentColumns:
             interaction=self.to_slots(self.interaction(settings), np.nan),
             valid=self.to_slots(np.ones(len(self.name_codes), dtype=bool), False),
             preferred=preferred,
+            failed=None
+            if self.failed is None or not self.failed.any()
+            else self.to_slots(self.failed, False),
         )

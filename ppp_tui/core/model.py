@@ -90,6 +90,7 @@ class Agent:
     relevance: float | None = None
     confidence: float | None = None
     output: str | None = None
+    failure: str | None = None  # why the agent's output is a failure, not work
 
 
 @dataclass(frozen=True)
@@ -104,6 +105,9 @@ class Run:
     selected_agent: str | None = None
     preferred_agent: str | None = None
     iterations: tuple[float, ...] = ()
+    # The consensus result of the run (status, agreements, conflicts, artifacts count,
+    # synthesis, verdict), as JSON text; None if it has none.
+    consensus: str | None = None
 
     def agent(self, name: str) -> Agent | None:
         for agent in self.agents:

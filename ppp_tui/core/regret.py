@@ -72,6 +72,7 @@ class AgentRow:
     name: str
     technical: float
     interaction: float | None
+    failed: bool = False
 
 
 @dataclass(frozen=True)
@@ -85,6 +86,9 @@ class ScoreArrays:
     interaction: FloatArray  # (runs, slots), nan where there is no trajectory
     valid: BoolArray  # (runs, slots)
     preferred: IntArray  # (runs,) slot of the preferred agent, -1 unmarked
+    # (runs, slots) agents whose output is a failure; None: none failed. A failed agent
+    # is never selected in a run that has a working agent.
+    failed: BoolArray | None = None
 
     @classmethod
     def build(
@@ -98,6 +102,7 @@ class ScoreArrays:
         technical = np.zeros((count, slots))
         interaction = np.full((count, slots), np.nan)
         valid = np.zeros((count, slots), dtype=bool)
+        failed = np.zeros((count, slots), dtype=bool)
         preferred = np.full(count, -1, dtype=np.int64)
         for row, (_, _, agents, preferred_name) in enumerate(collected):
             ordered = sorted(agents, key=lambda agent: (-agent.technical, agent.name))
@@ -107,6 +112,7 @@ class ScoreArrays:
                 if agent.interaction is not None:
                     interaction[row, slot] = agent.interaction
                 valid[row, slot] = True
+                failed[row, slot] = agent.failed
                 if agent.name == preferred_name:
                     preferred[row] = slot
         run_ids = np.empty(count, dtype=object)
@@ -121,6 +127,7 @@ class ScoreArrays:
             interaction=interaction,
             valid=valid,
             preferred=preferred,
+            failed=failed if failed.any() else None,
         )
 
     @classmethod
@@ -129,7 +136,9 @@ class ScoreArrays:
         rows = []
         for run in runs:
             scores = rank_agents(run.agents, run.preferences, settings.weights, settings)
-            agents = [AgentRow(s.name, s.technical, s.interaction) for s in scores]
+            agents = [
+                AgentRow(s.name, s.technical, s.interaction, s.failure is not None) for s in scores
+            ]
             rows.append((run.id, run.stage, agents, run.preferred_agent))
         return cls.build(rows)
 
@@ -151,7 +160,19 @@ class ScoreArrays:
             interaction=self.interaction.take(rows, axis=0),
             valid=self.valid.take(rows, axis=0),
             preferred=self.preferred.take(rows, axis=0),
+            failed=None if self.failed is None else self.failed.take(rows, axis=0),
         )
+
+    @property
+    def selectable(self) -> BoolArray:
+        """(runs, slots) the agents selection may pick: every agent, but in a run with a
+        working agent none whose output is a failure (failures never win)."""
+        if self.failed is None:
+            return self.valid
+        working: BoolArray = self.valid & ~self.failed
+        has_working: BoolArray = np.any(working, axis=1)
+        result: BoolArray = np.where(has_working[:, None], working, self.valid)
+        return result
 
     def stage_mask(self, stage: str | None) -> BoolArray:
         mask: BoolArray = self.stages == stage
@@ -181,8 +202,10 @@ class ScoreArrays:
                 interaction[rows[stage]] = weights.interaction
         return technical, interaction
 
-    def lines(self, settings: Settings) -> Lines:
-        """The (C, P, Q) coefficients of every agent under `settings` (SPEC 2)."""
+    def lines(self, settings: Settings, failures_last: bool = True) -> Lines:
+        """The (C, P, Q) coefficients of every agent under `settings` (SPEC 2). With
+        `failures_last` (selection, regret, tuning) a failed agent beside a working one
+        gets C = -inf: it can never be selected. Without, its real score."""
         has_trajectory = ~np.isnan(self.interaction)
         tech = self.technical
         zero = np.zeros_like(tech)
@@ -197,8 +220,9 @@ class ScoreArrays:
                 c = np.where(has_trajectory, 0.0, tech)
                 p = np.where(has_trajectory, tech, 0.0)
             q = interaction
-        # Padding can never be selected: -inf beats nothing.
-        c = np.where(self.valid, c, -np.inf)
+        # Padding can never be selected: -inf beats nothing. Nor can a failed agent
+        # beside a working one (a failed agent is never anyone's preferred agent).
+        c = np.where(self.selectable if failures_last else self.valid, c, -np.inf)
         p = np.where(self.valid, p, 0.0)
         q = np.where(self.valid, q, 0.0)
         return Lines(self, c, p, q, *self.weights(settings))

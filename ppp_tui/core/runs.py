@@ -277,9 +277,11 @@ def _agent(raw: Any, path: str, task: str | None, preferences: tuple[str, ...]) 
     obj = _object(raw, path)
     name = _string(obj, "name", path, required=True) or ""
     trajectory = obj.get("trajectory")
+    failure = _failure(obj, path)
+    technical = _unit(obj, "technical_score", path, required=True) or 0.0
     return Agent(
         name=name,
-        technical=_unit(obj, "technical_score", path, required=True) or 0.0,
+        technical=0.0 if failure is not None else technical,
         trajectory=None
         if trajectory is None
         else _trajectory(trajectory, f"{path}.trajectory", task, preferences),
@@ -287,7 +289,33 @@ def _agent(raw: Any, path: str, task: str | None, preferences: tuple[str, ...]) 
         relevance=_unit(obj, "relevance", path),
         confidence=_unit(obj, "confidence", path),
         output=_string(obj, "output", path),
+        failure=failure,
     )
+
+
+def _failure(obj: Mapping[str, Any], path: str) -> str | None:
+    """An agent's optional `failure`: a reason (text), or true for an unnamed one."""
+    value = obj.get("failure")
+    if value is None or value is False:
+        return None
+    if value is True:
+        return "failed"
+    if isinstance(value, str) and value.strip():
+        return value.strip()
+    raise RunError(f"failure must be a reason (text) or true, got {value!r}", f"{path}.failure")
+
+
+def _consensus(obj: Mapping[str, Any], path: str) -> str | None:
+    """A run's optional `consensus` object, kept as canonical JSON text."""
+    value = obj.get("consensus")
+    if value is None:
+        return None
+    if not isinstance(value, dict):
+        raise RunError(f"consensus must be an object, got {_type_name(value)}", f"{path}.consensus")
+    try:
+        return json.dumps(value, sort_keys=True, ensure_ascii=False, allow_nan=False)
+    except (TypeError, ValueError) as error:
+        raise RunError(f"consensus is not plain JSON ({error})", f"{path}.consensus") from None
 
 
 def run_from_dict(raw: Any, path: str = "$") -> Run:
@@ -339,6 +367,14 @@ def _checked_run(raw: Any, path: str) -> Run:
         named = _string(obj, key, path)
         if named is not None and named not in seen:
             raise RunError(f"{named!r} is not one of the run's agents", f"{path}.{key}")
+    preferred = _string(obj, "preferred_agent", path)
+    for agent in agents:
+        if agent.name == preferred and agent.failure is not None:
+            raise RunError(
+                f"{preferred!r} failed ({agent.failure}); a failed agent cannot be the"
+                " preferred one",
+                f"{path}.preferred_agent",
+            )
     return Run(
         id=run_id,
         agents=agents,
@@ -350,6 +386,7 @@ def _checked_run(raw: Any, path: str) -> Run:
         selected_agent=_string(obj, "selected_agent", path),
         preferred_agent=_string(obj, "preferred_agent", path),
         iterations=iterations,
+        consensus=_consensus(obj, path),
     )
 
 
@@ -533,6 +570,12 @@ def _fast_agent(obj: Any, task: str | None, preferences: tuple[str, ...]) -> Age
     trajectory = get("trajectory")
     if trajectory is not None:
         trajectory = _fast_trajectory(trajectory, task, preferences)
+    failure = get("failure")
+    if failure is not None:
+        if type(failure) is not str or not failure.strip():
+            raise _Unusual
+        failure = failure.strip()
+        technical = 0.0
     return Agent(
         name,
         technical,
@@ -541,7 +584,15 @@ def _fast_agent(obj: Any, task: str | None, preferences: tuple[str, ...]) -> Age
         _fast_optional_unit(get("relevance")),
         _fast_optional_unit(get("confidence")),
         _fast_optional_str(get("output")),
+        failure,
     )
+
+
+def _fast_consensus(obj: dict[str, Any]) -> str | None:
+    try:
+        return _consensus(obj, "$")
+    except RunError:
+        raise _Unusual from None
 
 
 def _fast_run(obj: dict[str, Any]) -> Run:
@@ -592,6 +643,10 @@ def _fast_run(obj: dict[str, Any]) -> Run:
         preferred is not None and (type(preferred) is not str or preferred not in seen)
     ):
         raise _Unusual
+    if preferred is not None and any(
+        agent.failure is not None and agent.name == preferred for agent in agents
+    ):
+        raise _Unusual
     return Run(
         run_id,
         agents,
@@ -603,4 +658,5 @@ def _fast_run(obj: dict[str, Any]) -> Run:
         selected,
         preferred,
         tuple(iterations),
+        None if get("consensus") is None else _fast_consensus(obj),
     )

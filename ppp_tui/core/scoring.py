@@ -124,6 +124,7 @@ class AgentScore:
     penalty: float  # sum of this agent's violation penalties
     relevance: float | None
     confidence: float | None
+    failure: str | None = None  # why its output is a failure; it then ranks below work
 
     @property
     def weight(self) -> float | None:
@@ -137,6 +138,8 @@ class AgentScore:
     @property
     def flags(self) -> tuple[str, ...]:
         flags = []
+        if self.failure is not None:
+            flags.append(f"failed: {self.failure}")
         if not self.has_trajectory:
             flags.append("no trajectory")
         if self.low_relevance:
@@ -202,10 +205,13 @@ def _score(agent: Agent, stated: bool, weights: Weights, settings: Settings) -> 
     return _Scored(agent, proact, pers, interaction, final, penalty)
 
 
-def rank_key(final: float, technical: float, name: str) -> tuple[int, float, str]:
-    """SPEC 2's order as a sort key (smallest first): final descending (to 9 decimals),
-    then technical descending, then name ascending."""
-    return -tie_key(final), -technical, name
+def rank_key(
+    final: float, technical: float, name: str, failed: bool = False
+) -> tuple[bool, int, float, str]:
+    """SPEC 2's order as a sort key (smallest first): working agents before failed ones
+    (a failure never wins), then final descending (to 9 decimals), then technical
+    descending, then name ascending."""
+    return failed, -tie_key(final), -technical, name
 
 
 def rank_agents(
@@ -217,7 +223,11 @@ def rank_agents(
     stated = states_preferences(preferences)
     scored = [_score(agent, stated, weights, settings) for agent in agents]
     # With PPP off, final is the technical score, so this is the technical-only ranking.
-    scored.sort(key=lambda s: rank_key(s.final, s.agent.technical, s.agent.name))
+    scored.sort(
+        key=lambda s: rank_key(
+            s.final, s.agent.technical, s.agent.name, s.agent.failure is not None
+        )
+    )
     best = scored[0].final if scored else 0.0
     result = []
     for rank, s in enumerate(scored, start=1):
@@ -238,6 +248,7 @@ def rank_agents(
                 penalty=s.penalty,
                 relevance=s.agent.relevance,
                 confidence=s.agent.confidence,
+                failure=s.agent.failure,
             )
         )
     return result

@@ -48,7 +48,10 @@ def _winner(agents: Sequence[AgentScore], technical: float, settings: Settings) 
     best = min(
         agents,
         key=lambda a: rank_key(
-            final_score(a.technical, a.interaction, weights, settings), a.technical, a.name
+            final_score(a.technical, a.interaction, weights, settings),
+            a.technical,
+            a.name,
+            a.failure is not None,
         ),
     )
     return best.name
@@ -86,8 +89,10 @@ def flips(agents: Sequence[AgentScore], settings: Settings) -> tuple[Flip, ...]:
     """
     if not agents:
         return ()
+    # A failed agent never ranks first beside a working one: only the working draw lines.
+    working = [score for score in agents if score.failure is None] or list(agents)
     lines = []
-    for score in agents:
+    for score in working:
         c, p, q = coefficients(score.technical, score.interaction, settings)
         lines.append((c + q, p - q))  # final at w = 0, and its slope in w
     edges = [0.0]
@@ -97,7 +102,7 @@ def flips(agents: Sequence[AgentScore], settings: Settings) -> tuple[Flip, ...]:
     edges.append(1.0)
     result: list[Flip] = []
     for start, end in pairwise(edges):
-        agent = _winner(agents, (start + end) / 2, settings)
+        agent = _winner(working, (start + end) / 2, settings)
         if result and result[-1].agent == agent:
             result[-1] = Flip(result[-1].start, end, agent)
         else:

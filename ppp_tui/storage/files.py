@@ -65,7 +65,8 @@ class ParsedRecord(Record):
         return self.parsed if self.parsed is not None else super().parse()
 
 
-def _read_text(name: str) -> tuple[str, str]:
+def read_text(name: str) -> tuple[str, str]:
+    """(source name for messages, text) of a UTF-8 file or standard input ("-")."""
     if name == "-":
         return "<stdin>", sys.stdin.read()
     path = Path(name)
@@ -74,7 +75,7 @@ def _read_text(name: str) -> tuple[str, str]:
     except FileNotFoundError:
         raise PPPError(f"{name}: no such file") from None
     except IsADirectoryError:
-        raise PPPError(f"{name}: is a directory, not a run file") from None
+        raise PPPError(f"{name}: is a directory, not a file") from None
     except UnicodeDecodeError as error:
         raise PPPError(f"{name}: not UTF-8 text ({error.reason} at byte {error.start})") from None
     except OSError as error:
@@ -101,16 +102,19 @@ def _document(source: str, text: str) -> Iterator[Record]:
         yield Record(source, None, "$", raw)
 
 
-def _looks_like_lines(name: str, text: str) -> bool:
-    if name.endswith((".jsonl", ".ndjson")):
-        return True
-    if name.endswith(".json"):
+def _looks_like_lines(text: str) -> bool:
+    """JSON Lines or one JSON document, by content whatever the file's name: JSON Lines
+    when the first line is a whole JSON object and more text follows it; a JSON array,
+    a pretty-printed object or a single line is a document."""
+    stripped = text.lstrip()
+    if not stripped.startswith("{"):
         return False
-    # Standard input or another name: JSON Lines if the first line is a whole object.
-    first = text.lstrip().split("\n", 1)[0]
+    first, _, rest = stripped.partition("\n")
+    if not rest.strip():
+        return False
     try:
-        return isinstance(json.loads(first), dict) and first.strip() != text.strip()
-    except json.JSONDecodeError:
+        return isinstance(json.loads(first), dict)
+    except (json.JSONDecodeError, RecursionError):
         return False
 
 
@@ -124,8 +128,8 @@ class RecordFile:
 
 def open_records(name: str, fmt: FileFormat = "auto") -> RecordFile:
     """Read one file (or "-" for standard input); JSON Lines lines decode when parsed."""
-    source, text = _read_text(name)
-    if fmt == "jsonl" or (fmt == "auto" and _looks_like_lines(name, text)):
+    source, text = read_text(name)
+    if fmt == "jsonl" or (fmt == "auto" and _looks_like_lines(text)):
         lines = text.splitlines()
         total = sum(1 for line in lines if line and not line.isspace())
         return RecordFile(total, _lines(source, lines))

@@ -12,6 +12,8 @@ Columns, one entry per agent in position order, little-endian:
   name_lengths  int32 per agent: where `names` splits
   technical     float64 per agent
   counts        int32 x 4 per agent: low, medium, high questions, violations; -1: no trajectory
+  failed        one byte per agent, 1 for an agent whose output is a failure; NULL when
+                no agent of the run failed (every pack written before failures existed)
 """
 
 from __future__ import annotations
@@ -30,7 +32,8 @@ CREATE TABLE run_scores (
     names TEXT NOT NULL,
     name_lengths BLOB NOT NULL,
     technical BLOB NOT NULL,
-    counts BLOB NOT NULL
+    counts BLOB NOT NULL,
+    failed BLOB
 ) WITHOUT ROWID;
 CREATE TRIGGER run_scores_agent_update AFTER UPDATE ON agents BEGIN
     DELETE FROM run_scores WHERE run_id IN (OLD.run_id, NEW.run_id);
@@ -46,21 +49,30 @@ INSERT_TRIGGER = """CREATE TRIGGER run_scores_agent_insert AFTER INSERT ON agent
 END"""
 
 INSERT = (
-    "INSERT INTO run_scores (run_id, names, name_lengths, technical, counts) VALUES (?,?,?,?,?)"
+    "INSERT INTO run_scores (run_id, names, name_lengths, technical, counts, failed)"
+    " VALUES (?,?,?,?,?,?)"
 )
+
 # What a pack is built from, one row per agent in position order (the covering index
 # agents_scores serves it; no INDEXED BY, so a database without it still works).
-AGENT_ROWS = "SELECT run_id, name, technical, q_low, q_medium, q_high, violations FROM agents"
+AGENT_ROWS = (
+    "SELECT run_id, name, technical, q_low, q_medium, q_high, violations,"
+    " failure IS NOT NULL FROM agents"
+)
 NO_TRAJECTORY = -1
 
-Pack = tuple[str, str, bytes, bytes, bytes]  # a run_scores row
+Pack = tuple[str, str, bytes, bytes, bytes, bytes | None]  # a run_scores row
 
 
-def pack(run_id: str, agents: Sequence[tuple[str, float, Sequence[int | None]]]) -> Pack:
+def pack(
+    run_id: str,
+    agents: Sequence[tuple[str, float, Sequence[int | None]]],
+    failed: Sequence[bool] = (),
+) -> Pack:
     """The run_scores row of a run from its agents' (name, technical, counts).
 
     `counts` is (low, medium, high, violations), or NULLs / an empty tuple for an
-    agent without a trajectory.
+    agent without a trajectory; `failed` flags the agents whose output is a failure.
     """
     n = len(agents)
     names = [agent[0] for agent in agents]
@@ -76,7 +88,13 @@ def pack(run_id: str, agents: Sequence[tuple[str, float, Sequence[int | None]]])
         struct.pack(f"<{n}i", *map(len, names)),
         struct.pack(f"<{n}d", *(agent[1] for agent in agents)),
         struct.pack(f"<{4 * n}i", *counts),
+        bytes(map(bool, failed)) if any(failed) else None,
     )
+
+
+def split_failed(failed: bytes | None, n: int) -> list[bool]:
+    """A pack's failure flags, one per agent."""
+    return [False] * n if failed is None else [bool(flag) for flag in failed]
 
 
 def split_names(names: str, name_lengths: bytes) -> list[str]:
@@ -91,8 +109,9 @@ def split_names(names: str, name_lengths: bytes) -> list[str]:
 def from_agent_rows(rows: Iterable[tuple[Any, ...]]) -> list[Pack]:
     """Packs from `AGENT_ROWS` rows grouped by run, in their order."""
     return [
-        pack(run_id, [(row[1], row[2], row[3:7]) for row in group])
+        pack(run_id, [(row[1], row[2], row[3:7]) for row in members], [row[7] for row in members])
         for run_id, group in groupby(rows, key=itemgetter(0))
+        for members in [list(group)]
     ]
 
 

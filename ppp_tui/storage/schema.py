@@ -130,13 +130,37 @@ def _create(conn: sqlite3.Connection) -> None:
 
 def _add_run_scores(conn: sqlite3.Connection) -> None:
     """Version 2: the per-run packs of the hot agent columns (see packs.py)."""
+    _add_columns(conn, _V3_AGENT_COLUMNS)  # the packs are built from them
     _execute(conn, packs.SCHEMA)
     conn.execute(packs.INSERT_TRIGGER)
     packs.fill_missing(conn)
 
 
+def _add_failures_and_consensus(conn: sqlite3.Connection) -> None:
+    """Version 3: why an agent's output is a failure (NULL: it is work), the run's
+    consensus result (JSON text: status, agreements, conflicts, artifacts count,
+    synthesis, verdict), and the failure flags in the packs."""
+    # A database migrated from version 1 got these with its packs already.
+    _add_columns(conn, (*_V3_AGENT_COLUMNS, ("run_scores", "failed", "BLOB")))
+
+
+_V3_AGENT_COLUMNS = (("agents", "failure", "TEXT"), ("runs", "consensus", "TEXT"))
+
+
+def _add_columns(conn: sqlite3.Connection, columns: tuple[tuple[str, str, str], ...]) -> None:
+    """Add each (table, column, type) the table does not have yet."""
+    for table, column, kind in columns:
+        present = {row[1] for row in conn.execute(f"PRAGMA table_info({table})")}
+        if column not in present:
+            conn.execute(f"ALTER TABLE {table} ADD COLUMN {column} {kind}")
+
+
 # MIGRATIONS[n] takes a database at version n to version n + 1.
-MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (_create, _add_run_scores)
+MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (
+    _create,
+    _add_run_scores,
+    _add_failures_and_consensus,
+)
 SCHEMA_VERSION = len(MIGRATIONS)
 OUR_TABLES = frozenset(
     {

@@ -1,38 +1,43 @@
-"""Reading the consensus database of the spec-kit coding tool (SPEC 1, `--format spec-kit`).
+"""Reading the consensus database of the spec-kit coding tool (`--format spec-kit`).
 
-spec-kit keeps its multi-agent consensus runs in SQLite (SPEC-KIT-072 / SPEC-945B schema):
+spec-kit keeps its multi-agent consensus work in SQLite, by default at
+`~/.code/consensus_artifacts.db`:
 
     consensus_runs(id, spec_id, stage, run_timestamp, consensus_ok, degraded, synthesis_json)
     agent_outputs(id, run_id, agent_name, model_version, content, output_timestamp)
+    agent_executions(agent_id, spec_id, stage, phase_type, agent_name, run_id, spawned_at,
+                     completed_at, response_text, extraction_error, branch_id)   (optional)
 
-`read_speckit` opens such a database read-only and yields one `Record` per consensus run
-(`open_speckit` also counts them first, for a progress bar), whose raw dict is a run of the
-import format (SPEC 1):
+It writes one `consensus_runs` row per agent output (timestamps in milliseconds), then
+one more row that carries `synthesis_json` and no output; the verdict of a gate is one
+more output of a pseudo-agent `consensus-verdict`, and validate's lifecycle telemetry an
+output of `agent-lifecycle-telemetry` at stage `validate-lifecycle`. ppp-tui reads these
+back as *stage runs*: every agent output of one attempt at one (spec, stage).
 
-- id `spec-kit-<consensus_runs.id>`, so importing the same database twice adds nothing;
-- spec_id; stage, with spec-kit's command names folded onto the stage names ppp-tui
-  knows (`spec-plan` -> `plan`, `review` / `spec-review` -> `audit`; others kept as they are);
-- created_at = run_timestamp as ISO 8601 UTC (spec-kit writes unix seconds);
-- task and selected_agent from synthesis_json when it names them;
-- one agent per agent output: name = agent_name, model = model_version, output = content,
-  technical_score = `technical_from_content(content, stage)`, and a one-turn trajectory
-  whose response is the content's prose, so the core extracts and classifies its questions.
+Grouping (see docs/spec-kit.md): the rows of one (spec_id, stage) are walked in time
+order. A new stage run starts when an output's pipeline run id (from `agent_executions`)
+differs from the current run's, when an agent answers a second time, or when an agent
+output follows the consensus result (synthesis or verdict) of the current run: that is a
+retry. Synthesis and verdict rows belong to the run they follow.
 
-The technical score follows seed 000 (SPEC-PPP-003, `calculate_technical_score`):
-`0.5 * has_required_fields + 0.5 * completeness`. The seed leaves both terms to spec-kit;
-the required fields are those of spec-kit's own `validate_required_fields` (consensus.rs),
-see `technical_from_content` for the exact rule.
+Each run's id is `spec-kit-` and a hash of (spec_id, stage, the attempt's identity: the
+pipeline run id when known, and its first row's millisecond timestamp), so it never
+depends on row numbers: two databases with the same row ids both import fully, and re-importing adds
+nothing.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import re
 import sqlite3
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from functools import cache
+from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -41,13 +46,29 @@ from .files import Record, RecordFile
 
 Warn = Callable[[str], None]
 
-# --- the technical score (seed 000) -------------------------------------------------------
+#: Where spec-kit writes its consensus database.
+DEFAULT_PATH = "~/.code/consensus_artifacts.db"
 
-#: Fields every spec-kit agent output must have (spec-kit's `validate_required_fields`).
-COMMON_FIELDS: tuple[str, ...] = ("stage", "agent")
+#: Pseudo-agents: rows spec-kit stores as agent outputs that are not agents' work.
+VERDICT_AGENT = "consensus-verdict"
+TELEMETRY_AGENT = "agent-lifecycle-telemetry"
+#: Stages that hold only run metadata, never agents' work.
+METADATA_STAGES = frozenset({"validate-lifecycle"})
 
-#: Stage-specific required fields, exactly as spec-kit's `validate_required_fields` has them.
-STAGE_FIELDS: Mapping[str, tuple[str, ...]] = {
+# --- the per-agent schemas ----------------------------------------------------------------
+
+
+@cache
+def schemas() -> Mapping[str, Any]:
+    """What each agent is asked for at each stage (spec-kit's prompts.json, as data)."""
+    text = resources.files(__package__).joinpath("speckit_schemas.json").read_text("utf-8")
+    value: Mapping[str, Any] = json.loads(text)
+    return value
+
+
+#: Fields spec-kit's own check requires of a stage's artifact (top-level keys only). Only
+#: an agent that is asked for one of them is held to it.
+STAGE_REQUIRED: Mapping[str, tuple[str, ...]] = {
     "plan": ("work_breakdown", "acceptance_mapping"),
     "tasks": ("tasks",),
     "implement": ("implementation",),
@@ -59,90 +80,97 @@ STAGE_FIELDS: Mapping[str, tuple[str, ...]] = {
     "checklist": ("requirements",),
 }
 
-# spec-kit's `parse_consensus_stage`: the stage names and aliases it accepts.
-_STAGE_ALIASES: Mapping[str, str] = {
-    **{name: name for name in STAGE_FIELDS},
-    **{f"spec-{name}": name for name in STAGE_FIELDS},
-    "review": "audit",
-    "spec-review": "audit",
-}
-
-# Envelope fields of a spec-kit output: metadata, not prose a user would read.
-_ENVELOPE = frozenset(
-    {
-        "stage",
-        "stage_name",
-        "agent",
-        "model",
-        "model_release",
-        "model_version",
-        "reasoning_mode",
-        "prompt_version",
-        "promptVersion",
-        "spec_id",
-        "specId",
-    }
-)
-
-_FENCED_JSON = re.compile(r"^[ \t]*```[ \t]*(?:json)?[ \t]*\n(.*?)\n[ \t]*```[ \t]*$", re.M | re.S)
-
 
 def canonical_stage(stage: str | None) -> str | None:
-    """The spec-kit stage a stage name stands for (`spec-plan` -> `plan`), or None if unknown."""
+    """ppp-tui's name of a spec-kit stage: `spec-plan` -> `plan`, `speckit.specify` ->
+    `specify`, `review` -> `audit`; other names are kept as they are (trimmed)."""
     if stage is None:
         return None
-    return _STAGE_ALIASES.get(stage.strip().lower())
+    name = stage.strip()
+    lowered = name.lower()
+    for prefix in ("speckit.", "spec-"):
+        if lowered.startswith(prefix):
+            lowered = lowered[len(prefix) :]
+            break
+    if lowered in ("review",):
+        return "audit"
+    if lowered in STAGE_REQUIRED or lowered == "specify":
+        return lowered
+    return name or None
 
 
-def required_fields(stage: str | None) -> tuple[str, ...]:
-    """The fields spec-kit requires of an agent output at this stage: common + stage-specific."""
-    canonical = canonical_stage(stage)
-    return COMMON_FIELDS + (STAGE_FIELDS[canonical] if canonical else ())
+def _schema_stage(stage: str | None, raw_stage: str | None) -> Mapping[str, Any] | None:
+    stages = schemas()["stages"]
+    for key in (raw_stage, f"spec-{stage}" if stage else None):
+        if key and key in stages:
+            found: Mapping[str, Any] = stages[key]
+            return found
+    return None
+
+
+def _normal(name: str) -> str:
+    return name.strip().lower().replace("-", "_").replace(" ", "_")
+
+
+def asked_fields(
+    stage: str | None, agent: str | None, raw_stage: str | None = None
+) -> list[list[str]]:
+    """The field lists `agent` may have been asked for at `stage`: its own when spec-kit's
+    prompts name it (exactly, or as a prefix: `gemini_flash` -> `gemini`), else every
+    agent's list at that stage (its best match is used). Empty: the stage has none."""
+    entry = _schema_stage(stage, raw_stage)
+    if entry is None:
+        return []
+    agents: Mapping[str, list[str]] = entry["agents"]
+    if agent:
+        name = _normal(agent)
+        if name in agents:
+            return [agents[name]]
+        for key in sorted(agents, key=len, reverse=True):
+            if name.startswith(key):
+                return [agents[key]]
+    return list(agents.values())
+
+
+# --- decoding an output -------------------------------------------------------------------
+
+_FENCED_JSON = re.compile(r"^[ \t]*```[ \t]*(?:json)?[ \t]*\n(.*?)\n[ \t]*```[ \t]*$", re.M | re.S)
+# Placeholders of spec-kit's prompt templates: an output that still holds them echoed
+# the prompt instead of answering it.
+_TEMPLATE = re.compile(
+    r"\$\{(?:SPEC_ID|MODEL_ID|MODEL_RELEASE|REASONING_MODE|PROMPT_VERSION|CONTEXT|TEMPLATE:[a-z]+)\}"
+    r"|Return the JSON as your final response"
+)
+_SCHEMA_TYPE = re.compile(r":\s*\[?\s*(?:string|number)\s*[\],}]")
 
 
 @dataclass(frozen=True)
-class _Content:
-    """An agent output, decoded: its JSON object (if any) and its prose for question extraction."""
+class Decoded:
+    """An agent output: its JSON object (if any) and the text addressed to the user."""
 
     obj: dict[str, Any] | None
-    text: str
+    addressed: str
 
 
-def _text_fields(value: Any, out: list[str]) -> None:
-    """Every string in a JSON value, depth first, except the envelope's metadata."""
-    if isinstance(value, str):
-        if value.strip():
-            out.append(value.strip())
-    elif isinstance(value, dict):
-        for key, item in value.items():
-            if key not in _ENVELOPE:
-                _text_fields(item, out)
-    elif isinstance(value, list):
-        for item in value:
-            _text_fields(item, out)
+def decode(content: str) -> Decoded:
+    """Parse an output: a JSON document, a ```json fenced object in prose, or plain text.
 
-
-def _prose(value: Any) -> str:
-    parts: list[str] = []
-    _text_fields(value, parts)
-    # One block per string, so every question stays a sentence of its own.
-    return "\n\n".join(parts)
-
-
-def _decode(content: str) -> _Content:
-    """Parse an output: a JSON document, a ```json fenced object in prose, or plain text."""
+    The text addressed to the user is the prose around the JSON; the JSON itself is the
+    artifact spec-kit asked for, for its own pipeline (a `questions` field there is
+    planning notes, a "?" in a diff is code), so none of its strings is.
+    """
     try:
         value = json.loads(content)
     except (json.JSONDecodeError, RecursionError):
         value = None
     else:
         if isinstance(value, dict):
-            return _Content(value, _prose(value))
+            return Decoded(value, "")
         if isinstance(value, list):
-            return _Content(None, _prose(value))
+            return Decoded(None, "")
         if isinstance(value, str):
-            return _Content(None, value)
-        return _Content(None, content)
+            return Decoded(None, value)
+        return Decoded(None, content)
     for match in _FENCED_JSON.finditer(content):
         try:
             fenced = json.loads(match.group(1))
@@ -151,87 +179,129 @@ def _decode(content: str) -> _Content:
         if isinstance(fenced, dict):
             text = "\n\n".join(
                 part.strip()
-                for part in (content[: match.start()], _prose(fenced), content[match.end() :])
+                for part in (content[: match.start()], content[match.end() :])
                 if part.strip()
             )
-            return _Content(fenced, text)
-    return _Content(None, content)
+            return Decoded(fenced, text)
+    return Decoded(None, content)
 
 
-def _filled(value: Any) -> bool:
+def _filled(value: Any) -> float:
+    """How much a field's value counts: 1 filled; 0.5 an empty list or object (an answer
+    of "none", which spec-kit's prompts allow); 0 null or blank text."""
     if value is None:
-        return False
+        return 0.0
     if isinstance(value, str):
-        return bool(value.strip())
+        return 1.0 if value.strip() else 0.0
     if isinstance(value, list | dict):
-        return bool(value)
-    return True  # numbers and booleans, including 0 and false
+        return 1.0 if value else 0.5
+    return 1.0  # numbers and booleans, including 0 and false
 
 
-def _lookup(obj: Mapping[str, Any], field: str) -> tuple[bool, Any]:
-    """(present, value) of a field at the top level or one object down (`final_plan.risks`)."""
-    if field in obj:
-        return True, obj[field]
-    for value in obj.values():
-        if isinstance(value, dict) and field in value:
-            return True, value[field]
-    return False, None
+def _lookup(obj: Mapping[str, Any], path: str) -> tuple[bool, Any]:
+    """(present, value) of `key` or `parent.key` in a JSON object."""
+    value: Any = obj
+    for part in path.split("."):
+        if not isinstance(value, dict) or part not in value:
+            return False, None
+        value = value[part]
+    return True, value
 
 
-def _mentioned(field: str, text: str) -> bool:
-    words = [re.escape(word) for word in field.split("_") if word]
+def _mentioned(path: str, text: str) -> bool:
+    words = [re.escape(word) for word in path.rsplit(".", 1)[-1].split("_") if word]
     pattern = r"(?<![A-Za-z0-9])" + r"[\s_-]+".join(words) + r"(?![A-Za-z0-9])"
     return re.search(pattern, text, re.IGNORECASE) is not None
 
 
-def _score(obj: dict[str, Any] | None, text: str, stage: str | None) -> float:
-    if obj is not None:
-        fields = required_fields(stage)
-        found = [_lookup(obj, field) for field in fields]
-        has_required = all(present for present, _ in found)
-        completeness = sum(1 for present, v in found if present and _filled(v)) / len(fields)
-    else:
-        has_required = False
-        canonical = canonical_stage(stage)
-        specific = STAGE_FIELDS[canonical] if canonical else ()
-        if not text.strip():
-            completeness = 0.0
-        elif specific:
-            completeness = sum(1 for field in specific if _mentioned(field, text)) / len(specific)
-        else:
-            completeness = 1.0
-    return 0.5 * float(has_required) + 0.5 * completeness
+def failure_of(content: str, decoded: Decoded | None = None) -> str | None:
+    """Why an output is a failure rather than work, or None.
 
-
-def technical_from_content(content: str, stage: str | None) -> float:
-    """The technical score of one spec-kit agent output, in [0, 1] (seed 000).
-
-    `technical = 0.5 * has_required_fields + 0.5 * completeness`, where, for the output's
-    stage (a spec-kit stage name or alias: `plan`, `spec-plan`, `review` for audit, ...):
-
-    - required fields = `stage` and `agent`, plus the stage's own, exactly as spec-kit's
-      `validate_required_fields`: plan `work_breakdown` and `acceptance_mapping`; tasks
-      `tasks`; implement `implementation`; validate `test_strategy`; audit `audit_verdict`;
-      unlock `unlock_decision`; clarify and analyze `issues`; checklist `requirements`.
-      Another stage (or none) requires only `stage` and `agent`.
-    - The content is JSON when it parses as a JSON object, or holds one in a ``` or ```json
-      fenced block (the first such block that parses). A field is present when it is a key
-      of that object or of an object directly inside it (spec-kit's aggregator nests its
-      plan under `final_plan`).
-    - has_required_fields = 1 if every required field is present (even if empty), else 0,
-      as in spec-kit, which only checks that the keys exist.
-    - completeness = the fraction of required fields that are present and filled: not null,
-      not blank text, not an empty list or object (0, false and other scalars count).
-
-    Content that is not a JSON object cannot have fields: has_required_fields = 0, and
-    completeness is what prose lets one judge: the fraction of the stage's own required
-    fields whose names it mentions, as whole words in any case with the name's words joined
-    by spaces, `_` or `-` ("Work breakdown", "work-breakdown", "work_breakdown"); or, for a
-    stage without fields of its own, 1 if the text is not blank. So prose scores at most
-    0.5, below any output that has all its required fields. Blank content scores 0.
+    Blank output; an error object (`{"error": ...}`); spec-kit's stub agent
+    (`{"agent": "stub", ...}`); an echo of the prompt template (its `${...}`
+    placeholders, its closing instruction, or the schema's `string` / `number` types
+    where values belong).
     """
-    decoded = _decode(content)
-    return _score(decoded.obj, decoded.text, stage)
+    if not content.strip():
+        return "empty output"
+    decoded = decoded or decode(content)
+    obj = decoded.obj
+    if obj is not None:
+        error = obj.get("error")
+        if error is not None and error is not False and error != "":
+            detail = error if isinstance(error, str) else json.dumps(error)
+            return f"error: {detail}"[:200]
+        if str(obj.get("agent", "")).strip().lower() == "stub":
+            return "stub agent"
+    if _TEMPLATE.search(content) or _SCHEMA_TYPE.search(content):
+        return "echoed prompt template"
+    return None
+
+
+def technical_from_content(
+    content: str, stage: str | None, agent: str | None = None, raw_stage: str | None = None
+) -> float:
+    """The technical score of one spec-kit agent output, in [0, 1].
+
+    - A failure (`failure_of`) scores 0.
+    - The fields: those spec-kit's prompt asked this agent for at this stage (without the
+      envelope: stage, agent, model, ...); for an agent the prompts do not name, the
+      stage's list it matches best.
+    - JSON output: completeness = the mean over those fields of 1 if filled, 0.5 if an
+      empty list or object, 0 if missing, null or blank text. If the agent was asked for a
+      field spec-kit's own check requires at that stage and it is missing, the score is
+      halved.
+    - Prose (no JSON object): half the fraction of the fields whose names it mentions;
+      prose can never beat a JSON answer that fills its fields.
+    - A stage with no known fields: the best field of a JSON object other than the
+      envelope (1 filled, 0.5 empty list or object), 0.5 for prose.
+    """
+    decoded = decode(content)
+    if failure_of(content, decoded) is not None:
+        return 0.0
+    return _technical(decoded, stage, agent, raw_stage)
+
+
+_ENVELOPE = frozenset(
+    {"stage", "prompt_version", "agent", "model", "model_release", "reasoning_mode", "spec_id"}
+)
+
+
+def _technical(
+    decoded: Decoded, stage: str | None, agent: str | None, raw_stage: str | None
+) -> float:
+    lists = asked_fields(stage, agent, raw_stage)
+    obj = decoded.obj
+    if not lists:
+        if obj is None:
+            return 0.5 if decoded.addressed.strip() else 0.0
+        return max((_filled(v) for k, v in obj.items() if k not in _ENVELOPE), default=0.0)
+    required = set(STAGE_REQUIRED.get(stage or "", ()))
+    best = 0.0
+    for fields in lists:
+        if obj is None:
+            text = decoded.addressed
+            score = 0.5 * sum(1 for f in fields if _mentioned(f, text)) / len(fields)
+        else:
+            found = {f: _lookup(obj, f) for f in fields}
+            score = sum(_filled(v) for present, v in found.values() if present) / len(fields)
+            held = [f for f in fields if f.rsplit(".", 1)[-1] in required]
+            if any(not found[f][0] for f in held):
+                score *= 0.5
+        best = max(best, score)
+    return best
+
+
+def model_of(model_version: str | None, obj: Mapping[str, Any] | None) -> str | None:
+    """The model: the `model_version` column, else the content's `model` (spec-kit leaves
+    the column NULL and writes the model into the output)."""
+    if model_version and model_version.strip():
+        return model_version.strip()
+    if obj is not None:
+        model = obj.get("model")
+        if isinstance(model, str) and model.strip() and "${" not in model:
+            return model.strip()
+    return None
 
 
 # --- timestamps ---------------------------------------------------------------------------
@@ -241,11 +311,8 @@ _MILLISECONDS = 1e11
 
 
 def _timestamp(value: Any) -> tuple[str | None, float]:
-    """(ISO 8601 text, sort key) of a spec-kit timestamp; unix numbers become UTC times.
-
-    A text that is a number is read as one; another text is parsed as ISO 8601 (a naive
-    time is UTC, as SQLite's datetime() writes it) or, failing that, kept as it is.
-    """
+    """(ISO 8601 text, seconds) of a spec-kit timestamp. spec-kit writes unix
+    milliseconds; seconds, numeric text and ISO 8601 text (naive = UTC) are read too."""
     if value is None:
         return None, -math.inf
     if isinstance(value, bytes):
@@ -280,14 +347,49 @@ def _iso(moment: datetime) -> str:
 
 # --- the database -------------------------------------------------------------------------
 
-_RUN_COLUMNS = ("id", "spec_id", "stage", "run_timestamp", "synthesis_json")
+_RUN_COLUMNS = (
+    "id",
+    "spec_id",
+    "stage",
+    "run_timestamp",
+    "consensus_ok",
+    "degraded",
+    "synthesis_json",
+)
 _OUTPUT_COLUMNS = ("id", "run_id", "agent_name", "model_version", "content", "output_timestamp")
+_EXECUTION_COLUMNS = (
+    "spec_id",
+    "stage",
+    "agent_name",
+    "run_id",
+    "spawned_at",
+    "extraction_error",
+    "response_text",
+)
+_REQUIRED_COLUMNS = {
+    "consensus_runs": ("id", "spec_id", "stage", "run_timestamp", "synthesis_json"),
+    "agent_outputs": _OUTPUT_COLUMNS,
+}
 
-#: synthesis_json keys read as the run's task and as the agent the consensus chose, in order.
-TASK_KEYS: tuple[str, ...] = ("task", "title", "summary")
-SELECTED_KEYS: tuple[str, ...] = ("selected_agent", "chosen_agent", "best_agent", "winner")
 
-DEFAULT_BATCH = 200
+def _text(value: Any) -> str | None:
+    if value is None:
+        return None
+    if isinstance(value, bytes):
+        return value.decode("utf-8", "replace")
+    return str(value)
+
+
+def is_speckit(conn: sqlite3.Connection) -> bool:
+    """Whether an open SQLite database has spec-kit's consensus tables."""
+    try:
+        tables = {
+            str(name).lower()
+            for (name,) in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
+        }
+    except sqlite3.DatabaseError:
+        return False
+    return {"consensus_runs", "agent_outputs"} <= tables
 
 
 def _connect(path: Path, source: str) -> sqlite3.Connection:
@@ -296,6 +398,7 @@ def _connect(path: Path, source: str) -> sqlite3.Connection:
     if path.is_dir():
         raise PPPError(f"{source}: is a directory, not a spec-kit consensus database")
     try:
+        # Read-only. A database in WAL mode (spec-kit's) is read with its -wal file.
         conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
     except sqlite3.Error as error:
         raise PPPError(f"{source}: cannot open the database ({error})") from None
@@ -305,6 +408,10 @@ def _connect(path: Path, source: str) -> sqlite3.Connection:
         conn.close()
         raise
     return conn
+
+
+def _columns(conn: sqlite3.Connection, table: str) -> set[str]:
+    return {str(row[1]).lower() for row in conn.execute(f"PRAGMA table_info({table})")}
 
 
 def _check_schema(conn: sqlite3.Connection, source: str) -> None:
@@ -319,10 +426,10 @@ def _check_schema(conn: sqlite3.Connection, source: str) -> None:
         if "not a database" in str(error):
             raise PPPError(f"{source}: not a SQLite database") from None
         raise PPPError(f"{source}: cannot read the database ({error})") from None
-    for table, needed in (("consensus_runs", _RUN_COLUMNS), ("agent_outputs", _OUTPUT_COLUMNS)):
+    for table, needed in _REQUIRED_COLUMNS.items():
         if table not in tables:
             raise PPPError(f"{source}: not a spec-kit consensus database: no table {table}")
-        columns = {str(row[1]).lower() for row in conn.execute(f"PRAGMA table_info({table})")}
+        columns = _columns(conn, table)
         missing = [column for column in needed if column not in columns]
         if missing:
             plural = "s" if len(missing) > 1 else ""
@@ -332,74 +439,224 @@ def _check_schema(conn: sqlite3.Connection, source: str) -> None:
             )
 
 
-def _text(value: Any) -> str | None:
-    if value is None:
-        return None
-    if isinstance(value, bytes):
-        return value.decode("utf-8", "replace")
-    return str(value)
+@dataclass
+class _Row:
+    """One consensus_runs row with its outputs (spec-kit writes at most one)."""
 
-
-def _synthesis(raw: Any, where: str, warn: Warn) -> Mapping[str, Any]:
-    text = _text(raw)
-    if text is None or not text.strip():
-        return {}
-    try:
-        value = json.loads(text)
-    except json.JSONDecodeError as error:
-        warn(f"{where}: synthesis_json is not valid JSON ({error}); ignored")
-        return {}
-    if not isinstance(value, dict):
-        warn(f"{where}: synthesis_json is not a JSON object; ignored")
-        return {}
-    return value
-
-
-def _first_text(obj: Mapping[str, Any], keys: Sequence[str]) -> str | None:
-    for key in keys:
-        value = obj.get(key)
-        if isinstance(value, str) and value.strip():
-            return value.strip()
-    return None
+    id: Any
+    spec_id: str | None
+    stage: str | None
+    time: float
+    timestamp: str | None
+    synthesis: Mapping[str, Any] | None
+    consensus_ok: Any
+    degraded: Any
+    outputs: list[_Output] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
 class _Output:
     id: Any
-    name: str | None
+    name: str
     model: str | None
     content: str
     timestamp: str | None
-    order: float
+    time: float
+    execution: str | None  # pipeline run id from agent_executions
+    extraction_error: str | None
+    response: str | None  # the raw response from agent_executions (content is its JSON)
 
 
-def _agents(outputs: Sequence[_Output], stage: str | None, where: str, warn: Warn) -> list[Any]:
-    """One agent per name: the latest output (by output_timestamp, then id) wins."""
-    latest: dict[str | None, _Output] = {}
-    counts: dict[str | None, int] = {}
-    for output in outputs:
-        counts[output.name] = counts.get(output.name, 0) + 1
-        kept = latest.get(output.name)
-        if kept is None or (output.order, _id_key(output.id)) >= (kept.order, _id_key(kept.id)):
-            latest[output.name] = output
-    agents = []
-    for output in sorted(latest.values(), key=lambda o: (o.order, _id_key(o.id))):
-        if counts[output.name] > 1:
-            warn(
-                f"{where}: agent {output.name!r} has {counts[output.name]} outputs; "
-                f"kept the latest (agent_outputs id {output.id})"
+@dataclass
+class _Attempt:
+    spec_id: str | None
+    stage: str | None
+    identity: str
+    start: float
+    timestamp: str | None
+    execution: str | None = None
+    outputs: list[_Output] = field(default_factory=list)
+    synthesis: Mapping[str, Any] | None = None
+    consensus_ok: Any = None
+    degraded: Any = None
+    verdict: Mapping[str, Any] | None = None
+    closed: bool = False
+
+    @property
+    def names(self) -> set[str]:
+        return {output.name for output in self.outputs}
+
+
+def _json_object(text: str | None) -> Mapping[str, Any] | None:
+    if text is None or not text.strip():
+        return None
+    try:
+        value = json.loads(text)
+    except (json.JSONDecodeError, RecursionError):
+        return None
+    return value if isinstance(value, dict) else None
+
+
+@dataclass(frozen=True)
+class _Execution:
+    """One agent_executions row: an agent spawned for a pipeline run."""
+
+    spawned: float
+    run_id: str | None
+    error: str | None  # extraction_error
+    response: str | None  # the raw response, prose and all
+
+
+def _executions(conn: sqlite3.Connection) -> dict[tuple[str, str, str], list[_Execution]]:
+    """(spec, stage, agent) -> its executions, by spawn time."""
+    tables = {
+        str(n).lower() for (n,) in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")
+    }
+    if "agent_executions" not in tables:
+        return {}
+    columns = _columns(conn, "agent_executions")
+    if not {"spec_id", "stage", "agent_name", "spawned_at"} <= columns:
+        return {}
+    select = ", ".join(c if c in columns else f"NULL AS {c}" for c in _EXECUTION_COLUMNS)
+    found: dict[tuple[str, str, str], list[_Execution]] = {}
+    for spec, stage, agent, run_id, spawned, error, response in conn.execute(
+        f"SELECT {select} FROM agent_executions"
+    ):
+        key = (_text(spec) or "", _text(stage) or "", _text(agent) or "")
+        run = _text(run_id)
+        found.setdefault(key, []).append(
+            _Execution(
+                _timestamp(spawned)[1],
+                run if run and run.strip() else None,
+                _text(error),
+                _text(response),
             )
-        decoded = _decode(output.content)
-        agent: dict[str, Any] = {
-            "name": output.name,
-            "technical_score": _score(decoded.obj, decoded.text, stage),
-            "output": output.content,
-            "trajectory": {"turns": [{"response": decoded.text, "timestamp": output.timestamp}]},
-        }
-        if output.model is not None:
-            agent["model"] = output.model
-        agents.append(agent)
-    return agents
+        )
+    for entries in found.values():
+        entries.sort(key=lambda e: e.spawned)
+    return found
+
+
+# spawned_at is SQLite datetime('now'): whole seconds, so an output may seem to come
+# up to a second before its agent was spawned.
+_SPAWN_SLACK = 1.0
+
+
+def _execution_for(
+    executions: Mapping[tuple[str, str, str], list[_Execution]],
+    spec: str | None,
+    stage: str | None,
+    agent: str,
+    time: float,
+) -> _Execution | None:
+    """The latest execution of this agent at this (spec, stage) spawned before `time`."""
+    chosen = None
+    for entry in executions.get((spec or "", stage or "", agent), ()):
+        if entry.spawned <= time + _SPAWN_SLACK:
+            chosen = entry
+    return chosen
+
+
+def _read_rows(conn: sqlite3.Connection, source: str, warn: Warn) -> list[_Row]:
+    columns = _columns(conn, "consensus_runs")
+    select = ", ".join(c if c in columns else f"NULL AS {c}" for c in _RUN_COLUMNS)
+    executions = _executions(conn)
+    rows: dict[Any, _Row] = {}
+    for rid, spec, stage, stamp, ok, degraded, synthesis in conn.execute(
+        f"SELECT {select} FROM consensus_runs ORDER BY id"
+    ):
+        timestamp, time = _timestamp(stamp)
+        text = _text(synthesis)
+        parsed = _json_object(text)
+        if parsed is None and text is not None and text.strip():
+            warn(
+                f"{source}: consensus_runs row {rid}: synthesis_json is not a JSON object; ignored"
+            )
+        rows[rid] = _Row(rid, _text(spec), _text(stage), time, timestamp, parsed, ok, degraded)
+    orphans = 0
+    for oid, run_id, name, model, content, stamp in conn.execute(
+        f"SELECT {', '.join(_OUTPUT_COLUMNS)} FROM agent_outputs ORDER BY id"
+    ):
+        row = rows.get(run_id)
+        if row is None:
+            orphans += 1
+            continue
+        timestamp, time = _timestamp(stamp)
+        agent = _text(name) or ""
+        execution = _execution_for(
+            executions, row.spec_id, row.stage, agent, time if math.isfinite(time) else row.time
+        )
+        row.outputs.append(
+            _Output(
+                oid,
+                agent,
+                _text(model),
+                _text(content) or "",
+                timestamp,
+                time,
+                execution.run_id if execution else None,
+                execution.error if execution else None,
+                execution.response if execution else None,
+            )
+        )
+    if orphans:
+        warn(f"{source}: {orphans} agent output(s) belong to no consensus run; ignored")
+    return list(rows.values())
+
+
+def _attempts(rows: list[_Row]) -> list[_Attempt]:
+    """Stage runs from consensus_runs rows (the grouping of the module docstring)."""
+    groups: dict[tuple[str | None, str | None], list[_Row]] = {}
+    for row in rows:
+        groups.setdefault((row.spec_id, row.stage), []).append(row)
+    attempts: list[_Attempt] = []
+    for (spec, stage), members in groups.items():
+        if canonical_stage(stage) in METADATA_STAGES or (stage or "") in METADATA_STAGES:
+            continue  # lifecycle telemetry: run metadata, not a stage
+        members.sort(key=lambda r: (r.time, _id_key(r.id)))
+        current: _Attempt | None = None
+        mine: list[_Attempt] = []
+        for row in members:
+            for output in row.outputs:
+                if output.name == TELEMETRY_AGENT:
+                    continue
+                if output.name == VERDICT_AGENT:
+                    target = current or (mine[-1] if mine else None)
+                    if target is not None:
+                        target.verdict = _json_object(output.content) or {"status": output.content}
+                        target.closed = True
+                    continue
+                if (
+                    current is None
+                    or current.closed
+                    or output.name in current.names
+                    or (
+                        output.execution is not None
+                        and current.execution is not None
+                        and output.execution != current.execution
+                    )
+                ):
+                    current = _Attempt(spec, stage, "", row.time, row.timestamp)
+                    mine.append(current)
+                if current.execution is None and output.execution is not None:
+                    current.execution = output.execution
+                current.outputs.append(output)
+            # Usually a row of its own; in the same millisecond as an answer spec-kit's
+            # upsert puts it on the answer's row.
+            if row.synthesis is not None:
+                target = current or (mine[-1] if mine else None)
+                if target is not None:
+                    target.synthesis = row.synthesis
+                    target.consensus_ok, target.degraded = row.consensus_ok, row.degraded
+                    target.closed = True
+        # The identity is the pipeline run id (when known) and the first row's time:
+        # a stage retried inside one pipeline run, or another machine's pipeline run
+        # with the same name, stays a run of its own.
+        for attempt in mine:
+            attempt.identity = f"{attempt.execution or ''}@{attempt.start:.3f}"
+        attempts.extend(mine)
+    attempts.sort(key=lambda a: (a.start, a.spec_id or "", a.stage or ""))
+    return attempts
 
 
 def _id_key(value: Any) -> tuple[int, float, str]:
@@ -408,134 +665,130 @@ def _id_key(value: Any) -> tuple[int, float, str]:
     return (1, 0.0, str(value))
 
 
-def _run(row: sqlite3.Row, outputs: Sequence[_Output], source: str, warn: Warn) -> Record | None:
-    run_id = row["id"]
-    path = f"consensus_runs[id={run_id}]"
-    where = f"{source}: {path}"
-    if not outputs:
-        warn(f"{where}: no agent outputs; run skipped")
+def run_id(spec_id: str | None, stage: str | None, identity: str) -> str:
+    """The stable id of a stage run: a hash of (spec, stage, the attempt's identity)."""
+    digest = hashlib.sha256(
+        json.dumps([spec_id, stage, identity], ensure_ascii=False).encode("utf-8")
+    ).hexdigest()
+    return f"spec-kit-{digest[:16]}"
+
+
+def _bool(value: Any) -> bool | None:
+    if value is None:
         return None
-    stage_raw = _text(row["stage"])
-    stage = canonical_stage(stage_raw) or (stage_raw.strip() if stage_raw else None) or None
-    synthesis = _synthesis(row["synthesis_json"], where, warn)
-    agents = _agents(outputs, stage, where, warn)
+    if isinstance(value, bytes | str):
+        text = _text(value) or ""
+        return text.strip().lower() in ("1", "true", "yes")
+    return bool(value)
+
+
+def _consensus(attempt: _Attempt) -> dict[str, Any] | None:
+    synthesis, verdict = attempt.synthesis, attempt.verdict
+    if synthesis is None and verdict is None:
+        return None
+    consensus: dict[str, Any] = {}
+    if synthesis is not None:
+        for key in ("status", "agreements", "conflicts", "output_path"):
+            value = synthesis.get(key)
+            if value is not None:
+                consensus[key] = value
+        count = synthesis.get("artifacts_count")
+        if isinstance(count, int) and not isinstance(count, bool):
+            consensus["artifacts_count"] = count
+        markdown = synthesis.get("output_markdown")
+        if isinstance(markdown, str):
+            consensus["synthesis"] = markdown
+        degraded = _bool(attempt.degraded)
+        if degraded is not None:
+            consensus["degraded"] = degraded
+    if verdict is not None:
+        status = verdict.get("status")
+        consensus["verdict"] = status if isinstance(status, str) else json.dumps(verdict)
+        missing = verdict.get("missing_agents")
+        if isinstance(missing, list) and missing:
+            consensus["missing_agents"] = [str(m) for m in missing]
+    return consensus
+
+
+def _agent(output: _Output, stage: str | None, raw_stage: str | None) -> dict[str, Any]:
+    decoded = decode(output.content)
+    failure = failure_of(output.content, decoded)
+    if failure is None and output.extraction_error and output.extraction_error.strip():
+        failure = f"extraction error: {output.extraction_error.strip()}"[:200]
+    technical = 0.0 if failure else _technical(decoded, stage, output.name, raw_stage)
+    # The turn is the text addressed to the user, so the questions the core extracts
+    # from it are questions to the user; the whole answer stays in `output`. spec-kit
+    # stores the JSON it extracted from a response; the raw response (in
+    # agent_executions, when recorded) holds the prose around it.
+    raw = output.response if output.response and output.response.strip() else None
+    addressed = (decode(raw) if raw is not None else decoded).addressed.strip()
+    trajectory: dict[str, Any] = (
+        {"turns": [{"response": addressed, "timestamp": output.timestamp}]}
+        if addressed
+        else {"questions": []}
+    )
+    agent: dict[str, Any] = {
+        "name": output.name,
+        "technical_score": technical,
+        "output": output.content,
+        "trajectory": trajectory,
+    }
+    model = model_of(output.model, decoded.obj)
+    if model is not None:
+        agent["model"] = model
+    if failure is not None:
+        agent["failure"] = failure
+    return agent
+
+
+def _record(attempt: _Attempt, source: str) -> Record | None:
+    raw_stage = attempt.stage
+    stage = canonical_stage(raw_stage)
+    if not attempt.outputs:
+        return None
+    agents = [_agent(output, stage, raw_stage) for output in attempt.outputs]
     raw: dict[str, Any] = {
-        "id": f"spec-kit-{run_id}",
-        "spec_id": _text(row["spec_id"]),
+        "id": run_id(attempt.spec_id, raw_stage, attempt.identity),
+        "spec_id": attempt.spec_id,
         "stage": stage,
-        "task": _first_text(synthesis, TASK_KEYS),
-        "created_at": _timestamp(row["run_timestamp"])[0],
+        "created_at": attempt.timestamp,
         "agents": agents,
     }
-    selected = _first_text(synthesis, SELECTED_KEYS)
-    if selected is not None:
-        if any(agent["name"] == selected for agent in agents):
-            raw["selected_agent"] = selected
-        else:
-            warn(f"{where}: synthesis_json selects {selected!r}, which has no output; ignored")
-    return Record(source, None, path, raw)
+    consensus = _consensus(attempt)
+    if consensus is not None:
+        raw["consensus"] = consensus
+    where = f"stage run {raw['id']} ({attempt.spec_id}, {raw_stage}): $"
+    return Record(source, None, where, raw)
 
 
-def _records(
-    conn: sqlite3.Connection, source: str, warn: Warn, batch_size: int
-) -> Iterator[Record]:
-    conn.row_factory = sqlite3.Row
-    runs_sql = f"SELECT {', '.join(_RUN_COLUMNS)} FROM consensus_runs"
+def _records(attempts: list[_Attempt], source: str) -> Iterator[Record]:
+    for attempt in attempts:
+        record = _record(attempt, source)
+        if record is not None:
+            yield record
+
+
+def read_speckit(path: str | Path, warn: Warn | None = None) -> Iterator[Record]:
+    """The stage runs of a spec-kit database, one `Record` per run, in time order."""
+    return open_speckit(path, warn).records
+
+
+def open_speckit(path: str | Path, warn: Warn | None = None) -> RecordFile:
+    """`read_speckit` with the number of runs it will yield, for a progress bar.
+
+    The database is opened read-only and checked at once: a missing file, a file that is
+    not SQLite, or one without spec-kit's tables and columns raises a one-line `PPPError`
+    naming the file.
+    """
+    source = str(path)
+    conn = _connect(Path(path), source)
     try:
-        last: Any = None
-        while True:
-            params: tuple[Any, ...]
-            if last is None:
-                query, params = f"{runs_sql} ORDER BY id LIMIT ?", (batch_size,)
-            else:
-                query, params = f"{runs_sql} WHERE id > ? ORDER BY id LIMIT ?", (last, batch_size)
-            runs = conn.execute(query, params).fetchall()
-            if not runs:
-                break
-            last = runs[-1]["id"]
-            outputs = _outputs(conn, [run["id"] for run in runs])
-            for run in runs:
-                record = _run(run, outputs.get(run["id"], []), source, warn)
-                if record is not None:
-                    yield record
-            if len(runs) < batch_size:
-                break
-        (orphans,) = conn.execute(
-            "SELECT COUNT(*) FROM agent_outputs"
-            " WHERE run_id IS NULL OR run_id NOT IN (SELECT id FROM consensus_runs)"
-        ).fetchone()
-        if orphans:
-            warn(f"{source}: {orphans} agent output(s) belong to no consensus run; ignored")
+        # One read transaction: a consistent snapshot while spec-kit may be writing.
+        conn.execute("BEGIN")
+        rows = _read_rows(conn, source, warn or (lambda _message: None))
     except sqlite3.DatabaseError as error:
         raise PPPError(f"{source}: cannot read the database ({error})") from None
     finally:
         conn.close()
-
-
-def _outputs(conn: sqlite3.Connection, run_ids: Sequence[Any]) -> dict[Any, list[_Output]]:
-    marks = ", ".join("?" for _ in run_ids)
-    rows = conn.execute(
-        f"SELECT {', '.join(_OUTPUT_COLUMNS)} FROM agent_outputs"
-        f" WHERE run_id IN ({marks}) ORDER BY run_id, id",
-        tuple(run_ids),
-    )
-    grouped: dict[Any, list[_Output]] = {}
-    for row in rows:
-        timestamp, order = _timestamp(row["output_timestamp"])
-        grouped.setdefault(row["run_id"], []).append(
-            _Output(
-                id=row["id"],
-                name=_text(row["agent_name"]),
-                model=_text(row["model_version"]),
-                content=_text(row["content"]) or "",
-                timestamp=timestamp,
-                order=order,
-            )
-        )
-    return grouped
-
-
-def read_speckit(
-    path: str | Path,
-    warn: Warn | None = None,
-    *,
-    batch_size: int = DEFAULT_BATCH,
-) -> Iterator[Record]:
-    """The consensus runs of a spec-kit database, one `Record` per run, as SPEC 1 runs.
-
-    The database is opened read-only and checked at once: a missing file, a file that is
-    not SQLite, or one without spec-kit's tables and columns raises a one-line `PPPError`
-    naming the file. Runs are then read `batch_size` at a time, in id order. A run without
-    agent outputs is skipped, and a malformed synthesis_json ignored, each with a message
-    to `warn` (one line, naming the file and the run); so are duplicate agent outputs
-    (the latest is kept) and a selected agent that has no output.
-    """
-    return open_speckit(path, warn, batch_size=batch_size).records
-
-
-def open_speckit(
-    path: str | Path,
-    warn: Warn | None = None,
-    *,
-    batch_size: int = DEFAULT_BATCH,
-) -> RecordFile:
-    """`read_speckit` with the number of runs it will yield, for a progress bar.
-
-    The count (consensus runs that have at least one agent output) is one query; the
-    records are still read lazily, `batch_size` runs at a time.
-    """
-    if batch_size < 1:
-        raise ValueError("batch_size must be at least 1")
-    source = str(path)
-    conn = _connect(Path(path), source)
-    try:
-        (total,) = conn.execute(
-            "SELECT COUNT(*) FROM consensus_runs"
-            " WHERE id IN (SELECT run_id FROM agent_outputs WHERE run_id IS NOT NULL)"
-        ).fetchone()
-    except sqlite3.DatabaseError as error:
-        conn.close()
-        raise PPPError(f"{source}: cannot read the database ({error})") from None
-    return RecordFile(
-        int(total), _records(conn, source, warn or (lambda _message: None), batch_size)
-    )
+    attempts = [a for a in _attempts(rows) if a.outputs]
+    return RecordFile(len(attempts), _records(attempts, source))

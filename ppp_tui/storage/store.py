@@ -17,7 +17,7 @@ import signal
 import sqlite3
 import sys
 import threading
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -42,6 +42,7 @@ if TYPE_CHECKING:
 
     from ..core.columns import AgentColumns
     from .files import Record
+    from .technical import Score
 
 # Rows buffered before each executemany during an import.
 _BATCH = 2000
@@ -110,6 +111,7 @@ class AgentInputs:
     technical: float
     counts: tuple[int, ...] | None  # low, medium, high questions, violations; None: no trajectory
     penalty: float = 0.0  # the violations' penalty sum under the settings
+    failed: bool = False  # its output is a failure: it never ranks above a working agent
 
 
 @dataclass(frozen=True)
@@ -372,18 +374,68 @@ class Store:
             raise _database_error(self.path, error) from None
         return report
 
+    # -- technical scores from the user's evaluation -------------------------------
+
+    def set_technical(self, scores: Sequence[Score]) -> int:
+        """Replace the technical score of each (run, agent), in one transaction: every
+        row is checked first (a known run, one of its agents, and not a failed agent
+        given more than 0); one bad row writes nothing. The runs' packs are rebuilt.
+        Returns the number of runs changed."""
+        wanted = sorted({score.run_id for score in scores})
+        agents: dict[tuple[str, str], str | None] = {}
+        for chunk in range(0, len(wanted), 500):
+            ids = wanted[chunk : chunk + 500]
+            for run_id, name, failure in self._query(
+                "SELECT run_id, name, failure FROM agents WHERE run_id IN"
+                f" ({', '.join('?' for _ in ids)})",
+                ids,
+            ):
+                agents[(run_id, name)] = failure
+        known_runs = {run_id for run_id, _ in agents}
+        for score in scores:
+            where = f"{score.where}: "
+            if score.run_id not in known_runs:
+                raise StoreError(f"{where}unknown run id {score.run_id!r}")
+            if (score.run_id, score.agent) not in agents:
+                names = sorted(name for run_id, name in agents if run_id == score.run_id)
+                raise StoreError(
+                    f"{where}{score.run_id}: no agent named {score.agent!r};"
+                    f" the agents are {', '.join(names)}"
+                )
+            failure = agents[(score.run_id, score.agent)]
+            if failure is not None and score.technical > 0:
+                raise StoreError(
+                    f"{where}{score.run_id}: {score.agent} failed at this run ({failure});"
+                    " a failed agent's technical score stays 0"
+                )
+        try:
+            with self._transaction():
+                self.conn.executemany(
+                    "UPDATE agents SET technical = ? WHERE run_id = ? AND name = ?",
+                    [(score.technical, score.run_id, score.agent) for score in scores],
+                )
+                # The update trigger dropped those runs' packs: build them again.
+                packs.fill_missing(self.conn)
+        except sqlite3.Error as error:
+            raise _database_error(self.path, error) from None
+        return len(wanted)
+
     # -- marks ---------------------------------------------------------------------
 
     def mark(self, run_id: str, agent: str | None, source: str = "cli") -> None:
         """Set (or with None clear) the run's preferred agent, keeping the history."""
-        names = [
-            row[0] for row in self._query("SELECT name FROM agents WHERE run_id = ?", [run_id])
-        ]
+        failures = dict(self._query("SELECT name, failure FROM agents WHERE run_id = ?", [run_id]))
+        names = list(failures)
         if not names:
             raise StoreError(f"unknown run id {run_id!r}")
         if agent is not None and agent not in names:
             raise StoreError(
                 f"{run_id}: no agent named {agent!r}; the agents are {', '.join(sorted(names))}"
+            )
+        if agent is not None and failures[agent] is not None:
+            raise StoreError(
+                f"{run_id}: {agent} failed at this run ({failures[agent]}); a failed agent"
+                " cannot be the preferred one"
             )
         with self._transaction():
             self.conn.execute("UPDATE runs SET preferred_agent = ? WHERE id = ?", (agent, run_id))
@@ -464,20 +516,33 @@ class Store:
         """The whole run, as imported (labels and their sources included)."""
         rows = self._query(
             "SELECT id, spec_id, stage, task, created_at, preferences, selected_agent,"
-            " preferred_agent, iterations FROM runs WHERE id = ?",
+            " preferred_agent, iterations, consensus FROM runs WHERE id = ?",
             [run_id],
         )
         if not rows:
             raise StoreError(f"unknown run id {run_id!r}")
-        rid, spec_id, stage, task, created_at, prefs, selected, preferred, iterations = rows[0]
+        (
+            rid,
+            spec_id,
+            stage,
+            task,
+            created_at,
+            prefs,
+            selected,
+            preferred,
+            iterations,
+            consensus,
+        ) = rows[0]
         agents = []
-        for agent_id, name, model, technical, relevance, confidence, output in self._query(
-            "SELECT id, name, model, technical, relevance, confidence, output FROM agents"
-            " WHERE run_id = ? ORDER BY position",
+        for agent_id, name, model, technical, relevance, confidence, output, failure in self._query(
+            "SELECT id, name, model, technical, relevance, confidence, output, failure"
+            " FROM agents WHERE run_id = ? ORDER BY position",
             [run_id],
         ):
             trajectory = self._trajectory(agent_id)
-            agents.append(Agent(name, technical, trajectory, model, relevance, confidence, output))
+            agents.append(
+                Agent(name, technical, trajectory, model, relevance, confidence, output, failure)
+            )
         return Run(
             id=rid,
             agents=tuple(agents),
@@ -489,6 +554,7 @@ class Store:
             selected_agent=selected,
             preferred_agent=preferred,
             iterations=tuple(json.loads(iterations)),
+            consensus=consensus,
         )
 
     def _trajectory(self, agent_id: int) -> Trajectory | None:
@@ -546,8 +612,8 @@ class Store:
         run_ids = np.empty(count, dtype=object)
         stages = np.empty(count, dtype=object)
         preferred = np.empty(count, dtype=object)
-        ids, stage_col, preferred_col, stated, names, lengths, technical, counts_col = (
-            zip(*rows, strict=True) if rows else ((),) * 8
+        ids, stage_col, preferred_col, stated, names, lengths, technical, counts_col, failed_col = (
+            zip(*rows, strict=True) if rows else ((),) * 9
         )
         run_ids[:], stages[:], preferred[:] = ids, stage_col, preferred_col
         per_run = np.fromiter(map(len, technical), np.int64, count) // 8
@@ -569,6 +635,15 @@ class Store:
             q_medium=counts[:, 1],
             q_high=counts[:, 2],
             violations=counts[:, 3],
+            failed=np.fromiter(
+                (
+                    flag
+                    for packed, n in zip(failed_col, per_run.tolist(), strict=True)
+                    for flag in packs.split_failed(packed, n)
+                ),
+                bool,
+                int(per_run.sum()),
+            ),
             penalty=self._penalties(
                 settings,
                 run_ids,
@@ -593,15 +668,18 @@ class Store:
             lengths,
             technical,
             counts,
+            failed,
         ) in self._packed_rows(None, False, limit):
             n = len(technical) // 8
             split = packs.split_names(names, lengths)
             flat = struct.unpack(f"<{4 * n}i", counts)
+            flags = packs.split_failed(failed, n)
             agents = [
                 AgentInputs(
                     split[k],
                     value,
                     None if flat[4 * k + 3] == packs.NO_TRAJECTORY else flat[4 * k : 4 * k + 4],
+                    failed=flags[k],
                 )
                 for k, value in enumerate(struct.unpack(f"<{n}d", technical))
             ]
@@ -623,7 +701,7 @@ class Store:
             where.append("runs.preferred_agent IS NOT NULL")
         rows = self._query(
             "SELECT runs.id, runs.stage, runs.preferred_agent, runs.states_preferences,"
-            " s.names, s.name_lengths, s.technical, s.counts"
+            " s.names, s.name_lengths, s.technical, s.counts, s.failed"
             " FROM runs LEFT JOIN run_scores AS s ON s.run_id = runs.id"
             f"{' WHERE ' + ' AND '.join(where) if where else ''} ORDER BY runs.id"
             f"{' LIMIT ?' if limit is not None else ''}",
@@ -797,10 +875,10 @@ def remove_database(path: Path) -> None:
 _INSERTS = (
     "INSERT INTO runs (id, spec_id, stage, task, task_type, created_at, preferences,"
     " states_preferences, selected_agent, preferred_agent, iterations, agents,"
-    " imported_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
+    " imported_at, consensus) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
     "INSERT INTO agents (id, run_id, position, name, model, technical, relevance,"
-    " confidence, output, q_low, q_medium, q_high, violations)"
-    " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
+    " confidence, output, q_low, q_medium, q_high, violations, failure)"
+    " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
     "INSERT INTO trajectories (id, run_id, turns, questions, violations, unchecked)"
     " VALUES (?,?,?,?,?,?)",
     "INSERT INTO trajectory_turns (trajectory_id, turn, prompt, response, token_count,"
@@ -930,6 +1008,7 @@ class _Rows:
                 json.dumps(run.iterations) if run.iterations else "[]",
                 len(run.agents),
                 stamp,
+                run.consensus,
             )
         )
         if run.preferred_agent is not None:
@@ -957,6 +1036,7 @@ class _Rows:
                     agent.confidence,
                     agent.output,
                     *counts,
+                    agent.failure,
                 )
             )
             if trajectory is None:
@@ -1006,7 +1086,9 @@ class _Rows:
                         for v in violations
                     ]
                 )
-        self.packs.append(packs.pack(run_id, scores))
+        self.packs.append(
+            packs.pack(run_id, scores, [agent.failure is not None for agent in run.agents])
+        )
 
 
 @dataclass(frozen=True)

@@ -31,7 +31,7 @@ from typing import Any
 
 from ..core.errors import PPPError
 from ..core.extraction import ask_texts
-from .files import Record, RecordFile, _read_text
+from .files import Record, RecordFile, read_text
 
 # The environments' effort levels (the simulated user's cost tag) as the paper's efforts:
 # low = answered from the precise task, medium = the user could not or would not answer,
@@ -286,7 +286,7 @@ def runs_from_rollouts(source: str, text: str) -> list[Record]:
 
 def open_userville(name: str) -> RecordFile:
     """The runs of one rollout file (or "-" for standard input)."""
-    source, text = _read_text(name)
+    source, text = read_text(name)
     records = runs_from_rollouts(source, text)
     return RecordFile(len(records), iter(records))
 
