@@ -332,7 +332,7 @@ class RunScreen(Screen[None]):
 
     @on(WeightsBar.PresetChosen)
     def _preset(self, event: WeightsBar.PresetChosen) -> None:
-        self.app.apply_preset(event.key)
+        self.app.apply_preset(event.key, self.scope)
 
     def action_toggle_scope(self) -> None:
         """Edit the global pair, or this run's stage's own table."""
@@ -342,11 +342,9 @@ class RunScreen(Screen[None]):
             self.notify("This run has no stage: only the global weights apply.")
             return
         if self.scope is None:
+            # Switching is no change: a stage without its own table gets one only when
+            # its weight is moved (starting from the weights the run has now).
             self.scope = self.run.stage
-            if self.run.stage not in workspace.settings.stage_weights:
-                # A new stage table starts from the weights the run has now.
-                current = workspace.weights_for(self.run.stage).technical
-                workspace.set_technical(current, self.run.stage)
         else:
             self.scope = None
         self.sync_weights()

@@ -21,6 +21,7 @@ from textual.widgets import (
     Static,
 )
 
+from .labels import NO_STAGE, NO_STAGE_VALUE, stage_order, stage_tables
 from .runs_table import RunsTable
 from .text import plain
 
@@ -72,7 +73,7 @@ class RunsScreen(Screen[None]):
         except NoMatches:  # the runs are not loaded yet
             return None
 
-    def _mount_stage_filter(self, stages: list[str]) -> None:
+    def _mount_stage_filter(self, stages: list[str], unstaged: bool) -> None:
         """Put the stage menu, with these stages, where its slot held the place.
 
         It comes with the runs, as filtering waits for them: a Select with its overlay
@@ -80,8 +81,11 @@ class RunsScreen(Screen[None]):
         """
         if self._stage_filter() is not None:
             return
+        options = [(stage, stage) for stage in stages]
+        if unstaged:
+            options.append((NO_STAGE, NO_STAGE_VALUE))
         menu: Select[str] = Select(
-            [(stage, stage) for stage in stages],
+            options,
             prompt="All stages",
             id="stage-filter",
             allow_blank=True,
@@ -132,7 +136,10 @@ class RunsScreen(Screen[None]):
         message.display = False
         self.table.set_rows(workspace.run_rows())
         self.table.display = True
-        self._mount_stage_filter(sorted({i.stage for i in workspace.infos if i.stage}))
+        self._mount_stage_filter(
+            stage_order(i.stage for i in workspace.infos),
+            any(not i.stage for i in workspace.infos),
+        )
         self.update_status()
 
     def update_status(self) -> None:
@@ -148,7 +155,7 @@ class RunsScreen(Screen[None]):
             f"global weights {weights.technical:.2f}/{weights.interaction:.2f}",
         ]
         if workspace.settings.stage_weights:
-            parts.append(f"{len(workspace.settings.stage_weights)} stage tables")
+            parts.append(stage_tables(len(workspace.settings.stage_weights)))
         if figures.marked_runs:
             parts.append(
                 f"agreement {figures.agreement:.1%}, mean regret {figures.mean_regret:.4f}"
@@ -158,16 +165,23 @@ class RunsScreen(Screen[None]):
             parts.append("● unsaved")
         self.query_one("#runs-status", Static).update(Content("  ·  ".join(parts)))
 
-    def _apply_filter(self) -> None:
+    @property
+    def stage_filter(self) -> str | None:
+        """The stage the runs are filtered by, if any."""
         menu = self._stage_filter()
-        stage = None if menu is None else menu.value
+        value = None if menu is None else menu.value
+        return value if isinstance(value, str) else None
+
+    def _apply_filter(self) -> None:
+        stage = self.stage_filter
         query = self.query_one("#search", Input).value.strip().lower()
         if not isinstance(stage, str) and not query:
             self.table.set_filter(None)
         else:
 
             def keep(i: RunInfo) -> bool:
-                return (not isinstance(stage, str) or i.stage == stage) and (
+                wanted = None if stage == NO_STAGE_VALUE else stage
+                return (not isinstance(stage, str) or (i.stage or None) == wanted) and (
                     not query
                     or query in i.id.lower()
                     or query in (i.spec_id or "").lower()

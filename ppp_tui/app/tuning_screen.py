@@ -20,6 +20,7 @@ from textual_plotext import PlotextPlot
 
 from ..core.regret import Tuning
 from ..reports import Scores, provenance, tune_scope, tune_stages
+from .labels import stage_order
 from .recomputing import RecomputingScreen
 from .text import literal
 
@@ -96,7 +97,7 @@ class TuningScreen(RecomputingScreen):
         workspace = self.app.workspace
         if workspace is None or workspace.scores is None:
             return
-        stages = sorted({s for s in workspace.scores.arrays.stages if s is not None})
+        stages = stage_order(workspace.scores.arrays.stages)
         options = [("global weights", GLOBAL)] + [(f"stage {s}", s) for s in stages]
         select = self.query_one("#tuning-scope", Select)
         with select.prevent(Select.Changed):
@@ -139,8 +140,11 @@ class TuningScreen(RecomputingScreen):
 
     @on(Select.Changed, "#tuning-scope")
     def _scope_changed(self, event: Select.Changed) -> None:
-        if isinstance(event.value, str):
-            self._scope = event.value
+        # The menu's value now, not the message's: the message of the menu's first value
+        # (global) arrives after the menu was set to the scope the panel opened on.
+        value = event.select.value
+        if isinstance(value, str) and value != self._scope:
+            self._scope = value
             self.recompute(now=True)
 
     # -- showing -----------------------------------------------------------------------
