@@ -29,8 +29,8 @@ from ..dashboard import Dashboard, StageFigures
 from ..faces import number
 from ..reports import Scores
 from ..storage.store import Store
-from .recomputing import RecomputingScreen
 from .labels import stage_order, stage_tables
+from .recomputing import RecomputingScreen
 from .text import cell, literal, plain
 
 if TYPE_CHECKING:

@@ -36,7 +36,10 @@ class RunsScreen(Screen[None]):
 
     AUTO_FOCUS = "#runs"  # the table, not the search box, from the first frame
     BINDINGS = [
-        Binding("/", "search", "Search", id="runs.search"),
+        # A priority binding runs as the key arrives, before the keys typed after it are
+        # handed to the focused widget: with the search box focused at once, each of
+        # them (typed fast or pasted) goes into it and none runs a command.
+        Binding("/", "search", "Search", id="runs.search", priority=True),
         Binding("escape", "clear_search", "Clear search", show=False),
     ]
 
@@ -204,7 +207,11 @@ class RunsScreen(Screen[None]):
         self.table.focus()
 
     def action_search(self) -> None:
-        self.query_one("#search", Input).focus()
+        search = self.query_one("#search", Input)
+        if self.focused is search:
+            search.insert_text_at_cursor("/")  # a `/` typed in the search box
+            return
+        self.set_focus(search)
 
     def action_clear_search(self) -> None:
         search = self.query_one("#search", Input)

@@ -13,8 +13,8 @@ from pathlib import Path
 import numpy as np
 
 from ..core.errors import PPPError
-from ..core.regret import Lines, Outcome
 from ..core.preferences import paper_penalties
+from ..core.regret import Lines, Outcome
 from ..core.settings import Settings, Weights, preset
 from ..reports import Scores
 from ..storage.store import RunInfo, Store
