@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical
+from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.message import Message
 from textual.widgets import Button, DataTable, Footer, Header, Select, Static
@@ -43,6 +43,8 @@ class Result:
 class TuningScreen(RecomputingScreen):
     """Mean regret and agreement over the technical weight, and where they are best."""
 
+    # Below 110 columns the figures and the per-stage table stack (class -narrow).
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (110, "-wide")]
     BINDINGS = [
         Binding("escape", "app.pop_screen", "Back", id="tuning.back"),
         Binding("u", "use_optimal", "Use optimal", id="tuning.use"),
@@ -73,14 +75,17 @@ class TuningScreen(RecomputingScreen):
             yield Select([("global weights", GLOBAL)], value=GLOBAL, id="tuning-scope")
             yield Button("Use optimal (u)", id="tuning-use", variant="primary", disabled=True)
             yield Static("", id="tuning-status")
-        with Horizontal(id="tuning-plots"):
-            yield PlotextPlot(id="regret-plot")
-            yield PlotextPlot(id="agreement-plot")
-        with Horizontal(id="tuning-lower"):
-            yield Static("", id="tuning-figures")
-            with Vertical(id="tuning-stages-box"):
-                yield Static(Content.styled("Per-stage optima", "bold"), id="tuning-stages-title")
-                yield DataTable(id="tuning-stages", cursor_type="row", zebra_stripes=True)
+        with VerticalScroll(id="tuning-body"):  # scrolls on a small terminal
+            with Horizontal(id="tuning-plots"):
+                yield PlotextPlot(id="regret-plot")
+                yield PlotextPlot(id="agreement-plot")
+            with Horizontal(id="tuning-lower"):
+                yield Static("", id="tuning-figures")
+                with Vertical(id="tuning-stages-box"):
+                    yield Static(
+                        Content.styled("Per-stage optima", "bold"), id="tuning-stages-title"
+                    )
+                    yield DataTable(id="tuning-stages", cursor_type="row", zebra_stripes=True)
         yield Footer()
 
     STATUS = "#tuning-status"
