@@ -7,12 +7,14 @@ from pathlib import Path
 
 import pytest
 from textual import events
-from textual.widgets import Input, Select
+from textual.widget import Widget
+from textual.widgets import DataTable, Input, Label, Select, Static
 
 from ppp_tui.app.app import PPPApp
 from ppp_tui.app.dashboard_screen import DashboardScreen
 from ppp_tui.app.run_screen import RunScreen
-from ppp_tui.app.screens import QuitScreen, RunsScreen
+from ppp_tui.app.screens import HelpScreen, QuitScreen, RunsScreen
+from ppp_tui.app.slider import WeightSlider
 from ppp_tui.app.tuning_screen import TuningScreen
 from ppp_tui.app.weights_bar import WeightsBar
 from ppp_tui.core.preferences import paper_penalties
@@ -272,3 +274,222 @@ async def test_keys_typed_in_one_burst_after_slash_go_to_the_search_box(
         # A `/` typed in the search box is text too.
         await pilot.press("slash")
         assert screen.query_one("#search", Input).value == "tasks/"
+
+
+# -- every screen at 80x24 ---------------------------------------------------------------------
+
+SMALL = (80, 24)
+
+
+def _visible(widget: Widget) -> bool:
+    """The whole widget is on the screen (not scrolled out, not cut at an edge)."""
+    region = widget.region
+    return bool(region.area) and widget.screen.region.contains_region(region)
+
+
+async def _reveal(widget: Widget, pilot) -> None:  # type: ignore[no-untyped-def]
+    widget.scroll_visible(animate=False, immediate=True)
+    await pilot.pause()
+
+
+async def test_80x24_runs_list_shows_the_columns_that_matter(db: Path, tmp_path: Path) -> None:
+    app = PPPApp(db, tmp_path / "config.toml")
+    async with app.run_test(size=SMALL) as pilot:
+        await _loaded(app, pilot)
+        screen = app.screen
+        assert isinstance(screen, RunsScreen)
+        table = screen.table
+        header = table.render_line(0).text
+        assert len(header) == table.size.width
+        for label in ("run", "stage", "selected", "preferred", "regret"):
+            assert f" {label}" in f" {header}", label
+        # The whole line fits: nothing to scroll sideways for.
+        assert table.virtual_size.width <= table.size.width
+        # The status line is all there (it wraps instead of being cut).
+        status = screen.query_one("#runs-status")
+        assert "agreement" in str(status.render()) and status.size.height == 2
+        # Sorting by the narrowest column still shows its arrow.
+        for _ in range(3):
+            await pilot.press("s")
+        assert table.sort_key == "agents"
+        assert "agent▲" in table.render_line(0).text
+
+
+async def test_80x24_run_screen_shows_the_pick_and_the_weights(db: Path, tmp_path: Path) -> None:
+    app = PPPApp(db, tmp_path / "config.toml")
+    async with app.run_test(size=SMALL) as pilot:
+        await _loaded(app, pilot)
+        await pilot.press("enter")
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, RunScreen)
+        agents = screen.query_one("#agents", DataTable)
+        right = 0
+        for column in agents.ordered_columns:
+            right += column.get_render_width(agents)
+            if str(column.label) == "mark":
+                break
+        # Rank, agent, final, the three scores, interaction and the mark: all in view.
+        assert right <= agents.size.width
+        assert agents.size.height >= 3
+        bar = screen.query_one(WeightsBar)
+        assert _visible(bar) and bar.has_class("-narrow")
+        for selector in ("#weights-slider", "#weights-pair", "#weights-figures", "#weights-preset"):
+            widget = bar.query_one(selector)
+            assert _visible(widget), selector
+        for selector in ("#weights-pair", "#weights-figures"):
+            label = bar.query_one(selector, Label)
+            assert 0 < len(str(label.content)) <= label.size.width, selector
+        # The longest preset name is on one line in the menu.
+        menu = bar.query_one("#weights-preset", Select)
+        menu.value = "interaction"
+        await pilot.pause()
+        shown = menu.query_one("SelectCurrent")
+        assert shown.size.height == 1
+
+
+async def test_80x24_help_fits_and_scrolls(db: Path, tmp_path: Path) -> None:
+    app = PPPApp(db, tmp_path / "config.toml")
+    async with app.run_test(size=SMALL) as pilot:
+        await _loaded(app, pilot)
+        await pilot.press("question_mark")
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, HelpScreen)
+        body = screen.query_one("#help-body")
+        text = body.query_one(Static)
+        # No line wraps: each fits the box's width.
+        assert max(len(line) for line in HelpScreen.TEXT.splitlines()) <= text.size.width
+        assert text.size.height <= len(HelpScreen.TEXT.splitlines()) + 1
+        assert _visible(screen.query_one("#help-close"))
+        assert body.max_scroll_y > 0
+        await pilot.press("end")
+        await pilot.pause()
+        assert body.scroll_y == body.max_scroll_y
+
+
+async def test_80x24_tuning_panel_scrolls_to_every_part(db: Path, tmp_path: Path) -> None:
+    app = PPPApp(db, tmp_path / "config.toml")
+    async with app.run_test(size=SMALL) as pilot:
+        await _loaded(app, pilot)
+        await pilot.press("t")
+        screen = await _tuned(app, pilot)
+        for selector in ("#regret-plot", "#agreement-plot"):
+            plot = screen.query_one(selector)
+            assert _visible(plot) and plot.size.height >= 11 and plot.size.width >= 30
+        for selector in ("#tuning-figures", "#tuning-stages"):
+            widget = screen.query_one(selector)
+            await _reveal(widget, pilot)
+            assert _visible(widget) and widget.size.width >= 70, selector
+        assert "optimal" in str(screen.query_one("#tuning-figures").render())
+        assert screen.query_one("#tuning-stages", DataTable).row_count > 0
+
+
+async def test_80x24_dashboard_shows_every_panel(db: Path, tmp_path: Path) -> None:
+    app = PPPApp(db, tmp_path / "config.toml")
+    async with app.run_test(size=SMALL) as pilot:
+        await _loaded(app, pilot)
+        await pilot.press("d")
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, DashboardScreen)
+        while screen.computing:
+            await pilot.pause(0.05)
+        await pilot.pause()
+        for selector in ("#timeline", "#violations", "#stages", "#early-stop", "#flips", "#effort"):
+            widget = screen.query_one(selector)
+            await _reveal(widget, pilot)
+            assert _visible(widget), selector
+            assert widget.size.width >= 60, selector
+            assert widget.size.height >= 6, selector
+        # The charts are drawn, not empty boxes.
+        violations = screen.query_one("#violations")
+        await _reveal(violations, pilot)
+        assert screen.dashboard is not None
+        most = screen.dashboard.preferences[0].preference
+        assert most in app.export_screenshot().replace("&#160;", " ")
+        assert screen.query_one("#flips", DataTable).row_count > 0
+        assert screen.query_one("#stages", DataTable).row_count > 0
+
+
+# -- small things that looked wrong ----------------------------------------------------------
+
+
+async def test_rank_flashes_and_negative_finals_keep_the_columns_width(
+    db: Path, tmp_path: Path
+) -> None:
+    app = PPPApp(db, tmp_path / "config.toml")
+    async with app.run_test(size=SIZE) as pilot:
+        await _loaded(app, pilot)
+        app.open_run("demo-000003")
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, RunScreen)
+        agents = screen.query_one("#agents", DataTable)
+        slider = screen.query_one(WeightSlider)
+
+        def widths() -> dict[str, int]:
+            return {
+                str(c.label): c.get_render_width(agents)
+                for c in agents.ordered_columns
+                if str(c.label) in ("#", "final")
+            }
+
+        slider.focus()
+        await pilot.press("end")  # technical 1.0: every final is positive
+        await pilot.pause()
+        assert screen.ranking is not None
+        assert all(a.final >= 0 for a in screen.ranking.agents)
+        before = widths()
+        leaders = {screen.ranking.agents[0].name}
+        for _ in range(20):  # down to 0.0, through rank changes and negative finals
+            await pilot.press(*["left"] * 5)
+            await pilot.pause()
+            leaders.add(screen.ranking.agents[0].name)
+            assert widths() == before
+        assert len(leaders) > 1, "the ranks changed on the way"
+        assert any(a.final < 0 for a in screen.ranking.agents)
+        await pilot.pause(1.2)  # the flash ends
+        assert widths() == before
+
+
+async def test_one_stage_table_is_singular(db: Path, tmp_path: Path) -> None:
+    config = tmp_path / "config.toml"
+    config.write_text(PLAN_TABLE)
+    app = PPPApp(db, config)
+    async with app.run_test(size=SIZE) as pilot:
+        await _loaded(app, pilot)
+        status = str(app.screen.query_one("#runs-status").render())
+        assert "1 stage table " in status + " " and "1 stage tables" not in status
+
+
+async def test_the_preset_menu_shows_each_name_on_one_line(db: Path, tmp_path: Path) -> None:
+    app = PPPApp(db, tmp_path / "config.toml")
+    async with app.run_test(size=SIZE) as pilot:
+        await _loaded(app, pilot)
+        await pilot.press("enter")
+        await pilot.pause()
+        menu = app.screen.query_one("#weights-preset", Select)
+        current = menu.query_one("SelectCurrent")
+        for label, key in [(str(p), v) for p, v in menu._options if isinstance(v, str)]:
+            with menu.prevent(Select.Changed):
+                menu.value = key
+            await pilot.pause()
+            inner = current.content_size.width
+            assert len(label) + 2 <= inner, label  # the name and the arrow
+
+
+async def test_dragging_the_slider_selects_no_text(db: Path, tmp_path: Path) -> None:
+    app = PPPApp(db, tmp_path / "config.toml")
+    async with app.run_test(size=SIZE) as pilot:
+        await _loaded(app, pilot)
+        await pilot.press("enter")
+        await pilot.pause()
+        slider = app.screen.query_one(WeightSlider)
+        assert not slider.allow_select
+        await pilot.mouse_down(WeightSlider, offset=(2, 0))
+        await pilot.hover(WeightSlider, offset=(20, 0))
+        await pilot.hover("#weights-figures", offset=(5, 0))
+        await pilot.mouse_up("#weights-figures", offset=(5, 0))
+        await pilot.pause()
+        assert not app.screen.selections
