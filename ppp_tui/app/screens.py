@@ -228,7 +228,7 @@ class HelpScreen(ModalScreen[None]):
     """Every key, and what the scores mean."""
 
     BINDINGS = [Binding("escape,q,question_mark", "dismiss", "Close")]
-    VERTICAL_BREAKPOINTS = [(0, "-short"), (48, "-tall")]  # the help is 46 rows high
+    VERTICAL_BREAKPOINTS = [(0, "-short"), (42, "-tall")]  # the help box is 41 rows high
 
     # Every line fits the help box at 80 columns (74 characters), so none wraps.
     TEXT = """\
