@@ -493,3 +493,21 @@ async def test_dragging_the_slider_selects_no_text(db: Path, tmp_path: Path) -> 
         await pilot.mouse_up("#weights-figures", offset=(5, 0))
         await pilot.pause()
         assert not app.screen.selections
+
+
+async def test_80x24_dashboard_scrolls_with_the_keys(db: Path, tmp_path: Path) -> None:
+    app = PPPApp(db, tmp_path / "config.toml")
+    async with app.run_test(size=SMALL) as pilot:
+        await _loaded(app, pilot)
+        await pilot.press("d")
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, DashboardScreen)
+        body = screen.query_one("#dashboard-body")
+        assert app.focused is body and body.max_scroll_y > 0
+        await pilot.press("pagedown")
+        await pilot.pause()
+        assert body.scroll_y > 0
+        await pilot.press("end")
+        await pilot.pause()
+        assert _visible(screen.query_one("#effort-panel"))

@@ -244,8 +244,12 @@ class DashboardScreen(RecomputingScreen):
             "run", "stage", "PPP on", "PPP off", "preferred"
         )
         self._runs_loaded()
-        # Focused without scrolling the body down to it on a small terminal.
-        self.query_one("#flips", DataTable).focus(scroll_visible=False)
+        width, height = self.app.size
+        if width < 110 or height < 40:
+            # The page scrolls: the keys scroll it first (tab reaches the runs list).
+            self.query_one("#dashboard-body").focus(scroll_visible=False)
+        else:
+            self.query_one("#flips", DataTable).focus()
         self.recompute(now=True)
 
     def _runs_loaded(self) -> None:
