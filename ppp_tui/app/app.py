@@ -230,8 +230,10 @@ class PPPApp(App[None]):
             self._reload_scores()
         else:
             self._weights_changed()
+        chosen = preset(key)
         where = "global weights" if scope is None else f"stage {scope}"
-        self.notify(f"{preset(key).label} applied to {where} (ctrl+s saves it)")
+        also = "; its penalties apply to every stage" if chosen.paper_penalties else ""
+        self.notify(f"{chosen.label} applied to {where}{also} (ctrl+s saves it)")
 
     def reset_weights(self) -> None:
         workspace = self.workspace
