@@ -3,8 +3,9 @@
     python scripts/screenshots.py
 
 Needs the dev extra (cairosvg) for the PNGs; the SVGs are written regardless. The PNGs
-are drawn with DejaVu Sans Mono, shipped in scripts/fonts/ (its licence is beside it),
-so the terminal's columns line up whatever fonts the machine has.
+are drawn with DejaVu Sans Mono (DejaVu Sans for the plots' Braille dots), shipped in
+scripts/fonts/ with their licence, so the terminal's columns line up whatever fonts the
+machine has.
 """
 
 from __future__ import annotations
@@ -22,12 +23,19 @@ from ppp_tui.storage.demo import write_demo
 OUT = Path(__file__).resolve().parent.parent / "screenshots"
 FONTS = Path(__file__).resolve().parent / "fonts"
 FONT = "DejaVu Sans Mono"
+BRAILLE_FONT = "DejaVu Sans"
 SIZE = (150, 44)
 SMALL = (80, 24)  # the smallest size every screen serves
 
 
-async def shoot(db: Path, config: Path) -> list[Path]:
+def _app(db: Path, config: Path) -> PPPApp:
     app = PPPApp(db, config)
+    app.sub_title = "demo.db"  # not the temporary folder's name
+    return app
+
+
+async def shoot(db: Path, config: Path) -> list[Path]:
+    app = _app(db, config)
     saved = []
     async with app.run_test(size=SIZE) as pilot:
         await app.load_done.wait()
@@ -59,7 +67,7 @@ async def shoot(db: Path, config: Path) -> list[Path]:
 
 async def shoot_small_dashboard(db: Path, config: Path) -> Path:
     """The dashboard at 80x24."""
-    app = PPPApp(db, config)
+    app = _app(db, config)
     async with app.run_test(size=SMALL) as pilot:
         await app.load_done.wait()
         await pilot.pause()
@@ -88,10 +96,17 @@ def use_shipped_font() -> None:
     os.environ["FONTCONFIG_FILE"] = str(conf)
 
 
+# Text runs with Braille patterns (the plots): DejaVu Sans Mono has none, and cairo takes
+# each run's glyphs from one font. Each run keeps its cells' width (textLength).
+_BRAILLE_RUN = re.compile(r"<text (?=[^>]*>[^<]*[\u2800-\u28ff])")
+
+
 def monospaced(svg: str) -> str:
     """The SVG with its terminal text in the shipped monospace font (textual names a web
-    font that cairosvg cannot fetch, and falls back to a proportional one)."""
-    return re.sub(r"font-family: Fira Code, monospace;", f'font-family: "{FONT}";', svg)
+    font that cairosvg cannot fetch, and falls back to a proportional one), the plots'
+    Braille runs in DejaVu Sans."""
+    svg = re.sub(r"font-family: Fira Code, monospace;", f'font-family: "{FONT}";', svg)
+    return _BRAILLE_RUN.sub(f'<text style="font-family: {BRAILLE_FONT}" ', svg)
 
 
 def render_png(svg: Path, width: int = 1800) -> Path:

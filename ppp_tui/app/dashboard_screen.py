@@ -244,13 +244,16 @@ class DashboardScreen(RecomputingScreen):
             "run", "stage", "PPP on", "PPP off", "preferred"
         )
         self._runs_loaded()
+        self._focus_first()
+        self.recompute(now=True)
+
+    def _focus_first(self) -> None:
         width, height = self.app.size
         if width < 110 or height < 40:
             # The page scrolls: the keys scroll it first (tab reaches the runs list).
             self.query_one("#dashboard-body").focus(scroll_visible=False)
         else:
-            self.query_one("#flips", DataTable).focus()
-        self.recompute(now=True)
+            self.query_one("#flips", DataTable).focus(scroll_visible=False)
 
     def _runs_loaded(self) -> None:
         """The stages to filter by, and the runs screen's filter as the starting one."""
@@ -306,6 +309,13 @@ class DashboardScreen(RecomputingScreen):
             return  # a newer computation is on its way
         self._awaiting = False
         self._set_loading(False)
+        if (
+            self.dashboard is None
+            and self.focused is not None
+            and self.focused.id == "dashboard-stage"
+        ):
+            # The first figures' loading blurred the list: its focus goes back.
+            self._focus_first()
         if message.dashboard is None:
             self.query_one("#dashboard-status", Static).update(plain(message.note))
             return
