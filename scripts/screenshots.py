@@ -2,12 +2,17 @@
 
     python scripts/screenshots.py
 
-Needs the dev extra (cairosvg) for the PNGs; the SVGs are written regardless.
+Needs the dev extra (cairosvg) for the PNGs; the SVGs are written regardless. The PNGs
+are drawn with DejaVu Sans Mono (DejaVu Sans for the plots' Braille dots), shipped in
+scripts/fonts/ with their licence, so the terminal's columns line up whatever fonts the
+machine has.
 """
 
 from __future__ import annotations
 
 import asyncio
+import os
+import re
 import tempfile
 from pathlib import Path
 
@@ -16,11 +21,21 @@ from ppp_tui.app.slider import WeightSlider
 from ppp_tui.storage.demo import write_demo
 
 OUT = Path(__file__).resolve().parent.parent / "screenshots"
+FONTS = Path(__file__).resolve().parent / "fonts"
+FONT = "DejaVu Sans Mono"
+BRAILLE_FONT = "DejaVu Sans"
 SIZE = (150, 44)
+SMALL = (80, 24)  # the smallest size every screen serves
+
+
+def _app(db: Path, config: Path) -> PPPApp:
+    app = PPPApp(db, config)
+    app.sub_title = "demo.db"  # not the temporary folder's name
+    return app
 
 
 async def shoot(db: Path, config: Path) -> list[Path]:
-    app = PPPApp(db, config)
+    app = _app(db, config)
     saved = []
     async with app.run_test(size=SIZE) as pilot:
         await app.load_done.wait()
@@ -44,12 +59,66 @@ async def shoot(db: Path, config: Path) -> list[Path]:
         await pilot.pause(0.5)
         save("tuning")
         await pilot.press("escape", "d")
-        await pilot.pause()
-        while getattr(app.screen, "computing", False):
-            await pilot.pause(0.05)
-        await pilot.pause(0.5)
+        await _settled(app, pilot)
         save("dashboard")
+    saved.append(await shoot_small_dashboard(db, config))
     return saved
+
+
+async def shoot_small_dashboard(db: Path, config: Path) -> Path:
+    """The dashboard at 80x24."""
+    app = _app(db, config)
+    async with app.run_test(size=SMALL) as pilot:
+        await app.load_done.wait()
+        await pilot.pause()
+        await pilot.press("d")
+        await _settled(app, pilot)
+        return Path(app.save_screenshot("dashboard-80x24.svg", path=str(OUT)))
+
+
+async def _settled(app: PPPApp, pilot) -> None:  # type: ignore[no-untyped-def]
+    await pilot.pause()
+    while getattr(app.screen, "computing", False):
+        await pilot.pause(0.05)
+    await pilot.pause(0.5)
+
+
+def use_shipped_font() -> None:
+    """Let fontconfig (through cairo) find the shipped font: a config that adds its folder
+    to the system's. Call before cairosvg is imported."""
+    conf = Path(tempfile.mkdtemp(prefix="ppp-fonts-")) / "fonts.conf"
+    conf.write_text(
+        '<?xml version="1.0"?>\n<!DOCTYPE fontconfig SYSTEM "fonts.dtd">\n<fontconfig>\n'
+        f"  <dir>{FONTS}</dir>\n"
+        '  <include ignore_missing="yes">/etc/fonts/fonts.conf</include>\n'
+        "</fontconfig>\n"
+    )
+    os.environ["FONTCONFIG_FILE"] = str(conf)
+
+
+# Text runs with Braille patterns (the plots): DejaVu Sans Mono has none, and cairo takes
+# each run's glyphs from one font. Each run keeps its cells' width (textLength).
+_BRAILLE_RUN = re.compile(r"<text (?=[^>]*>[^<]*[\u2800-\u28ff])")
+
+
+def monospaced(svg: str) -> str:
+    """The SVG with its terminal text in the shipped monospace font (textual names a web
+    font that cairosvg cannot fetch, and falls back to a proportional one), the plots'
+    Braille runs in DejaVu Sans."""
+    svg = re.sub(r"font-family: Fira Code, monospace;", f'font-family: "{FONT}";', svg)
+    return _BRAILLE_RUN.sub(f'<text style="font-family: {BRAILLE_FONT}" ', svg)
+
+
+def render_png(svg: Path, width: int = 1800) -> Path:
+    import cairosvg
+
+    png = svg.with_suffix(".png")
+    cairosvg.svg2png(
+        bytestring=monospaced(svg.read_text(encoding="utf-8")).encode("utf-8"),
+        write_to=str(png),
+        output_width=width,
+    )
+    return png
 
 
 def main() -> None:
@@ -58,14 +127,15 @@ def main() -> None:
     db = folder / "demo.db"
     write_demo(db, 2000, seed=0)
     saved = asyncio.run(shoot(db, folder / "config.toml"))
+    use_shipped_font()
     try:
-        import cairosvg
+        import cairosvg  # noqa: F401
     except ImportError:
         print("cairosvg is not installed: SVGs only (pip install -e '.[dev]')")
         return
     for svg in saved:
-        cairosvg.svg2png(url=str(svg), write_to=str(svg.with_suffix(".png")), output_width=1800)
-        print(f"wrote {svg.with_suffix('.png')}")
+        small = svg.stem.endswith("80x24")
+        print(f"wrote {render_png(svg, 1000 if small else 1800)}")
 
 
 if __name__ == "__main__":

@@ -10,6 +10,7 @@ from conftest import HeldLoad
 from textual.widgets import OptionList, Select
 
 from ppp_tui.app.app import PPPApp
+from ppp_tui.app.labels import stage_order
 from ppp_tui.app.run_screen import RunScreen
 from ppp_tui.app.runs_table import RunsTable
 from ppp_tui.app.screens import HelpScreen, QuitScreen, RunsScreen
@@ -71,7 +72,7 @@ async def test_the_stage_menu_filters_runs_by_stage(db: Path, tmp_path: Path) ->
         screen = await _runs_screen(app, pilot)
         table = screen.table
         assert app.workspace is not None
-        stages = sorted({i.stage for i in app.workspace.infos if i.stage})
+        stages = stage_order(i.stage for i in app.workspace.infos)  # pipeline order
         await pilot.click("#stage-filter")
         await pilot.pause()
         listed = screen.query_one("#stage-filter SelectOverlay", OptionList)
@@ -108,9 +109,10 @@ async def test_the_stage_menu_comes_with_the_runs(
         screen = await _runs_screen(app, pilot)
         assert not screen.query("#stage-filter-slot")
         assert app.workspace is not None
-        stages = sorted({i.stage for i in app.workspace.infos if i.stage})
+        stages = stage_order(i.stage for i in app.workspace.infos)
         menu = screen.query_one("#stage-filter", Select)
-        assert menu.query_one(OptionList).option_count == len(stages) + 1  # and "All stages"
+        # and "All stages", and "(no stage)" (the demo has runs without one)
+        assert menu.query_one(OptionList).option_count == len(stages) + 2
         # Its place in the row, before the search box, and the keys' focus order.
         row = list(screen.query_one("#runs-tools").children)
         assert [w.id for w in row] == ["stage-filter", "search"]

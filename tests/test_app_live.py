@@ -142,7 +142,7 @@ async def test_a_run_imported_from_outside_appears_under_the_search(
         assert app.workspace is not None and len(app.workspace.infos) == 301
         await pilot.pause()
         assert "1 of 301 runs" in str(screen.query_one("#runs-status").render())
-        assert "newstage" in screen._stages  # the stage menu offers the new stage
+        assert "newstage" in screen._stages[0]  # the stage menu offers the new stage
         assert len(full_reads) == 2
 
 

@@ -175,7 +175,7 @@ def test_an_unknown_missing_trajectory_mode_is_a_weight_error(mode: str) -> None
         ("balanced", "Balanced 70/30", 0.7),
         ("technical", "Technical 80/20", 0.8),
         ("interaction", "Interaction 60/40", 0.6),
-        ("stage", "Stage-tuned", 0.7),
+        ("stage", "Stage defaults", 0.7),
         ("paper", "Paper", 0.7),
     ],
 )

@@ -14,7 +14,7 @@ from textual.binding import Binding
 from textual.message import Message
 
 from ..core.errors import PPPError
-from ..core.settings import Settings
+from ..core.settings import Settings, preset
 from ..storage.config import load_settings
 from ..storage.store import DatabaseLocked, Store
 from .first_page import RunRows, first_page
@@ -373,15 +373,24 @@ class PPPApp(App[None]):
         target = min(1.0, max(0.0, round(current + direction * WEIGHT_STEP, 2)))
         self.change_weight(target, scope, started=time.perf_counter())
 
-    def apply_preset(self, key: str) -> None:
+    def apply_preset(self, key: str, scope: str | None) -> None:
+        """A preset on the scope the weights bar shows (global, or a stage's table)."""
         workspace = self.workspace
-        if workspace is None:
+        if workspace is None or not workspace.loaded:
             return
-        if workspace.apply_preset(key):
+        try:
+            penalties_changed = workspace.apply_preset(key, scope)
+        except PPPError as error:
+            self.notify(str(error), severity="warning")
+            return
+        if penalties_changed:
             self._reload_scores()
         else:
             self._weights_changed()
-        self.notify(f"preset applied: {inline(key)}", markup=False)
+        chosen = preset(key)
+        where = "global weights" if scope is None else f"stage {literal(scope, True)}"
+        also = "; its penalties apply to every stage" if chosen.paper_penalties else ""
+        self.notify(f"{chosen.label} applied to {where}{also} (ctrl+s saves it)", markup=False)
 
     def reset_weights(self) -> None:
         workspace = self.workspace
@@ -433,7 +442,8 @@ class PPPApp(App[None]):
 
         open_ = [s for s in self.screen_stack if isinstance(s, DashboardScreen)]
         if not open_:
-            self.push_screen(DashboardScreen())
+            # It starts on the stage the runs list is filtered by.
+            self.push_screen(DashboardScreen(self._runs_screen().stage_filter))
             return
         while self.screen is not open_[0]:
             self.pop_screen()
@@ -442,11 +452,17 @@ class PPPApp(App[None]):
         if not isinstance(self.screen, HelpScreen):
             self.push_screen(HelpScreen())
 
+    async def action_quit(self) -> None:
+        """ctrl+q and the command palette's Quit: the same question as `q`."""
+        self.action_quit_app()
+
     def action_quit_app(self) -> None:
         workspace = self.workspace
         if workspace is None or not workspace.dirty:
             self.exit()
             return
+        if isinstance(self.screen, QuitScreen):
+            return  # already asking
 
         def decided(choice: str | None) -> None:
             if choice == "discard" or (choice == "save" and self.save_weights()):

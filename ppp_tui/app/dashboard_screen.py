@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 from textual import on, work
 from textual.app import ComposeResult, RenderResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical
+from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.geometry import Size
 from textual.message import Message
@@ -29,8 +29,8 @@ from ..dashboard import Dashboard, StageFigures
 from ..faces import number
 from ..reports import Scores
 from ..storage.store import Store
+from .labels import stage_order, stage_tables
 from .recomputing import RecomputingScreen
-from .screens import RunsScreen
 from .text import cell, literal, plain
 
 if TYPE_CHECKING:
@@ -99,6 +99,8 @@ class DashboardScreen(RecomputingScreen):
 
     BINDINGS = [Binding("escape", "app.pop_screen", "Back", id="dashboard.back")]
     STATUS = "#dashboard-status"
+    # Below 110 columns the panels stack (the screen gets the -narrow class).
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (110, "-wide")]
 
     DEFAULT_CSS = """
     DashboardScreen #dashboard-tools {
@@ -120,11 +122,43 @@ class DashboardScreen(RecomputingScreen):
         border-subtitle-color: $text-muted;
         padding: 0 1;
     }
+    DashboardScreen #dashboard-body {
+        height: 1fr;
+    }
     DashboardScreen .row {
         height: 1fr;
+        min-height: 11;  /* below this the body scrolls instead */
     }
     DashboardScreen #dashboard-middle {
         height: 12;  /* the six stages, no stage and the total */
+    }
+    /* Narrow terminals: the panels one under another, the body scrolls. */
+    DashboardScreen.-narrow .row, DashboardScreen.-narrow #dashboard-middle {
+        layout: vertical;
+        height: auto;
+    }
+    DashboardScreen.-narrow .wide, DashboardScreen.-narrow .narrow {
+        width: 1fr;
+        min-width: 0;
+    }
+    DashboardScreen.-narrow #timeline, DashboardScreen.-narrow #violations {
+        height: 12;
+    }
+    DashboardScreen.-narrow #stages {
+        width: 1fr;
+        height: 12;
+    }
+    DashboardScreen.-narrow #early-stop {
+        height: auto;
+    }
+    DashboardScreen.-narrow #flips {
+        height: 14;
+    }
+    DashboardScreen.-narrow #effort-panel {
+        height: 16;
+    }
+    DashboardScreen.-narrow #dashboard-stage {
+        width: 22;
     }
     DashboardScreen .wide {
         width: 2fr;
@@ -178,18 +212,21 @@ class DashboardScreen(RecomputingScreen):
         with Horizontal(id="dashboard-tools"):
             yield Select([], prompt="All stages", id="dashboard-stage", allow_blank=True)
             yield Static("", id="dashboard-status")
-        with Horizontal(id="dashboard-top", classes="row"):
-            yield Chart(id="timeline", classes="panel wide")
-            yield Chart(id="violations", classes="panel narrow")
-        with Horizontal(id="dashboard-middle"):
-            yield DataTable(id="stages", classes="panel wide", cursor_type="none")
-            yield Static(id="early-stop", classes="panel")
-        with Horizontal(id="dashboard-bottom", classes="row"):
-            yield DataTable(id="flips", classes="panel wide", cursor_type="row", zebra_stripes=True)
-            with Vertical(id="effort-panel", classes="panel narrow"):
-                yield Chart(id="effort")
-                yield Static(id="effort-legend")
-                yield WholeText(id="effort-counts")
+        with VerticalScroll(id="dashboard-body"):
+            with Horizontal(id="dashboard-top", classes="row"):
+                yield Chart(id="timeline", classes="panel wide")
+                yield Chart(id="violations", classes="panel narrow")
+            with Horizontal(id="dashboard-middle"):
+                yield DataTable(id="stages", classes="panel wide", cursor_type="none")
+                yield Static(id="early-stop", classes="panel")
+            with Horizontal(id="dashboard-bottom", classes="row"):
+                yield DataTable(
+                    id="flips", classes="panel wide", cursor_type="row", zebra_stripes=True
+                )
+                with Vertical(id="effort-panel", classes="panel narrow"):
+                    yield Chart(id="effort")
+                    yield Static(id="effort-legend")
+                    yield WholeText(id="effort-counts")
         yield Footer()
 
     def on_mount(self) -> None:
@@ -207,25 +244,23 @@ class DashboardScreen(RecomputingScreen):
             "run", "stage", "PPP on", "PPP off", "preferred"
         )
         self._runs_loaded()
-        self.query_one("#flips", DataTable).focus()
+        self._focus_first()
         self.recompute(now=True)
 
-    def _runs_filter(self) -> str | None:
-        """The stage the runs list is filtered by, if any."""
-        for screen in self.app.screen_stack:
-            if isinstance(screen, RunsScreen):
-                value = screen.query_one("#stage-filter", Select).value
-                return value if isinstance(value, str) else None
-        return None
+    def _focus_first(self) -> None:
+        width, height = self.app.size
+        if width < 110 or height < 40:
+            # The page scrolls: the keys scroll it first (tab reaches the runs list).
+            self.query_one("#dashboard-body").focus(scroll_visible=False)
+        else:
+            self.query_one("#flips", DataTable).focus(scroll_visible=False)
 
     def _runs_loaded(self) -> None:
         """The stages to filter by, and the runs screen's filter as the starting one."""
         workspace = self.app.workspace
         if workspace is None or not workspace.loaded:
             return
-        if self.stage is None:
-            self.stage = self._runs_filter()
-        names = sorted({info.stage for info in workspace.infos if info.stage})
+        names = stage_order(info.stage for info in workspace.infos)
         select = self.query_one("#dashboard-stage", Select)
         with select.prevent(Select.Changed):
             select.set_options([(Content(literal(name, True)), name) for name in names])
@@ -274,6 +309,13 @@ class DashboardScreen(RecomputingScreen):
             return  # a newer computation is on its way
         self._awaiting = False
         self._set_loading(False)
+        if (
+            self.dashboard is None
+            and self.focused is not None
+            and self.focused.id == "dashboard-stage"
+        ):
+            # The first figures' loading blurred the list: its focus goes back.
+            self._focus_first()
         if message.dashboard is None:
             self.query_one("#dashboard-status", Static).update(plain(message.note))
             return
@@ -309,7 +351,7 @@ class DashboardScreen(RecomputingScreen):
             f"global weights {settings.weights.technical:.2f}/{settings.weights.interaction:.2f}",
         ]
         if settings.stage_weights:
-            parts.append(f"{len(settings.stage_weights)} stage tables")
+            parts.append(stage_tables(len(settings.stage_weights)))
         if not settings.enabled:
             parts.append("PPP is off in config.toml")
         parts.append(note)

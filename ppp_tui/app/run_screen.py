@@ -158,18 +158,19 @@ class RunScreen(Screen[None]):
         assert workspace is not None
         self.scope = workspace.scope_of(self.run.stage)
         agents = self.query_one("#agents", DataTable)
+        # What decides the pick first, so 80 columns show it; the rest scrolls.
         self._columns = agents.add_columns(
             "#",
             "agent",
+            "final",
             "technical",
             "R_Proact",
             "R_Pers",
             "interaction",
-            "final",
-            "gap",
-            "relevance × confidence",
-            "flags",
             "mark",
+            "gap",
+            "flags",
+            "relevance × confidence",
         )
         self.query_one("#questions", DataTable).add_columns("turn", "effort", "label", "question")
         self.query_one("#violations", DataTable).add_columns(
@@ -244,7 +245,7 @@ class RunScreen(Screen[None]):
             for name, cells in rows.items():
                 for column, old, new in zip(self._columns, self._cells[name], cells, strict=True):
                     if not _same(old, new):
-                        wider = _width(new) > _width(old)  # e.g. the rank's flash mark
+                        wider = _width(new) > _width(old)  # e.g. a longer list of flags
                         table.update_cell(name, column, new, update_width=wider)
         else:
             highlighted = self._highlighted_name()
@@ -260,26 +261,25 @@ class RunScreen(Screen[None]):
     @staticmethod
     def _agent_cells(agent: AgentScore, flashing: bool, preferred: str | None) -> tuple[Any, ...]:
         """One row of the agents table."""
-        marks = []
-        if agent.rank == 1:
-            marks.append("selected")
         if agent.name == preferred:
-            marks.append("★ preferred")
+            mark = "★ selected" if agent.rank == 1 else "★ preferred"
+        else:
+            mark = "selected" if agent.rank == 1 else ""
         return (
-            cell(
-                f"{agent.rank}{' ↕' if flashing else ''}",
-                "bold reverse yellow" if flashing else "bold",
-            ),
+            # A rank that just changed flashes by its colour alone: a wider cell would
+            # widen the column for good.
+            cell(str(agent.rank), "bold reverse yellow" if flashing else "bold"),
             cell(agent.name),
+            # A space where a minus sign goes, so a negative final does not widen it.
+            f"{agent.final: .3f}",
             f"{agent.technical:.3f}",
             number(agent.r_proact, signed=True),
             number(agent.r_pers, signed=True),
             number(agent.interaction, signed=True),
-            f"{agent.final:.3f}",
+            mark,
             f"{agent.gap:.3f}",
-            _bar(agent.weight),
             ", ".join(agent.flags),
-            " ".join(marks),
+            _bar(agent.weight),
         )
 
     def _end_flash(self) -> None:
@@ -393,7 +393,7 @@ class RunScreen(Screen[None]):
 
     @on(WeightsBar.PresetChosen)
     def _preset(self, event: WeightsBar.PresetChosen) -> None:
-        self.app.apply_preset(event.key)
+        self.app.apply_preset(event.key, self.scope)
 
     def action_toggle_scope(self) -> None:
         """Edit the global pair, or this run's stage's own table."""
@@ -403,11 +403,9 @@ class RunScreen(Screen[None]):
             self.notify("This run has no stage: only the global weights apply.")
             return
         if self.scope is None:
+            # Switching is no change: a stage without its own table gets one only when
+            # its weight is moved (starting from the weights the run has now).
             self.scope = self.run.stage
-            if self.run.stage not in workspace.settings.stage_weights:
-                # A new stage table starts from the weights the run has now.
-                current = workspace.weights_for(self.run.stage).technical
-                workspace.set_technical(current, self.run.stage)
         else:
             self.scope = None
         self.sync_weights()

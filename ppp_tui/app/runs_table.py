@@ -50,6 +50,9 @@ COLUMNS: tuple[Column, ...] = (
     Column("preferred", "preferred", 13),
     Column("regret", "regret", 7, ">"),
 )
+# Left out, in this order, while the columns are wider than the table: what matters
+# (the run, its stage, the selected and the preferred agent, the regret) stays.
+DROPPED_FIRST = ("task_type", "spec", "agents")
 
 
 class RunsTable(ScrollView, can_focus=True):
@@ -178,8 +181,22 @@ class RunsTable(ScrollView, can_focus=True):
     # -- rendering ---------------------------------------------------------------
 
     @property
+    def columns(self) -> tuple[Column, ...]:
+        """The columns shown: all of them if they fit the table's width."""
+        room = self.size.width - self.styles.scrollbar_size_vertical
+        shown = COLUMNS
+        for key in DROPPED_FIRST:
+            if sum(c.width + 1 for c in shown) <= room:
+                break
+            shown = tuple(c for c in shown if c.key != key)
+        return shown
+
+    @property
     def _width(self) -> int:
-        return sum(c.width + 1 for c in COLUMNS)
+        return sum(c.width + 1 for c in self.columns)
+
+    def on_resize(self) -> None:
+        self.virtual_size = Size(self._width, len(self.order) + 1)
 
     def _cells(self, i: int) -> list[str]:
         info = self.rows.infos[i]
@@ -196,9 +213,13 @@ class RunsTable(ScrollView, can_focus=True):
         ]
 
     def _fit(self, cells: Sequence[str]) -> list[str]:
-        """Each cell padded (or cut with …) to its column, plus the gap after it."""
+        """Each shown column's cell padded (or cut with …) to its width, plus the gap
+        after it (`cells` has one per column, shown or not)."""
+        shown = {c.key for c in self.columns}
         fitted = []
         for column, cell in zip(COLUMNS, cells, strict=True):
+            if column.key not in shown:
+                continue
             text = cell if len(cell) <= column.width else cell[: column.width - 1] + "…"
             fitted.append(f"{text:{column.align}{column.width}} ")
         return fitted
@@ -209,7 +230,8 @@ class RunsTable(ScrollView, can_focus=True):
             arrow = ""
             if column.key == self.sort_key:
                 arrow = "▼" if self.sort_descending else "▲"
-            labels.append(column.label + arrow)
+            # The label gives way to the arrow when both do not fit.
+            labels.append(column.label[: column.width - len(arrow)] + arrow)
         return self._fit(labels)
 
     def render_line(self, y: int) -> Strip:
@@ -278,8 +300,10 @@ class RunsTable(ScrollView, can_focus=True):
         self._rebuild(keep=self.current_run())
 
     def action_sort_next(self) -> None:
-        keys = [c.key for c in COLUMNS]
-        following = keys[(keys.index(self.sort_key) + 1) % len(keys)] if self.sort_key else keys[0]
+        keys = [c.key for c in self.columns]
+        following = (
+            keys[(keys.index(self.sort_key) + 1) % len(keys)] if self.sort_key in keys else keys[0]
+        )
         self.sort_by(following)
 
     def action_sort_reverse(self) -> None:
@@ -288,7 +312,7 @@ class RunsTable(ScrollView, can_focus=True):
     def _column_at(self, x: int) -> str | None:
         x += int(self.scroll_offset.x)
         left = 0
-        for column in COLUMNS:
+        for column in self.columns:
             if left <= x < left + column.width + 1:
                 return column.key
             left += column.width + 1

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical
+from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.css.query import NoMatches
 from textual.screen import ModalScreen, Screen
@@ -21,6 +21,7 @@ from textual.widgets import (
     Static,
 )
 
+from .labels import NO_STAGE, NO_STAGE_VALUE, stage_order, stage_tables
 from .runs_table import RunsTable
 from .text import literal, plain
 
@@ -35,7 +36,10 @@ class RunsScreen(Screen[None]):
 
     AUTO_FOCUS = "#runs"  # the table, not the search box, from the first frame
     BINDINGS = [
-        Binding("/", "search", "Search", id="runs.search"),
+        # A priority binding runs as the key arrives, before the keys typed after it are
+        # handed to the focused widget: with the search box focused at once, each of
+        # them (typed fast or pasted) goes into it and none runs a command.
+        Binding("/", "search", "Search", id="runs.search", priority=True),
         Binding("escape", "clear_search", "Clear search", show=False),
     ]
 
@@ -44,7 +48,7 @@ class RunsScreen(Screen[None]):
     def __init__(self, preview: tuple[RunRows, int] | None = None) -> None:
         super().__init__()
         self._preview = preview  # the first runs and the total, while the rest loads
-        self._stages: list[str] = []  # the stage menu's choices
+        self._stages: tuple[list[str], bool] = ([], False)  # the stage menu's choices
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -73,25 +77,30 @@ class RunsScreen(Screen[None]):
         except NoMatches:  # the runs are not loaded yet
             return None
 
-    def _mount_stage_filter(self, stages: list[str]) -> None:
+    def _mount_stage_filter(self, stages: list[str], unstaged: bool) -> None:
         """Put the stage menu, with these stages, where its slot held the place.
 
         It comes with the runs, as filtering waits for them: a Select with its overlay
         takes about as long to build and style as all the rest of the first screen.
         """
+        options: list[tuple[Content, str]] = [
+            (Content(literal(stage, True)), stage) for stage in stages
+        ]
+        if unstaged:
+            options.append((Content(NO_STAGE), NO_STAGE_VALUE))
         shown = self._stage_filter()
         if shown is not None:
-            if stages != self._stages:
+            if (stages, unstaged) != self._stages:
                 # Another process imported runs of a new stage: the choice stays.
                 chosen = shown.value
-                shown.set_options([(stage, stage) for stage in stages])
-                if isinstance(chosen, str) and chosen in stages:
+                shown.set_options(options)
+                if chosen in {value for _, value in options}:
                     shown.value = chosen
-                self._stages = stages
+                self._stages = (stages, unstaged)
             return
-        self._stages = stages
+        self._stages = (stages, unstaged)
         menu: Select[str] = Select(
-            [(Content(literal(stage, True)), stage) for stage in stages],
+            options,
             prompt="All stages",
             id="stage-filter",
             allow_blank=True,
@@ -142,7 +151,10 @@ class RunsScreen(Screen[None]):
         message.display = False
         self.table.set_rows(workspace.run_rows())
         self.table.display = True
-        self._mount_stage_filter(sorted({i.stage for i in workspace.infos if i.stage}))
+        self._mount_stage_filter(
+            stage_order(i.stage for i in workspace.infos),
+            any(not i.stage for i in workspace.infos),
+        )
         self.update_status()
 
     def update_status(self) -> None:
@@ -158,7 +170,7 @@ class RunsScreen(Screen[None]):
             f"global weights {weights.technical:.2f}/{weights.interaction:.2f}",
         ]
         if workspace.settings.stage_weights:
-            parts.append(f"{len(workspace.settings.stage_weights)} stage tables")
+            parts.append(stage_tables(len(workspace.settings.stage_weights)))
         if figures.marked_runs:
             parts.append(
                 f"agreement {figures.agreement:.1%}, mean regret {figures.mean_regret:.4f}"
@@ -168,16 +180,23 @@ class RunsScreen(Screen[None]):
             parts.append("● unsaved")
         self.query_one("#runs-status", Static).update(Content("  ·  ".join(parts)))
 
-    def _apply_filter(self) -> None:
+    @property
+    def stage_filter(self) -> str | None:
+        """The stage the runs are filtered by, if any."""
         menu = self._stage_filter()
-        stage = None if menu is None else menu.value
+        value = None if menu is None else menu.value
+        return value if isinstance(value, str) else None
+
+    def _apply_filter(self) -> None:
+        stage = self.stage_filter
         query = self.query_one("#search", Input).value.strip().lower()
         if not isinstance(stage, str) and not query:
             self.table.set_filter(None)
         else:
 
             def keep(i: RunInfo) -> bool:
-                return (not isinstance(stage, str) or i.stage == stage) and (
+                wanted = None if stage == NO_STAGE_VALUE else stage
+                return (not isinstance(stage, str) or (i.stage or None) == wanted) and (
                     not query
                     or query in i.id.lower()
                     or query in (i.spec_id or "").lower()
@@ -200,7 +219,11 @@ class RunsScreen(Screen[None]):
         self.table.focus()
 
     def action_search(self) -> None:
-        self.query_one("#search", Input).focus()
+        search = self.query_one("#search", Input)
+        if self.focused is search:
+            search.insert_text_at_cursor("/")  # a `/` typed in the search box
+            return
+        self.set_focus(search)
 
     def action_clear_search(self) -> None:
         search = self.query_one("#search", Input)
@@ -217,39 +240,53 @@ class HelpScreen(ModalScreen[None]):
     """Every key, and what the scores mean."""
 
     BINDINGS = [Binding("escape,q,question_mark", "dismiss", "Close")]
+    VERTICAL_BREAKPOINTS = [(0, "-short"), (42, "-tall")]  # the help box is 41 rows high
 
+    # Every line fits the help box at 80 columns (74 characters), so none wraps.
     TEXT = """\
 Keys
   enter       open the highlighted run
   escape      back
   left/right  move the focused slider by 0.01 (pageup/pagedown: 0.1)
   [ / ]       technical weight -0.05 / +0.05, from anywhere
-  p           mark the highlighted agent as the one you preferred (again: clear)
+  p           mark the highlighted agent as the one you preferred
+              (again: clear the mark)
   g           slider scope: global weights, or the run's stage table
   r           reset the weights to what config.toml holds
   ctrl+s      save the weights to config.toml
-  t           tuning panel: regret and agreement curves, the optimum (u uses it)
-  d           dashboard: interaction over time, violations, effort, PPP on vs off
+  t           tuning panel: regret and agreement curves, the optimum
+              (u uses it)
+  d           dashboard: interaction over time, violations, effort,
+              PPP on vs off
   /           search runs by id, spec or task
-  s / S       sort the runs by the next column / reverse it (or click a header)
+  s / S       sort the runs by the next column / reverse it
+              (or click a header)
   ctrl+p      command palette, themes included
   ?           this help
-  q           quit (asks first if weights are unsaved)
+  q, ctrl+q   quit (asks first if weights are unsaved)
 
-Scores (SPEC 2)
+A run's agents
+  mark        selected: ranked first under the weights; ★ preferred:
+              your mark; ★ selected: both
+
+Scores
   R_Proact     +0.05 with no questions or only low-effort ones,
                else -(0.1 x medium + 0.5 x high)
-  R_Pers       -(sum of violation penalties); else +0.05 if the run states a preference
+  R_Pers       -(sum of violation penalties);
+               else +0.05 if the run states a preference
   interaction  R_Proact + R_Pers
-  final        w_t x technical + w_i x interaction  (no trajectory: technical)
-  regret       final(selected) - final(preferred) over the runs you marked
+  final        w_t x technical + w_i x interaction
+               (no trajectory: technical)
+  regret       final(selected) - final(preferred), over the runs you
+               marked
 """
 
     def compose(self) -> ComposeResult:
         with Vertical(id="help"):
             yield Label("ppp-tui help", id="help-title")
-            yield Static(Content(self.TEXT))
-            yield Label("escape to close", id="help-close")
+            with VerticalScroll(id="help-body"):  # scrolls on a small terminal
+                yield Static(Content(self.TEXT))
+            yield Label("escape to close · up/down scroll", id="help-close")
 
 
 class QuitScreen(ModalScreen[str]):

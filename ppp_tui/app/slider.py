@@ -29,6 +29,9 @@ def snap(value: float) -> float:
 class WeightSlider(Widget, can_focus=True):
     """The technical weight; interaction is 1 - value."""
 
+    # Dragging the knob is not selecting text (in a browser it left a highlight).
+    ALLOW_SELECT = False
+
     DEFAULT_CSS = """
     WeightSlider {
         height: 1;

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical
+from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.message import Message
 from textual.widgets import Button, DataTable, Footer, Header, Select, Static
@@ -20,6 +20,7 @@ from textual_plotext import PlotextPlot
 
 from ..core.regret import Tuning
 from ..reports import Scores, provenance, tune_scope, tune_stages
+from .labels import stage_order
 from .recomputing import RecomputingScreen
 from .text import cell, literal
 
@@ -42,6 +43,8 @@ class Result:
 class TuningScreen(RecomputingScreen):
     """Mean regret and agreement over the technical weight, and where they are best."""
 
+    # Below 110 columns the figures and the per-stage table stack (class -narrow).
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (110, "-wide")]
     BINDINGS = [
         Binding("escape", "app.pop_screen", "Back", id="tuning.back"),
         Binding("u", "use_optimal", "Use optimal", id="tuning.use"),
@@ -72,14 +75,17 @@ class TuningScreen(RecomputingScreen):
             yield Select([("global weights", GLOBAL)], value=GLOBAL, id="tuning-scope")
             yield Button("Use optimal (u)", id="tuning-use", variant="primary", disabled=True)
             yield Static("", id="tuning-status")
-        with Horizontal(id="tuning-plots"):
-            yield PlotextPlot(id="regret-plot")
-            yield PlotextPlot(id="agreement-plot")
-        with Horizontal(id="tuning-lower"):
-            yield Static("", id="tuning-figures")
-            with Vertical(id="tuning-stages-box"):
-                yield Static(Content.styled("Per-stage optima", "bold"), id="tuning-stages-title")
-                yield DataTable(id="tuning-stages", cursor_type="row", zebra_stripes=True)
+        with VerticalScroll(id="tuning-body"):  # scrolls on a small terminal
+            with Horizontal(id="tuning-plots"):
+                yield PlotextPlot(id="regret-plot")
+                yield PlotextPlot(id="agreement-plot")
+            with Horizontal(id="tuning-lower"):
+                yield Static("", id="tuning-figures")
+                with Vertical(id="tuning-stages-box"):
+                    yield Static(
+                        Content.styled("Per-stage optima", "bold"), id="tuning-stages-title"
+                    )
+                    yield DataTable(id="tuning-stages", cursor_type="row", zebra_stripes=True)
         yield Footer()
 
     STATUS = "#tuning-status"
@@ -96,7 +102,7 @@ class TuningScreen(RecomputingScreen):
         workspace = self.app.workspace
         if workspace is None or workspace.scores is None:
             return
-        stages = sorted({s for s in workspace.scores.arrays.stages if s is not None})
+        stages = stage_order(workspace.scores.arrays.stages)
         options: list[tuple[Content, str]] = [(Content("global weights"), GLOBAL)]
         options += [(Content(f"stage {literal(s, True)}"), s) for s in stages]
         select = self.query_one("#tuning-scope", Select)
@@ -140,8 +146,11 @@ class TuningScreen(RecomputingScreen):
 
     @on(Select.Changed, "#tuning-scope")
     def _scope_changed(self, event: Select.Changed) -> None:
-        if isinstance(event.value, str):
-            self._scope = event.value
+        # The menu's value now, not the message's: the message of the menu's first value
+        # (global) arrives after the menu was set to the scope the panel opened on.
+        value = event.select.value
+        if isinstance(value, str) and value != self._scope:
+            self._scope = value
             self.recompute(now=True)
 
     # -- showing -----------------------------------------------------------------------

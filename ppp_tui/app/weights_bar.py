@@ -32,8 +32,14 @@ class WeightsBar(Horizontal):
     WeightsBar #weights-side > Label { width: 1fr; }
     WeightsBar #weights-scope { color: $text-muted; }
     WeightsBar #weights-dirty { color: $warning; }
-    WeightsBar > Select { width: 22; }
+    WeightsBar > Select { width: 25; }
+    /* Narrow terminals: no label (the pair names both weights), a one-line menu. */
+    WeightsBar.-narrow #weights-label { display: none; }
+    WeightsBar.-narrow #weights-side { width: 24; }
+    WeightsBar.-narrow > Select { width: 22; }
     """
+
+    NARROW = 110  # below this width the bar is laid out for small terminals
 
     class PresetChosen(Message):
         def __init__(self, key: str) -> None:
@@ -57,6 +63,21 @@ class WeightsBar(Horizontal):
             id="weights-preset",
         )
 
+    def __init__(self) -> None:
+        super().__init__()
+        self._figures: Figures | None = None
+        self._technical: float | None = None
+
+    def on_resize(self) -> None:
+        narrow = self.size.width < self.NARROW
+        if narrow != self.has_class("-narrow"):
+            self.set_class(narrow, "-narrow")
+            self.query_one(Select).compact = narrow
+            if self._figures is not None:
+                self.show_figures(self._figures)
+            if self._technical is not None:
+                self._set("#weights-pair", self._pair(self._technical))
+
     def _set(self, label: str, text: str) -> None:
         """Change a label's text; every label here has a fixed size, so no layout pass
         (the slider's hot path)."""
@@ -76,17 +97,26 @@ class WeightsBar(Horizontal):
             with slider.prevent(WeightSlider.Changed):
                 slider.value = technical
         slider.refresh()  # in the same frame as the figures (see WeightSlider.value)
-        self._set("#weights-pair", f"{technical:.2f} · interaction {1 - technical:.2f}")
+        self._technical = technical
+        self._set("#weights-pair", self._pair(technical))
         self._set("#weights-scope", f"scope: {literal(scope, True)}" if scope else "scope: global")
         self._set("#weights-dirty", "● unsaved" if dirty else "")
+
+    def _pair(self, technical: float) -> str:
+        if self.has_class("-narrow"):  # no "technical" label beside the slider
+            return f"tech {technical:.2f} · inter {1 - technical:.2f}"
+        return f"{technical:.2f} · interaction {1 - technical:.2f}"
 
     def show_flips(self, flips: tuple[Flip, ...]) -> None:
         """Who ranks first at each weight, under the slider (the open run)."""
         self.query_one(FlipStrip).flips = flips
 
     def show_figures(self, figures: Figures) -> None:
+        self._figures = figures
         if not figures.marked_runs:
             text = "no marked runs (p marks one)"
+        elif self.has_class("-narrow"):
+            text = f"agree {figures.agreement:.1%} · regret {figures.mean_regret:.4f}"
         else:
             text = (
                 f"agreement {figures.agreement:.1%} · mean regret {figures.mean_regret:.4f}"

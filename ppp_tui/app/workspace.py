@@ -13,6 +13,8 @@ from pathlib import Path
 
 import numpy as np
 
+from ..core.errors import PPPError
+from ..core.preferences import paper_penalties
 from ..core.regret import Lines, Outcome
 from ..core.settings import Settings, Weights, preset
 from ..reports import Scores
@@ -102,16 +104,32 @@ class Workspace:
         self.settings = self.settings.with_weights(weights, scope)
         return self.figures()
 
-    def apply_preset(self, key: str) -> bool:
-        """Apply a preset; True when penalties changed, so the arrays need a reload."""
+    def apply_preset(self, key: str, scope: str | None) -> bool:
+        """Apply a preset to one scope (the global pair or a stage's table), the scope the
+        weights bar shows; True when penalties changed, so the arrays need a reload.
+
+        "Stage defaults" sets a stage's table to the recommendation for that stage (at the
+        global scope there is none to set: the global pair's default is Balanced). Paper
+        also brings the paper's penalties, which apply to every scope; any other preset
+        brings back the configured ones.
+        """
         before = self.settings.penalties
         chosen = preset(key)
-        settings = chosen.apply(self.settings)
-        if not chosen.paper_penalties:
-            # Leaving the Paper preset brings back the configured penalties.
-            settings = replace(settings, penalties=self.saved.penalties)
-        self.settings = settings
-        return dict(settings.penalties) != dict(before)
+        if chosen.stage_weights:
+            if scope is None:
+                raise PPPError(
+                    f"{chosen.label} sets a stage's own table and the scope is the global"
+                    " weights (g switches to the run's stage)"
+                )
+            if scope not in chosen.stage_weights:
+                raise PPPError(f"{chosen.label} has no recommendation for stage {scope}")
+            weights = chosen.stage_weights[scope]
+        else:
+            weights = chosen.weights
+        settings = self.settings.with_weights(weights, scope)
+        penalties = paper_penalties() if chosen.paper_penalties else self.saved.penalties
+        self.settings = replace(settings, penalties=penalties)
+        return dict(penalties) != dict(before)
 
     def reset(self) -> bool:
         """Back to what config.toml holds; True when penalties changed."""
@@ -122,9 +140,11 @@ class Workspace:
     @property
     def dirty(self) -> bool:
         """Weights differ from the saved ones."""
-        return self.settings.weights != self.saved.weights or dict(
-            self.settings.stage_weights
-        ) != dict(self.saved.stage_weights)
+        return (
+            self.settings.weights != self.saved.weights
+            or dict(self.settings.stage_weights) != dict(self.saved.stage_weights)
+            or dict(self.settings.penalties) != dict(self.saved.penalties)
+        )
 
     def figures(self) -> Figures:
         """Agreement and mean regret over all marked runs under the current weights."""
@@ -174,7 +194,7 @@ class Workspace:
         The file is read again as it is saved, so one that was invalid at start and has
         been fixed since takes the save.
         """
-        from ..storage.config_write import save_weights
+        from ..storage.config_write import save_penalties, save_weights
 
         stages = {
             stage: weights
@@ -193,6 +213,10 @@ class Workspace:
         self.saved = replace(
             self.saved, weights=self.settings.weights, stage_weights=self.settings.stage_weights
         )
+        if dict(self.settings.penalties) != dict(self.saved.penalties):
+            # The Paper preset's penalties.
+            save_penalties(self.config_path, self.settings.penalties)
+            self.saved = replace(self.saved, penalties=self.settings.penalties)
 
     def mark(self, run_id: str, agent: str | None) -> None:
         """Store the user's preferred agent and refresh the marked-run arrays."""

@@ -496,3 +496,39 @@ def _lines(document: Mapping[str, bool | float | str]) -> str:
 
 def _toml(value: bool | float | str) -> str:
     return tomlkit.item(value).as_string()
+
+
+# --- Saving penalties (the app's Paper preset) ------------------------------------------------
+
+
+def save_penalties(path: Path, penalties: Mapping[str, float]) -> None:
+    """Write these per-violation penalties into `[ppp.penalties]` of `path`, changing only
+    the keys whose value differs; comments and everything else stay. Raises ConfigError,
+    leaving the file as it was, if the file is invalid now or the result would not read
+    back as written."""
+    text = read_text(path)
+    if text is not None:
+        try:
+            before = parse_settings(text, path)
+        except ConfigError as error:
+            raise ConfigError(f"{error} (penalties not saved; fix the file first)") from None
+        if dict(before.penalties) == dict(penalties):
+            return
+    document = tomlkit.parse(text) if text is not None else tomlkit.document()
+    try:
+        table = _sub_table(_sub_table(document, "ppp"), "penalties")
+        for name, value in penalties.items():
+            if table.get(name) != value:
+                table[name] = value
+        new_text = tomlkit.dumps(document)
+    except (tomlkit.exceptions.TOMLKitError, ValueError) as error:
+        raise ConfigError(
+            f"{path}: cannot update this file ({error}); penalties not saved"
+        ) from None
+    try:
+        after = parse_settings(new_text, path)
+    except ConfigError as error:
+        raise ConfigError(f"{error} (after the edit; penalties not saved)") from None
+    if any(after.penalties.get(name) != value for name, value in penalties.items()):
+        raise ConfigError(f"{path}: the edited file would not read back as saved; not saved")
+    _write_atomic(path, new_text)
