@@ -474,10 +474,23 @@ _ENUMERATED_FIRST = re.compile(_ENUMERATED.pattern.partition(".*")[0], re.IGNORE
 _ENUMERATED_LATER = re.compile(_ENUMERATED.pattern.partition(".*")[2], re.IGNORECASE)
 
 
-@lru_cache(maxsize=4)
+# The question `_enumerates` answered last, and its answer: by identity, as a cache
+# keyed by value would compare a long question with an equal one at every part.
+_ENUMERATED_LAST: tuple[str | None, bool] = (None, False)
+
+
 def _enumerates(whole: str) -> bool:
+    """Whether _ENUMERATED matches `whole`; worked out once per question, not per part."""
+    global _ENUMERATED_LAST
+    last = _ENUMERATED_LAST  # one read: another thread may replace it
+    if last[0] is not whole:
+        last = _ENUMERATED_LAST = (whole, _enumerated(whole))
+    return last[1]
+
+
+def _enumerated(whole: str) -> bool:
     """Whether _ENUMERATED matches `whole`, in linear time (the pattern's ".*" goes to the
-    end of the line from every first option, and back); once per question, not per part.
+    end of the line from every first option, and back).
 
     A first option at `first` (its match ends at `start`) and a later one at `later` match
     if no newline stands in whole[start:later]. The first later option at or after `start`
@@ -945,11 +958,7 @@ def _part_effort(
             verb = first in _VERB_FIRST or _has_verb(core, words, exact)
             if verb:
                 return _HIGH
-    if confirm or (
-        options
-        if options is not None
-        else _offers_options(core) or _enumerates(whole)
-    ):
+    if confirm or (options if options is not None else _offers_options(core) or _enumerates(whole)):
         return _BY_LENGTH[len(lower) <= _SHORT or len(lower.split()) <= SELECTION_WORDS]
     if wh:
         # Open: the user has to come up with the answer.
