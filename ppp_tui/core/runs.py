@@ -17,7 +17,20 @@ from typing import Any
 from .effort import classify_effort
 from .errors import RunError
 from .extraction import extract_questions
-from .model import Agent, Effort, Question, Run, Severity, Source, Trajectory, Turn, Violation
+from .model import (
+    MAX_COUNT,
+    MAX_ITERATION_SCORE,
+    MAX_PENALTY,
+    Agent,
+    Effort,
+    Question,
+    Run,
+    Severity,
+    Source,
+    Trajectory,
+    Turn,
+    Violation,
+)
 from .preferences import AskedQuestion, check_questions
 from .scoring import states_preferences
 
@@ -73,19 +86,11 @@ def _string(obj: Mapping[str, Any], key: str, path: str, required: bool = False)
     return value
 
 
-# The numbers a run may hold (docs/numbers.md): every one finite, and the magnitudes
-# bounded so that sums over any number of agents, questions and violations stay finite
-# and print as plain decimals.
-MAX_PENALTY = 1000.0  # a violation's own penalty
-MAX_ITERATION_SCORE = 1e6  # |an iteration's quality score|
-MAX_COUNT = 2**63 - 1  # token counts, latencies and turn numbers: SQLite's 64-bit integers
-
-
 def _number(value: Any, path: str) -> float:
     if isinstance(value, bool) or not isinstance(value, int | float):
         raise RunError(f"expected a number, got {_type_name(value)}", path)
     if isinstance(value, int) and not -_FLOAT_MAX < value < _FLOAT_MAX:
-        raise RunError(f"number out of range: an integer of {len(str(abs(value)))} digits", path)
+        raise RunError("number out of range: an integer beyond ±1e308", path)
     if not math.isfinite(value):
         # JSON's 1e400 reads as infinity; NaN and Infinity are not JSON at all.
         got = "NaN" if value != value else "a number beyond ±1.8e308 (infinity)"
@@ -127,7 +132,7 @@ def _turn_number(obj: Mapping[str, Any], path: str) -> int | None:
 def _short(value: Any) -> str:
     """A value for an error line: long numbers by their size, not their digits."""
     if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= 10**20:
-        return f"an integer of {len(str(abs(value)))} digits"
+        return f"an integer of about {value.bit_length() * 3 // 10 + 1} digits"
     return repr(value)
 
 
