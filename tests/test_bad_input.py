@@ -103,7 +103,9 @@ FINDINGS: dict[str, tuple[str, str | bytes, str]] = {
     ),
     "penalty of 400 digits (JSON reads infinity)": (
         "p.json",
-        _text(_with_violation(penalty=0)).replace('"penalty": 0', '"penalty": 1' + "0" * 400 + ".0"),
+        _text(_with_violation(penalty=0)).replace(
+            '"penalty": 0', '"penalty": 1' + "0" * 400 + ".0"
+        ),
         "penalty: expected a finite number",
     ),
     "10^400 in technical_score": (
@@ -173,7 +175,9 @@ FINDINGS: dict[str, tuple[str, str | bytes, str]] = {
     ),
     "invalid UTF-8 inside a string": (
         "u.json",
-        _text(_good_run()).replace("Which database?", "Which \x00 database?").encode()
+        _text(_good_run())
+        .replace("Which database?", "Which \x00 database?")
+        .encode()
         .replace(b"\x00", b"\xff\xfe"),
         "not UTF-8 text (invalid start byte",
     ),
@@ -205,8 +209,13 @@ def test_each_finding_is_one_error_line(
 @pytest.mark.parametrize(
     ("data", "expected"),
     [
-        (_text(_good_run()).replace("Which database?", "Which \x00 database?").encode()
-         .replace(b"\x00", b"\xff\xfe"), "<stdin>: not UTF-8 text"),
+        (
+            _text(_good_run())
+            .replace("Which database?", "Which \x00 database?")
+            .encode()
+            .replace(b"\x00", b"\xff\xfe"),
+            "<stdin>: not UTF-8 text",
+        ),
         (b"", "<stdin>: no runs in it"),
         (b"  \n", "<stdin>: no runs in it"),
         (_text(_good_run()).replace("Which database?", "\\udfff").encode(), "lone surrogate"),
@@ -321,10 +330,13 @@ CONFIGS = {
         "[ppp.weights]\ntechnical = 1" + "0" * 5000 + "\ninteraction = 0.3\n",
         "invalid TOML: a number of more than 4300 digits",
     ),
-    "a penalty of 1e308": ("[ppp.penalties]\njson = 1e308\n", "ppp.penalties.json: must be at most"),
+    "a penalty of 1e308": (
+        "[ppp.penalties]\njson = 1e308\n",
+        "ppp.penalties.json: must be at most",
+    ),
     "a stage's weights that are not a table": (
         '[ppp.weights]\nplan = "x"\n',
-        'ppp.weights.plan: expected a table of the stage\'s weights',
+        "ppp.weights.plan: expected a table of the stage's weights",
     ),
     "nesting 3000 deep": ("x = " + "[" * 3000 + "]" * 3000 + "\n", "nested too deeply"),
 }
@@ -469,21 +481,58 @@ _SCALARS = (
     | st.booleans()
     | st.integers(min_value=-(2**70), max_value=2**70)
     | st.floats(allow_nan=True, allow_infinity=True)
-    | st.sampled_from([0, 1, 0.5, 1e308, -0.0, 2**63, "low", "high", "error", "major", "json"])
+    | st.sampled_from(
+        [0, 1, 0.5, 1e308, -0.0, 2**63, 2**64, 10**400, "low", "high", "error", "major", "json"]
+    )
+    | st.sampled_from(["\ud800", "a\udfffb", "[/]", "\x1b[2J"])  # lone surrogates, markup
     | st.text(max_size=12)
 )
 _JSONISH = st.recursive(
     _SCALARS,
-    lambda inner: st.lists(inner, max_size=4)
-    | st.dictionaries(st.sampled_from(_KEYS) | st.text(max_size=5), inner, max_size=6),
-    max_leaves=30,
+    lambda inner: (
+        st.lists(inner, max_size=4)
+        | st.dictionaries(st.sampled_from(_KEYS) | st.text(max_size=5), inner, max_size=6)
+    ),
+    max_leaves=20,
 )
+
+
+def _objects(*keys: str) -> st.SearchStrategy[list[dict[str, Any]]]:
+    """Lists of objects with some of `keys` (scalar values, now and then anything)."""
+    value = _SCALARS | _JSONISH
+    return st.lists(st.fixed_dictionaries({}, optional={key: value for key in keys}), max_size=3)
+
+
 # Runs close enough to the format to reach its deeper checks.
-_RUNISH = st.fixed_dictionaries(
-    {"agents": st.lists(st.dictionaries(st.sampled_from(_KEYS), _JSONISH, max_size=6), max_size=3)},
-    optional={key: _JSONISH for key in ("id", "stage", "task", "iterations", "preferences")},
+_TRAJECTORY = st.fixed_dictionaries(
+    {},
+    optional={
+        "turns": _objects("prompt", "response", "token_count", "latency_ms", "timestamp"),
+        "questions": _objects("text", "effort", "turn"),
+        "violations": _objects("preference", "severity", "penalty", "turn"),
+    },
 )
-_DOCUMENTS = _JSONISH | _RUNISH | st.lists(_RUNISH, max_size=3)
+_AGENT = st.fixed_dictionaries(
+    {"name": st.sampled_from(["a", "b"]) | _SCALARS, "technical_score": _SCALARS},
+    optional={
+        "trajectory": _TRAJECTORY | _JSONISH,
+        "relevance": _SCALARS,
+        "confidence": _SCALARS,
+        "model": _SCALARS,
+    },
+)
+_RUNISH = st.fixed_dictionaries(
+    {"agents": st.lists(_AGENT, max_size=3)},
+    optional={
+        "id": _SCALARS,
+        "stage": _SCALARS,
+        "task": _SCALARS,
+        "iterations": st.lists(_SCALARS, max_size=3) | _JSONISH,
+        "preferences": st.lists(_SCALARS, max_size=3),
+        "preferred_agent": _SCALARS,
+    },
+)
+_DOCUMENTS = _RUNISH | st.lists(_RUNISH, max_size=3) | _JSONISH
 
 
 def _check_both_commands(path: Path, db: Path, config: Path) -> None:
@@ -501,7 +550,7 @@ def _check_both_commands(path: Path, db: Path, config: Path) -> None:
 
 
 _FUZZ = settings(
-    max_examples=100,
+    max_examples=200,
     deadline=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
