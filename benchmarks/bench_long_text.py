@@ -30,7 +30,7 @@ SHAPES = {
     "dash-leads": "quick one - what db ",
     "options": "(a) keep it ",
     "open-options": "Default branch name? a) main ",
-    "abbreviations": "e.g. this one ",
+    "abbreviations": "e.g. This one ",
     "mixed": "Hmm, which one: a or b; also what about c? And should I? ",
 }
 

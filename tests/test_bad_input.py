@@ -579,3 +579,51 @@ def test_fuzzed_bytes_fail_cleanly_or_import(
     path = tmp_path / f"fuzz{suffix}"
     path.write_bytes(data)
     _check_both_commands(path, seeded, tmp_path / "c.toml")
+
+
+# -- long texts: the linear steps find what the quadratic ones found ---------------------
+
+_PIECES = st.sampled_from(
+    ["a", "b)", "(c)", "2)", " ", "\n", "?", ".", "e.g.", "etc.", "No.", "Mr.", "X", "9", '"', "`"]
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=st.lists(_PIECES, max_size=30).map("".join))
+def test_option_lists_are_found_as_the_pattern_finds_them(text: str) -> None:
+    from ppp_tui.core.effort import _ENUMERATED, _enumerated
+
+    assert _enumerated(text) == (_ENUMERATED.search(text) is not None)
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=st.lists(_PIECES | st.sampled_from(["so", "which", "\t"]), max_size=20).map("".join))
+def test_two_words_is_splitting_the_rest(text: str) -> None:
+    from ppp_tui.core.effort import _TWO_WORDS
+
+    for end in range(len(text) + 1):
+        assert bool(_TWO_WORDS.match(text, end)) == (len(text[end:].split()) >= 2)
+
+
+def _sentences_by_slices(block: str) -> list[str]:
+    """extraction._sentences as it was: the abbreviation test on the whole sentence."""
+    from ppp_tui.core import extraction as x
+
+    masked = x._SHIELDED.sub(lambda m: "x" * len(m.group()), block)
+    sentences, start = [], 0
+    for match in x._BOUNDARY.finditer(masked):
+        if x._ABBREVIATION.search(masked[start : match.start()]):
+            continue
+        sentences.append((start, match.start()))
+        start = match.end()
+    sentences.append((start, len(block)))
+    return [block[a:b] for a, b in sentences if masked[a:b].rstrip(x._TRAILING).endswith("?")]
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=st.lists(_PIECES | st.sampled_from(["approx.", "vs.", "Incl.", "Dr"]), max_size=30))
+def test_sentence_ends_are_found_as_before(text: list[str]) -> None:
+    from ppp_tui.core.extraction import _sentences
+
+    block = " ".join(text)
+    assert _sentences(block) == _sentences_by_slices(block)

@@ -20,6 +20,8 @@ _SHIELDED = re.compile(r"`[^`\n]*`|\"[^\"\n]*\"|“[^”\n]*”")
 _BOUNDARY = re.compile(r"(?<=[.!?])[\"')\]*_]*\s+(?=[\"'(\[*_]*[A-Z0-9`])")
 _ABBREVIATION = re.compile(r"\b(?:e\.g|i\.e|etc|vs|cf|approx|incl|Mr|Mrs|Dr|No)\.$", re.IGNORECASE)
 _TRAILING = "\"')]*_ "
+# The most characters an _ABBREVIATION match spans ("approx."), and one more.
+_LONGEST_ABBREVIATION = 8
 
 
 def _blocks(text: str) -> list[str]:
@@ -57,7 +59,11 @@ def _sentences(block: str) -> list[str]:
     sentences = []
     start = 0
     for match in _BOUNDARY.finditer(masked):
-        if _ABBREVIATION.search(masked[start : match.start()]):
+        # Only the sentence's last few characters can end in an abbreviation: searching
+        # all of it again after each one made long texts quadratic. (The character
+        # before `start` is a space, so a word boundary there is one as well.)
+        end = match.start()
+        if _ABBREVIATION.search(masked, max(start, end - _LONGEST_ABBREVIATION), end):
             continue
         sentences.append((start, match.start()))
         start = match.end()
