@@ -448,6 +448,33 @@ async def test_the_app_shows_an_outside_edit_as_an_error(seeded: Path, tmp_path:
     assert app.return_code in (None, 0)
 
 
+async def test_opening_a_run_with_an_edited_penalty_is_a_toast(
+    seeded: Path, tmp_path: Path
+) -> None:
+    from ppp_tui.app.app import PPPApp
+    from ppp_tui.app.screens import RunsScreen
+
+    with sqlite3.connect(seeded) as conn:
+        conn.execute("UPDATE trajectory_violations SET penalty = 'x'")  # SUM reads it as 0
+    app = PPPApp(seeded, tmp_path / "config.toml")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await app.load_done.wait()
+        await pilot.pause()
+        app.open_run("seed")
+        await pilot.pause()
+        assert isinstance(app.screen, RunsScreen)  # not opened, and no crash
+        shown = [str(n.message) for n in app._notifications]
+        assert any("trajectory_violations.penalty of run 'seed' holds 'x'" in m for m in shown)
+
+
+def test_a_score_out_of_range_draws_no_bar() -> None:
+    from ppp_tui.app.run_screen import _bar
+
+    assert _bar(0.5, 4) == "██░░ 0.50"
+    assert _bar(math.inf, 4) == "inf"
+    assert _bar(math.nan, 4) == "nan"
+
+
 # -- fuzzing ---------------------------------------------------------------------------
 
 _KEYS = [
