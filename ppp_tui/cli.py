@@ -204,7 +204,7 @@ def classify(
     from .core.effort import classify as classify_question
 
     del db, config  # the classifier has no settings
-    asked = list(questions) or [line.strip() for line in sys.stdin if line.strip()]
+    asked = list(questions) or [line.strip() for line in _stdin_lines() if line.strip()]
     results = [classify_question(q, context) for q in asked]
     if as_json:
         emit_json(
@@ -221,6 +221,17 @@ def classify(
     for result in results:
         note = "  (answered by the task text)" if result.answered_by_context else ""
         click.echo(f"{result.effort.value:<6}  {result.question}{note}")
+
+
+def _stdin_lines() -> list[str]:
+    """Standard input's lines, as UTF-8 (bytes that are not: one error line)."""
+    stream = getattr(sys.stdin, "buffer", None)
+    if stream is None:
+        return sys.stdin.read().splitlines()
+    try:
+        return stream.read().decode("utf-8").splitlines()
+    except UnicodeDecodeError as error:
+        raise PPPError(f"<stdin>: not UTF-8 text ({error.reason} at byte {error.start})") from None
 
 
 @cli.command()

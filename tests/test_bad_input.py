@@ -233,6 +233,13 @@ def test_standard_input_is_checked_as_bytes(
     assert _dump(seeded) == before
 
 
+def test_classify_reads_standard_input_as_utf8() -> None:
+    result = _run("classify", input=b"Which \xff\xfe database?\n")
+    assert "<stdin>: not UTF-8 text (invalid start byte at byte 6)" in _one_error_line(result)
+    result = _run("classify", input="Which database: PostgreSQL or MySQL?\n".encode())
+    assert result.exit_code == 0 and result.output.startswith("low")
+
+
 def test_a_device_is_refused_unread(
     seeded: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
-# The numbers a run (and config.toml) may hold, beyond being finite (docs/numbers.md):
+# The numbers a run (and config.toml) may hold, beyond being finite (docs/input-limits.md):
 # magnitudes bounded so that sums over any number of agents, questions and violations
 # stay finite and print as plain decimals.
 MAX_PENALTY = 1000.0  # a violation's own penalty, and a configured bonus or penalty

@@ -123,12 +123,16 @@ def _read_text(name: str) -> tuple[str, str]:
         data = _read_file(name)
     if len(data) > MAX_INPUT_BYTES:
         raise PPPError(
-            f"{source}: more than {MAX_INPUT_BYTES >> 20} MB; split the runs into several files"
+            f"{source}: more than {_size(MAX_INPUT_BYTES)}; split the runs into several files"
         )
     try:
         return source, data.decode("utf-8")
     except UnicodeDecodeError as error:
         raise PPPError(f"{source}: not UTF-8 text ({error.reason} at byte {error.start})") from None
+
+
+def _size(count: int) -> str:
+    return f"{count / (1 << 30):g} GB" if count >= 1 << 30 else f"{count:,} bytes"
 
 
 def _read_file(name: str) -> bytes:
