@@ -228,8 +228,9 @@ def _stdin_lines() -> list[str]:
     stream = getattr(sys.stdin, "buffer", None)
     if stream is None:
         return sys.stdin.read().splitlines()
+    data: bytes = stream.read()
     try:
-        return stream.read().decode("utf-8").splitlines()
+        return data.decode("utf-8").splitlines()
     except UnicodeDecodeError as error:
         raise PPPError(f"<stdin>: not UTF-8 text ({error.reason} at byte {error.start})") from None
 

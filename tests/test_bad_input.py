@@ -236,7 +236,7 @@ def test_standard_input_is_checked_as_bytes(
 def test_classify_reads_standard_input_as_utf8() -> None:
     result = _run("classify", input=b"Which \xff\xfe database?\n")
     assert "<stdin>: not UTF-8 text (invalid start byte at byte 6)" in _one_error_line(result)
-    result = _run("classify", input="Which database: PostgreSQL or MySQL?\n".encode())
+    result = _run("classify", input=b"Which database: PostgreSQL or MySQL?\n")
     assert result.exit_code == 0 and result.output.startswith("low")
 
 

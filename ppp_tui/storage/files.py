@@ -104,9 +104,16 @@ def _check_strings(raw: Any, path: str) -> None:
                 if found is not None:
                     code = f"\\u{ord(found.group()):04x}"
                     raise RunError(f"a key with a lone surrogate {code} is not Unicode text", where)
-                stack.append((item, f"{where}.{key}"))
+                stack.append((item, f"{where}{_member(key)}"))
         elif isinstance(value, list):
             stack.extend((item, f"{where}[{i}]") for i, item in enumerate(value))
+
+
+def _member(key: str) -> str:
+    """A key as a JSON path step: `.name`, or `["..."]` with JSON's escapes for any other."""
+    if key.isidentifier() and key.isascii():
+        return f".{key}"
+    return f"[{json.dumps(key)}]"
 
 
 def _read_text(name: str) -> tuple[str, str]:
