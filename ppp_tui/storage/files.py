@@ -129,17 +129,17 @@ def _read_text(name: str) -> tuple[str, str]:
         source = name
         data = _read_file(name)
     if len(data) > MAX_INPUT_BYTES:
-        raise PPPError(
-            f"{source}: more than {_size(MAX_INPUT_BYTES)}; split the runs into several files"
-        )
+        raise _too_big(source)
     try:
         return source, data.decode("utf-8")
     except UnicodeDecodeError as error:
         raise PPPError(f"{source}: not UTF-8 text ({error.reason} at byte {error.start})") from None
 
 
-def _size(count: int) -> str:
-    return f"{count / (1 << 30):g} GB" if count >= 1 << 30 else f"{count:,} bytes"
+def _too_big(source: str) -> PPPError:
+    limit = MAX_INPUT_BYTES
+    size = f"{limit / (1 << 30):g} GB" if limit >= 1 << 30 else f"{limit:,} bytes"
+    return PPPError(f"{source}: more than {size}; split the runs into several files")
 
 
 def _read_file(name: str) -> bytes:
@@ -147,9 +147,11 @@ def _read_file(name: str) -> bytes:
     (`<(...)`) is read like standard input."""
     try:
         with open(name, "rb") as file:
-            mode = os.fstat(file.fileno()).st_mode
-            if not (stat.S_ISREG(mode) or stat.S_ISFIFO(mode)):
+            status = os.fstat(file.fileno())
+            if not (stat.S_ISREG(status.st_mode) or stat.S_ISFIFO(status.st_mode)):
                 raise PPPError(f"{name}: not a regular file or a pipe; give a run file")
+            if status.st_size > MAX_INPUT_BYTES:  # refused without reading it
+                raise _too_big(name)
             return file.read(MAX_INPUT_BYTES + 1)
     except FileNotFoundError:
         raise PPPError(f"{name}: no such file") from None
