@@ -298,7 +298,7 @@ def classify(
         raise click.UsageError("QUESTION is empty: give the question's text")
     if not questions and _stdin_is_terminal():
         click.echo("reading questions from standard input, one per line; ctrl+d ends", err=True)
-    asked = list(questions) or [line.strip() for line in sys.stdin if line.strip()]
+    asked = list(questions) or [line.strip() for line in _stdin_lines() if line.strip()]
     results = [classify_question(q, context) for q in asked]
     if as_json:
         emit_json(
@@ -322,6 +322,18 @@ _DEMO_HELP = (
     " own config.toml beside it, so tuning the demo leaves your config alone."
 )
 _REPLACE_HELP = "With --demo --db: replace a database that already holds runs."
+
+
+def _stdin_lines() -> list[str]:
+    """Standard input's lines, as UTF-8 (bytes that are not: one error line)."""
+    stream = getattr(sys.stdin, "buffer", None)
+    if stream is None:
+        return sys.stdin.read().splitlines()
+    data: bytes = stream.read()
+    try:
+        return data.decode("utf-8").splitlines()
+    except UnicodeDecodeError as error:
+        raise PPPError(f"<stdin>: not UTF-8 text ({error.reason} at byte {error.start})") from None
 
 
 @cli.command()

@@ -392,7 +392,12 @@ class DashboardScreen(RecomputingScreen):
                 if points:
                     xs, ys = zip(*points, strict=True)
                     plt.plot(xs, ys, color=colour, marker="dot")
-            values = [v for p in periods for v in (p.selected, p.agents_mean) if v is not None]
+            values = [
+                v
+                for p in periods
+                for v in (p.selected, p.agents_mean)
+                if v is not None and math.isfinite(v)  # no ticks from an infinity or NaN
+            ]
             if values:
                 ticks = _nice_ticks(min(values), max(values))
                 digits = max(2, math.ceil(-math.log10(ticks[1] - ticks[0])))

@@ -105,6 +105,8 @@ def _width(value: Any) -> int:
 def _bar(value: float | None, width: int = 8) -> str:
     if value is None:
         return ""
+    if not 0.0 <= value <= 1.0:  # no bar for a value out of range (NaN too): the number
+        return f"{value:.2f}"
     filled = round(value * width)
     return "█" * filled + "░" * (width - filled) + f" {value:.2f}"
 

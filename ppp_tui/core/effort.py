@@ -469,6 +469,52 @@ _VALUE_NOUN_GATES = frozenset(_VALUE_NOUN)
 _ENUMERATED = re.compile(
     r"\)(?:(?<=(?<!\S)[a-c1-3]\))|(?<=(?<!\S)\([a-c1-3]\)))\s.*\s\(?[b-d2-4]\)\s", re.IGNORECASE
 )
+# _ENUMERATED in two halves, for `_enumerates`: its first option and a later one.
+_ENUMERATED_FIRST = re.compile(_ENUMERATED.pattern.partition(".*")[0], re.IGNORECASE)
+_ENUMERATED_LATER = re.compile(_ENUMERATED.pattern.partition(".*")[2], re.IGNORECASE)
+
+
+# The question `_enumerates` answered last, and its answer: by identity, as a cache
+# keyed by value would compare a long question with an equal one at every part.
+_ENUMERATED_LAST: tuple[str | None, bool] = (None, False)
+
+
+def _enumerates(whole: str) -> bool:
+    """Whether _ENUMERATED matches `whole`; worked out once per question, not per part."""
+    global _ENUMERATED_LAST
+    last = _ENUMERATED_LAST  # one read: another thread may replace it
+    if last[0] is not whole:
+        last = _ENUMERATED_LAST = (whole, _enumerated(whole))
+    return last[1]
+
+
+def _enumerated(whole: str) -> bool:
+    """Whether _ENUMERATED matches `whole`, in linear time (the pattern's ".*" goes to the
+    end of the line from every first option, and back).
+
+    A first option at `first` (its match ends at `start`) and a later one at `later` match
+    if no newline stands in whole[start:later]. The first later option at or after `start`
+    decides (a further one only adds text); of the first options it serves, the last is
+    the nearest, so only that one is tested.
+    """
+    if ")" not in whole:
+        return False
+    later: re.Match[str] | None = None
+    last = -1
+    for first in _ENUMERATED_FIRST.finditer(whole):
+        start = first.end()
+        if later is not None and later.start() < start:
+            if whole.find("\n", last, later.start()) < 0:
+                return True
+            later = None
+        if later is None:
+            later = _ENUMERATED_LATER.search(whole, start)
+            if later is None:
+                return False
+        last = start
+    return later is not None and whole.find("\n", last, later.start()) < 0
+
+
 _CONJUNCTION = re.compile(r"^(?:and|but|so|also|plus|then)\s+")
 _CONJUNCTIONS = ("and", "but", "so", "also", "plus", "then")
 _CONJUNCTION_INITIALS = "".join(sorted({word[0] for word in _CONJUNCTIONS}))
@@ -494,6 +540,9 @@ _LEAD = re.compile(
 # _LEAD, and whether a question word (_WH_WORDS, _AUX_WORDS) follows it: then its group 1
 # matched (the empty string). The look-ahead takes nothing, so the matches are _LEAD's.
 _LEAD_THEN = re.compile(rf"{_LEAD.pattern}(?:(?=(?:{_WH_WORDS}|{_AUX_WORDS}))()|)")
+# At least two words from a position on: `len(text[end:].split()) >= 2` without copying
+# the rest of the text at every lead (linear time on long texts).
+_TWO_WORDS = re.compile(r"\s*+\S++\s++\S")
 # A lead starts at a space only before a dash, so only where this matches.
 _SPACED_DASH = re.compile(r"[\u2014\u2013-](?<=\s.)")
 # Elsewhere the leads start at a ":", ";" or ",", and none holds the start of another;
@@ -569,7 +618,11 @@ def _split(sentence: str, words: frozenset[bytes]) -> list[str]:
     )
     for word in words & _SPLIT_GATES:
         for match in _SPLIT_CONJOINED[word].finditer(sentence):
-            start = len(sentence[: match.start()].rstrip())
+            # The spaces before the match, found backwards (not by slicing the text
+            # before it, which made long texts quadratic).
+            start = match.start()
+            while start and sentence[start - 1].isspace():
+                start -= 1
             if start and sentence[start - 1] == ",":
                 start -= 1
             cuts.append((start, match.end()))
@@ -807,11 +860,14 @@ def _core(lower: str) -> str:
     ):
         # The last _LEAD followed by a question word and another word.
         if ("-" in lower or "\u2014" in lower or "\u2013" in lower) and _SPACED_DASH.search(lower):
+            last = 0
             for match in _LEAD_THEN.finditer(lower):
                 if match.group(1) is not None:
                     end = match.end()
-                    if len(lower[end:].split()) >= 2:
-                        core = lower[end:]
+                    if _TWO_WORDS.match(lower, end):
+                        last = end  # cut once, after the loop: linear in long texts
+            if last:
+                core = lower[last:]
         else:
             last = 0
             for mark, lead in _MARK_LEADS:
@@ -819,7 +875,7 @@ def _core(lower: str) -> str:
                     found = lead.search(lower)
                     while found is not None:
                         end = found.end()
-                        if end > last and len(lower[end:].split(None, 1)) == 2:
+                        if end > last and _TWO_WORDS.match(lower, end):
                             last = end
                         found = lead.search(lower, end)
             if last:
@@ -902,11 +958,7 @@ def _part_effort(
             verb = first in _VERB_FIRST or _has_verb(core, words, exact)
             if verb:
                 return _HIGH
-    if confirm or (
-        options
-        if options is not None
-        else _offers_options(core) or (")" in whole and _ENUMERATED.search(whole) is not None)
-    ):
+    if confirm or (options if options is not None else _offers_options(core) or _enumerates(whole)):
         return _BY_LENGTH[len(lower) <= _SHORT or len(lower.split()) <= SELECTION_WORDS]
     if wh:
         # Open: the user has to come up with the answer.

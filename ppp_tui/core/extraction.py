@@ -53,6 +53,8 @@ _FUNCTION_CALL = re.compile(r"<function=([^>\s]+)>(.*?)(?:</function>|\Z)", re.D
 _PARAMETER = re.compile(r"<parameter=([^>\s]+)>(.*?)(?:</parameter>|(?=<parameter=)|\Z)", re.DOTALL)
 _JSON_TOOL_CALL = re.compile(r"<tool_call>\s*(.*?)\s*(?:</tool_call>|\Z)", re.DOTALL)
 ASK_TOOLS = frozenset({"ask_question", "askuserquestion", "ask_user", "ask_user_question"})
+# The most characters an _ABBREVIATION match spans ("approx."), and one more.
+_LONGEST_ABBREVIATION = 8
 
 
 def _blocks(text: str) -> list[str]:
@@ -90,7 +92,11 @@ def _sentences(block: str) -> list[str]:
     sentences = []
     start = 0
     for match in _BOUNDARY.finditer(masked):
-        if _ABBREVIATION.search(masked[start : match.start()]):
+        # Only the sentence's last few characters can end in an abbreviation: searching
+        # all of it again after each one made long texts quadratic. (The character
+        # before `start` is a space, so a word boundary there is one as well.)
+        end = match.start()
+        if _ABBREVIATION.search(masked, max(start, end - _LONGEST_ABBREVIATION), end):
             continue
         sentences.append((start, match.start()))
         start = match.end()

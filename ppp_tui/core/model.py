@@ -5,6 +5,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
+# The numbers a run (and config.toml) may hold, beyond being finite (docs/input-limits.md):
+# magnitudes bounded so that sums over any number of agents, questions and violations
+# stay finite and print as plain decimals.
+MAX_PENALTY = 1000.0  # a violation's own penalty, and a configured bonus or penalty
+MAX_ITERATION_SCORE = 1e6  # |an iteration's quality score|
+MAX_COUNT = 2**63 - 1  # token counts, latencies and turn numbers: SQLite's 64-bit integers
+
 
 class Effort(StrEnum):
     """How much a question costs the user to answer (SPEC 3)."""

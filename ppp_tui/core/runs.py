@@ -17,7 +17,20 @@ from typing import Any
 from .effort import classify_effort
 from .errors import RunError
 from .extraction import ask_texts, extract_questions, inline_asks
-from .model import Agent, Effort, Question, Run, Severity, Source, Trajectory, Turn, Violation
+from .model import (
+    MAX_COUNT,
+    MAX_ITERATION_SCORE,
+    MAX_PENALTY,
+    Agent,
+    Effort,
+    Question,
+    Run,
+    Severity,
+    Source,
+    Trajectory,
+    Turn,
+    Violation,
+)
 from .preferences import AskedQuestion, check_questions
 from .scoring import states_preferences
 
@@ -74,9 +87,23 @@ def _string(obj: Mapping[str, Any], key: str, path: str, required: bool = False)
 
 
 def _number(value: Any, path: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+    if isinstance(value, bool) or not isinstance(value, int | float):
         raise RunError(f"expected a number, got {_type_name(value)}", path)
+    if isinstance(value, int) and not -_FLOAT_MAX < value < _FLOAT_MAX:
+        raise RunError("number out of range: an integer beyond ±1e308", path)
+    if not math.isfinite(value):
+        # JSON's 1e400 reads as infinity; NaN and Infinity are not JSON at all.
+        got = "NaN" if value != value else "a number beyond ±1.8e308 (infinity)"
+        raise RunError(f"expected a finite number, got {got}", path)
     return float(value)
+
+
+def _bounded(value: Any, path: str, low: float, high: float, what: str) -> float:
+    """A finite number in [low, high]; the error names the bounds."""
+    number = _number(value, path)
+    if not low <= number <= high:
+        raise RunError(f"{what} must be in [{low:g}, {high:g}], got {number:g}", path)
+    return number
 
 
 def _unit(obj: Mapping[str, Any], key: str, path: str, required: bool = False) -> float | None:
@@ -95,12 +122,21 @@ def _turn_number(obj: Mapping[str, Any], path: str) -> int | None:
     value = obj.get("turn")
     if value is None:
         return None
-    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        raise RunError(f"turn must be a whole number >= 0, got {value!r}", f"{path}.turn")
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_COUNT:
+        raise RunError(
+            f"turn must be a whole number >= 0 (below 2**63), got {_short(value)}", f"{path}.turn"
+        )
     return value
 
 
-_MAX_INT = 2**63 - 1
+def _short(value: Any) -> str:
+    """A value for an error line: long numbers by their size, not their digits."""
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= 10**20:
+        return f"an integer of about {value.bit_length() * 3 // 10 + 1} digits"
+    return repr(value)
+
+
+_MAX_INT = MAX_COUNT
 
 
 def _optional_int(obj: Mapping[str, Any], key: str, path: str) -> int | None:
@@ -109,7 +145,9 @@ def _optional_int(obj: Mapping[str, Any], key: str, path: str) -> int | None:
         return None
     # NaN, infinity and integers beyond SQLite's 64 bits are refused here, not at insert.
     if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= _MAX_INT:
-        raise RunError(f"{key} must be a number >= 0 (below 2**63), got {value!r}", f"{path}.{key}")
+        raise RunError(
+            f"{key} must be a number >= 0 (below 2**63), got {_short(value)}", f"{path}.{key}"
+        )
     return int(value)
 
 
@@ -212,6 +250,10 @@ def _violations(raw: Any, path: str) -> tuple[Violation, ...]:
             if penalty < 0:
                 raise RunError(
                     f"penalty is a magnitude and must be >= 0, got {penalty:g}", f"{where}.penalty"
+                )
+            if penalty > MAX_PENALTY:
+                raise RunError(
+                    f"penalty must be at most {MAX_PENALTY:g}, got {penalty:g}", f"{where}.penalty"
                 )
         violations.append(
             Violation(
@@ -353,7 +395,13 @@ def _checked_run(raw: Any, path: str) -> Run:
             raise RunError(f"duplicate agent name {agent.name!r}", f"{path}.agents[{i}].name")
         seen.add(agent.name)
     iterations = tuple(
-        _number(value, f"{path}.iterations[{i}]")
+        _bounded(
+            value,
+            f"{path}.iterations[{i}]",
+            -MAX_ITERATION_SCORE,
+            MAX_ITERATION_SCORE,
+            "an iteration's score",
+        )
         for i, value in enumerate(_list(obj.get("iterations") or [], f"{path}.iterations"))
     )
     run_id = obj.get("id")
@@ -399,7 +447,6 @@ def _checked_run(raw: Any, path: str) -> Run:
 
 _EFFORT = {e.value: e for e in Effort}
 _SEVERITY = {s.value: s for s in Severity}
-_INF = math.inf
 _FLOAT_MAX = 1e308  # an int within this converts to float without overflow
 
 
@@ -439,7 +486,7 @@ def _fast_magnitude(value: Any) -> int | None:
 
 
 def _fast_turn_number(value: Any) -> int | None:
-    if value is None or (type(value) is int and value >= 0):
+    if value is None or (type(value) is int and 0 <= value <= _MAX_INT):
         return value
     raise _Unusual
 
@@ -525,9 +572,9 @@ def _fast_violations(raw: Any) -> tuple[Violation, ...]:
         penalty = get("penalty")
         if penalty is not None:
             if type(penalty) is float:
-                if not 0.0 <= penalty < _INF:
+                if not 0.0 <= penalty <= MAX_PENALTY:
                     raise _Unusual
-            elif type(penalty) is int and 0 <= penalty < _FLOAT_MAX:
+            elif type(penalty) is int and 0 <= penalty <= MAX_PENALTY:
                 penalty = float(penalty)
             else:
                 raise _Unusual
@@ -623,10 +670,10 @@ def _fast_run(obj: dict[str, Any]) -> Run:
     iterations = []
     for value in iterations_raw:
         if type(value) is float:
-            if value - value != 0.0:  # inf or nan
+            if not -MAX_ITERATION_SCORE <= value <= MAX_ITERATION_SCORE:  # nan too
                 raise _Unusual
             iterations.append(value)
-        elif type(value) is int and -_FLOAT_MAX < value < _FLOAT_MAX:
+        elif type(value) is int and -MAX_ITERATION_SCORE <= value <= MAX_ITERATION_SCORE:
             iterations.append(float(value))
         else:
             raise _Unusual

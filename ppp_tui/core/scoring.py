@@ -19,9 +19,14 @@ from .settings import ProactivitySettings, Settings, Weights
 TIE_SCALE = 1e9
 
 
-def tie_key(final: float) -> int:
+def tie_key(final: float) -> float:
     """The quantised final both the per-run ranking and the arrays compare."""
-    return round(final * TIE_SCALE)
+    try:
+        return round(final * TIE_SCALE)
+    except (OverflowError, ValueError):
+        # Infinite or NaN: import refuses the numbers that lead here, but a database
+        # edited by hand may hold them; they sort (as the arrays do), never crash.
+        return final * TIE_SCALE
 
 
 def r_proact(low: int, medium: int, high: int, settings: ProactivitySettings) -> float:
@@ -207,9 +212,9 @@ def _score(agent: Agent, stated: bool, weights: Weights, settings: Settings) -> 
 
 def rank_key(
     final: float, technical: float, name: str, failed: bool = False
-) -> tuple[bool, int, float, str]:
-    """SPEC 2's order as a sort key (smallest first): working agents before failed ones
-    (a failure never wins), then final descending (to 9 decimals), then technical
+) -> tuple[bool, float, float, str]:
+    """The ranking order as a sort key (smallest first): working agents before failed
+    ones (a failure never wins), then final descending (to 9 decimals), then technical
     descending, then name ascending."""
     return failed, -tie_key(final), -technical, name
 

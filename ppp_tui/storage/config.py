@@ -13,6 +13,7 @@ import math
 import os
 import re
 import stat
+import sys
 import tomllib
 from collections.abc import Mapping
 from dataclasses import fields, replace
@@ -23,8 +24,10 @@ from typing import Any, TypeVar
 import platformdirs
 
 from ..core.errors import ConfigError, PPPError
+from ..core.model import MAX_PENALTY
 from ..core.settings import (
     MISSING_TRAJECTORY_MODES,
+    STAGES,
     PersonalizationSettings,
     ProactivitySettings,
     Settings,
@@ -43,6 +46,7 @@ BOM = "\ufeff"
 # The pair's key names in the current form and in seed 000's older `[ppp]` form.
 PAIR_KEYS = ("technical", "interaction")
 OLDER_PAIR_KEYS = ("technical_weight", "interaction_weight")
+# The keys of a weights table that are not stages (the three-weight form's too).
 
 _Constants = TypeVar("_Constants", ProactivitySettings, PersonalizationSettings)
 
@@ -185,6 +189,14 @@ def parse_settings(text: str, source: Path) -> Settings:
         data = tomllib.loads(text.removeprefix(BOM))
     except tomllib.TOMLDecodeError as error:
         raise ConfigError(f"{source}: invalid TOML: {error}") from None
+    except ValueError as error:  # an integer past Python's digit limit for conversion
+        if "digits" not in str(error):
+            raise
+        raise ConfigError(
+            f"{source}: invalid TOML: a number of more than {sys.get_int_max_str_digits()} digits"
+        ) from None
+    except RecursionError:
+        raise ConfigError(f"{source}: invalid TOML: nested too deeply") from None
     try:
         return _settings_from(data)
     except PPPError as error:
@@ -212,8 +224,16 @@ def _settings_from(data: Mapping[str, Any]) -> Settings:
     stages: dict[str, Weights] = {}
     for stage, value in table.items():
         # Any sub-table of [ppp.weights] is a stage's pair; an empty one says nothing.
-        if isinstance(value, dict) and (pair := _pair(value, f"ppp.weights.{stage}", PAIR_KEYS)):
-            stages[stage] = pair
+        if isinstance(value, dict):
+            if pair := _pair(value, f"ppp.weights.{stage}", PAIR_KEYS):
+                stages[stage] = pair
+        elif stage in STAGES:
+            # A pipeline stage's weights are a table; a value here could not be saved over
+            # either. Other unknown keys are kept (`config validate` warns about them).
+            raise ConfigError(
+                f"ppp.weights.{stage}: expected a table of the stage's weights"
+                f" ([ppp.weights.{stage}] with technical and interaction), got {_show(value)}"
+            )
 
     penalties = _table(ppp, "penalties", "ppp.penalties")
     return Settings(
@@ -299,6 +319,8 @@ def _number(table: Mapping[str, Any], key: str, name: str) -> float | None:
         return None
     if isinstance(value, bool) or not isinstance(value, int | float):
         raise ConfigError(f"{name}: expected a number, got {_show(value)}")
+    if isinstance(value, int) and not -1e308 < value < 1e308:
+        raise ConfigError(f"{name}: number out of range (an integer beyond ±1e308)")
     if not math.isfinite(value):
         raise ConfigError(f"{name}: expected a finite number, got {_show(value)}")
     return float(value)
@@ -310,6 +332,8 @@ def _magnitude(table: Mapping[str, Any], key: str, name: str) -> float:
     assert value is not None  # only called for keys the table has
     if value < 0:
         raise ConfigError(f"{name}: must be >= 0, got {_show(value)}")
+    if value > MAX_PENALTY:
+        raise ConfigError(f"{name}: must be at most {MAX_PENALTY:g}, got {value:g}")
     return value
 
 

@@ -7,10 +7,12 @@ JSON path for JSON), so every error can name where it is.
 from __future__ import annotations
 
 import json
+import os
+import re
+import stat
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, Literal
 
 from ..core.errors import PPPError, RunError
@@ -18,6 +20,13 @@ from ..core.model import Run
 from ..core.runs import run_from_dict
 
 FileFormat = Literal["auto", "json", "jsonl"]
+
+# The largest input read (a file, a pipe or standard input): more is refused with a
+# clear line rather than read until memory runs out (a stream that never ends).
+MAX_INPUT_BYTES = 1 << 30
+# A "\ud800"-"\udfff" escape: JSON can spell a lone surrogate, which is no Unicode text.
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 @dataclass(frozen=True)
@@ -32,6 +41,8 @@ class Record:
     # A JSON Lines line, decoded when parsed (raw is then None): reading a file stays
     # cheap, and an import decides where its lines are decoded (Store.import_records).
     text: str | None = None
+    # The JSON text has a surrogate escape: its strings are checked for lone surrogates.
+    surrogates: bool = False
 
     @property
     def where(self) -> str:
@@ -42,17 +53,67 @@ class Record:
         if self.error is not None:
             raise PPPError(f"{self.where}: {self.error}")
         raw = self.raw
+        surrogates = self.surrogates
         if self.text is not None:
-            try:
-                raw = json.loads(self.text)
-            except json.JSONDecodeError as error:
-                # Reported when parsed, so --skip-invalid can skip just this line.
-                message = f"invalid JSON: {error.msg} (column {error.colno})"
-                raise PPPError(f"{self.where}: {message}") from None
+            # Reported when parsed, so --skip-invalid can skip just this line.
+            raw = _loads(self.text, self.where, line=False)
+            surrogates = "\\u" in self.text and _SURROGATE_ESCAPE.search(self.text) is not None
         try:
+            if surrogates:
+                _check_strings(raw, self.path)
             return run_from_dict(raw, self.path)
         except RunError as error:
             raise PPPError(f"{self.where}: {error}") from None
+        except RecursionError:
+            raise PPPError(f"{self.where}: {self.path}: {_TOO_DEEP}") from None
+
+
+_TOO_DEEP = "nested too deeply (a run needs only a few levels of lists and objects)"
+
+
+def _loads(text: str, where: str, line: bool = True) -> Any:
+    """json.loads, with every way it fails as one PPPError line naming `where`."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as error:
+        at = f"line {error.lineno}, column {error.colno}" if line else f"column {error.colno}"
+        raise PPPError(f"{where}: invalid JSON: {error.msg} ({at})") from None
+    except RecursionError:
+        raise PPPError(f"{where}: invalid JSON: {_TOO_DEEP}") from None
+    except ValueError as error:  # an integer past Python's digit limit for conversion
+        if "digits" not in str(error):
+            raise
+        raise PPPError(
+            f"{where}: invalid JSON: a number of more than {sys.get_int_max_str_digits()} digits"
+        ) from None
+
+
+def _check_strings(raw: Any, path: str) -> None:
+    """Refuse a lone surrogate ("\\ud800" unpaired) in any string or key, naming its path."""
+    stack: list[tuple[Any, str]] = [(raw, path)]
+    while stack:
+        value, where = stack.pop()
+        if isinstance(value, str):
+            found = _SURROGATE.search(value)
+            if found is not None:
+                code = f"\\u{ord(found.group()):04x}"
+                raise RunError(f"a lone surrogate {code} is not Unicode text", where)
+        elif isinstance(value, dict):
+            for key, item in value.items():
+                found = _SURROGATE.search(key)
+                if found is not None:
+                    code = f"\\u{ord(found.group()):04x}"
+                    raise RunError(f"a key with a lone surrogate {code} is not Unicode text", where)
+                stack.append((item, f"{where}{_member(key)}"))
+        elif isinstance(value, list):
+            stack.extend((item, f"{where}[{i}]") for i, item in enumerate(value))
+
+
+def _member(key: str) -> str:
+    """A key as a JSON path step: `.name`, or `["..."]` with JSON's escapes for any other."""
+    if key.isidentifier() and key.isascii():
+        return f".{key}"
+    return f"[{json.dumps(key)}]"
 
 
 @dataclass(frozen=True)
@@ -66,18 +127,47 @@ class ParsedRecord(Record):
 
 
 def read_text(name: str) -> tuple[str, str]:
-    """(source name for messages, text) of a UTF-8 file or standard input ("-")."""
+    """(source name for messages, text) of a file or of standard input ("-"): UTF-8, at
+    most MAX_INPUT_BYTES."""
     if name == "-":
-        return "<stdin>", sys.stdin.read()
-    path = Path(name)
+        source = "<stdin>"
+        stream = getattr(sys.stdin, "buffer", None)
+        if stream is None:  # a text-only stream (tests): already decoded
+            data = sys.stdin.read(MAX_INPUT_BYTES + 1).encode("utf-8", "surrogateescape")
+        else:
+            data = stream.read(MAX_INPUT_BYTES + 1)
+    else:
+        source = name
+        data = _read_file(name)
+    if len(data) > MAX_INPUT_BYTES:
+        raise _too_big(source)
     try:
-        return name, path.read_text(encoding="utf-8")
+        return source, data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise PPPError(f"{source}: not UTF-8 text ({error.reason} at byte {error.start})") from None
+
+
+def _too_big(source: str) -> PPPError:
+    limit = MAX_INPUT_BYTES
+    size = f"{limit / (1 << 30):g} GB" if limit >= 1 << 30 else f"{limit:,} bytes"
+    return PPPError(f"{source}: more than {size}; split the runs into several files")
+
+
+def _read_file(name: str) -> bytes:
+    """A run file's bytes. Devices (a terminal, /dev/zero) are refused unread; a pipe
+    (`<(...)`) is read like standard input."""
+    try:
+        with open(name, "rb") as file:
+            status = os.fstat(file.fileno())
+            if not (stat.S_ISREG(status.st_mode) or stat.S_ISFIFO(status.st_mode)):
+                raise PPPError(f"{name}: not a regular file or a pipe; give a run file")
+            if status.st_size > MAX_INPUT_BYTES:  # refused without reading it
+                raise _too_big(name)
+            return file.read(MAX_INPUT_BYTES + 1)
     except FileNotFoundError:
         raise PPPError(f"{name}: no such file") from None
     except IsADirectoryError:
-        raise PPPError(f"{name}: is a directory, not a file") from None
-    except UnicodeDecodeError as error:
-        raise PPPError(f"{name}: not UTF-8 text ({error.reason} at byte {error.start})") from None
+        raise PPPError(f"{name}: is a directory, not a run file") from None
     except OSError as error:
         raise PPPError(f"{name}: cannot read ({error.strerror})") from None
 
@@ -89,17 +179,13 @@ def _lines(source: str, lines: list[str]) -> Iterator[Record]:
 
 
 def _document(source: str, text: str) -> Iterator[Record]:
-    try:
-        raw = json.loads(text)
-    except json.JSONDecodeError as error:
-        raise PPPError(
-            f"{source}: invalid JSON: {error.msg} (line {error.lineno}, column {error.colno})"
-        ) from None
+    raw = _loads(text, source)
+    surrogates = "\\u" in text and _SURROGATE_ESCAPE.search(text) is not None
     if isinstance(raw, list):
         for index, item in enumerate(raw):
-            yield Record(source, None, f"$[{index}]", item)
+            yield Record(source, None, f"$[{index}]", item, surrogates=surrogates)
     else:
-        yield Record(source, None, "$", raw)
+        yield Record(source, None, "$", raw, surrogates=surrogates)
 
 
 def _looks_like_lines(text: str) -> bool:
@@ -114,7 +200,7 @@ def _looks_like_lines(text: str) -> bool:
         return False
     try:
         return isinstance(json.loads(first), dict)
-    except (json.JSONDecodeError, RecursionError):
+    except (ValueError, RecursionError):  # not JSON (or too deep, too long a number)
         return False
 
 
@@ -132,8 +218,14 @@ def open_records(name: str, fmt: FileFormat = "auto") -> RecordFile:
     if fmt == "jsonl" or (fmt == "auto" and _looks_like_lines(text)):
         lines = text.splitlines()
         total = sum(1 for line in lines if line and not line.isspace())
+        if not total:
+            raise PPPError(f"{source}: no runs in it (an empty input is an error)")
         return RecordFile(total, _lines(source, lines))
+    if not text or text.isspace():
+        raise PPPError(f"{source}: no runs in it (an empty input is an error)")
     records = list(_document(source, text))
+    if not records:
+        raise PPPError(f"{source}: no runs in it (an empty list)")
     return RecordFile(len(records), iter(records))
 
 

@@ -9,6 +9,8 @@ a test to `detect`.
 
 from __future__ import annotations
 
+import os
+import stat
 from collections.abc import Callable
 from pathlib import Path
 
@@ -65,6 +67,8 @@ def detect(name: str) -> str | None:
     if name == "-":
         return None
     try:
+        if not stat.S_ISREG(os.stat(name).st_mode):
+            return None  # a pipe is read once, by its reader; a device is refused there
         with Path(name).open("rb") as handle:
             head = handle.read(_SNIFF_BYTES)
     except OSError:

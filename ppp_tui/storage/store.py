@@ -26,13 +26,25 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO, NoReturn
 
 from ..core.errors import PPPError
-from ..core.model import Agent, Effort, Question, Run, Severity, Source, Trajectory, Turn, Violation
+from ..core.model import (
+    MAX_PENALTY,
+    Agent,
+    Effort,
+    Question,
+    Run,
+    Severity,
+    Source,
+    Trajectory,
+    Turn,
+    Violation,
+)
 from ..core.preferences import is_known
 from ..core.relevance import task_type
 from ..core.scoring import penalty_for, states_preferences
 from ..core.settings import Settings
 from ..core.stages import NO_STAGE
 from . import packs
+from .damage import check, is_count, is_penalty, is_unit, readable
 from .schema import MIGRATIONS, OUR_TABLES, SCHEMA_VERSION
 
 if TYPE_CHECKING:
@@ -461,6 +473,7 @@ class Store:
         rows = self._query("SELECT DISTINCT stage FROM runs ORDER BY stage")
         return [row[0] for row in rows]
 
+    @readable
     def run_infos(self, stage: str | None = None, limit: int | None = None) -> list[RunInfo]:
         """Every run (or one stage's, or the first `limit`), by id: the score arrays' order."""
         sql = (
@@ -475,8 +488,12 @@ class Store:
         if limit is not None:
             sql += " LIMIT ?"
             params.append(limit)
-        return [RunInfo(*row) for row in self._query(sql, params)]
+        infos = [RunInfo(*row) for row in self._query(sql, params)]
+        # Ids are text: a NULL or a number sorts first, a blob last (an outside edit).
+        check(not infos or (type(infos[0].id) is str and type(infos[-1].id) is str))
+        return infos
 
+    @readable
     def run_series(self, stage: str | None = None) -> list[tuple[str, str | None, str]]:
         """(id, created_at, iterations JSON) of every run (or one stage's), by id."""
         where, params = _stage_where(stage)
@@ -484,6 +501,7 @@ class Store:
             f"SELECT id, created_at, iterations FROM runs{where} ORDER BY id", params
         )
 
+    @readable
     def violation_counts(self, stage: str | None = None) -> list[tuple[str, str, int, int]]:
         """(preference as stored, run id, trajectory id, violations) for every trajectory
         and preference it violates (or those of one stage's runs)."""
@@ -496,6 +514,7 @@ class Store:
             params,
         )
 
+    @readable
     def question_counts(self, stage: str | None = None) -> list[tuple[str, str, int]]:
         """(source, effort, questions) over every question (or one stage's runs')."""
         where = ""
@@ -512,6 +531,7 @@ class Store:
             params,
         )
 
+    @readable
     def get_run(self, run_id: str) -> Run:
         """The whole run, as imported (labels and their sources included)."""
         rows = self._query(
@@ -539,10 +559,20 @@ class Store:
             " FROM agents WHERE run_id = ? ORDER BY position",
             [run_id],
         ):
+            # What an import never writes (an outside edit) fails here, not in scoring.
+            check(type(name) is str and is_unit(technical))
+            check(
+                (relevance is None or is_unit(relevance))
+                and (confidence is None or is_unit(confidence))
+            )
             trajectory = self._trajectory(agent_id)
             agents.append(
                 Agent(name, technical, trajectory, model, relevance, confidence, output, failure)
             )
+        preferences = json.loads(prefs)
+        scores = json.loads(iterations)
+        check(type(preferences) is list and all(type(p) is str for p in preferences))
+        check(type(scores) is list and all(type(x) in (float, int) for x in scores))
         return Run(
             id=rid,
             agents=tuple(agents),
@@ -550,10 +580,10 @@ class Store:
             stage=stage,
             task=task,
             created_at=created_at,
-            preferences=tuple(json.loads(prefs)),
+            preferences=tuple(preferences),
             selected_agent=selected,
             preferred_agent=preferred,
-            iterations=tuple(json.loads(iterations)),
+            iterations=tuple(scores),
             consensus=consensus,
         )
 
@@ -586,8 +616,13 @@ class Store:
                 [trajectory_id],
             )
         )
-        return Trajectory(turns, questions, violations, tuple(json.loads(unchecked)))
+        check(all(is_penalty(v.penalty) and is_count(v.turn) for v in violations))
+        check(all(is_count(q.turn) and type(q.text) is str for q in questions))
+        unchecked_names = json.loads(unchecked)
+        check(type(unchecked_names) is list)
+        return Trajectory(turns, questions, violations, tuple(unchecked_names))
 
+    @readable
     def agent_columns(
         self,
         settings: Settings,
@@ -621,7 +656,11 @@ class Store:
         counts = np.frombuffer(b"".join(counts_col), "<i4").reshape(-1, 4).astype(np.int64)
         has_trajectory = counts[:, 3] != packs.NO_TRAJECTORY
         counts[~has_trajectory] = 0
-        return AgentColumns(
+        technical_col = np.frombuffer(b"".join(technical), "<f8").astype(np.float64)
+        # An outside edit's values (a NaN, a score of 7) would skew every figure silently.
+        check(bool(((technical_col >= 0.0) & (technical_col <= 1.0)).all()))
+        check(len(technical_col) == len(counts) and bool((counts >= 0).all()))
+        columns = AgentColumns(
             run_ids=run_ids,
             stages=stages,
             preferred=preferred,
@@ -629,7 +668,7 @@ class Store:
             run_index=np.repeat(np.arange(count), per_run),
             vocabulary=vocabulary,
             name_codes=name_codes,
-            technical=np.frombuffer(b"".join(technical), "<f8").astype(np.float64),
+            technical=technical_col,
             has_trajectory=has_trajectory,
             q_low=counts[:, 0],
             q_medium=counts[:, 1],
@@ -652,7 +691,11 @@ class Store:
                 only_loaded=limit is not None,
             ),
         )
+        # Each violation costs at most MAX_PENALTY (a sum past that: an outside edit).
+        check(bool((columns.penalty <= MAX_PENALTY * np.maximum(columns.violations, 1)).all()))
+        return columns
 
+    @readable
     def first_runs(self, settings: Settings, limit: int) -> list[RunAgents]:
         """The first `limit` runs by id with their agents' score inputs, without numpy
         (the app's first page draws before numpy is imported)."""
@@ -683,9 +726,11 @@ class Store:
                 )
                 for k, value in enumerate(struct.unpack(f"<{n}d", technical))
             ]
+            check(all(is_unit(agent.technical) for agent in agents))
             runs.append(RunAgents(run_id, stage, preferred, bool(stated), agents))
         by_id = {run.id: run for run in runs}
         for run_id, slot, total in self._penalty_sums(settings, list(by_id)):
+            check(type(total) in (float, int) and 0 <= total <= MAX_PENALTY * 1e9)
             by_id[run_id].agents[slot].penalty = total
         return runs
 
@@ -709,6 +754,8 @@ class Store:
         )
         if rows and any(row[4] is None for row in rows):
             rows = self._unpacked(rows)
+        # Ids are text: a NULL or a number sorts first, a blob last (an outside edit).
+        check(not rows or (type(rows[0][0]) is str and type(rows[-1][0]) is str))
         return rows
 
     def _unpacked(self, rows: list[Any]) -> list[Any]:
