@@ -208,8 +208,8 @@ def ranks(
     arrays: ScoreArrays,
     final: np.ndarray[Any, np.dtype[np.float64]] | None = None,
 ) -> np.ndarray[Any, np.dtype[np.int64]]:
-    """(runs, slots) rank of every agent under the SPEC 2 tie rule, failed agents after
-    working ones; 0 in padding. `final`: the real finals (`finals`), so that failed
+    """(runs, slots) rank of every agent (final, then technical, then name), failed agents
+    after working ones; 0 in padding. `final`: the real finals (`finals`), so that failed
     agents rank among themselves by them too."""
     values = outcome.final if final is None else final
     quantised = np.where(arrays.valid, np.round(values * TIE_SCALE), -np.inf)

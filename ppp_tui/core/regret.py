@@ -203,7 +203,7 @@ class ScoreArrays:
         return technical, interaction
 
     def lines(self, settings: Settings, failures_last: bool = True) -> Lines:
-        """The (C, P, Q) coefficients of every agent under `settings` (SPEC 2). With
+        """The (C, P, Q) coefficients of every agent under `settings`. With
         `failures_last` (selection, regret, tuning) a failed agent beside a working one
         gets C = -inf: it can never be selected. Without, its real score."""
         has_trajectory = ~np.isnan(self.interaction)
