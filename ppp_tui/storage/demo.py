@@ -1410,7 +1410,9 @@ def write_demo(
 
     def fill(store: Store) -> ImportReport:
         if _chunks(runs) > 1 and _workers() > 1:
-            return store.import_batches(lambda stamp: _built(runs, seed, stamp), progress)
+            return store.import_batches(
+                lambda stamp: _built(runs, seed, stamp), progress, scratch=True
+            )
         records = (
             ParsedRecord("<demo>", None, "$", raw, parsed=run)
             for raw, run in generate_parsed(runs, seed)
