@@ -265,3 +265,52 @@ def test_write_demo_builds_a_database_and_keeps_a_full_one(tmp_path: Path) -> No
     assert sum(steps) == 20
     with Store.open(path) as store:
         assert store.count() == 20
+
+
+def _rows_without_stamps(path: Path) -> dict[str, list[tuple[Any, ...]]]:
+    import sqlite3
+
+    conn = sqlite3.connect(path)
+    try:
+        tables = {}
+        names = conn.execute("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
+        for (name,) in names.fetchall():
+            columns = [
+                row[1]
+                for row in conn.execute(f"PRAGMA table_info({name})")
+                if row[1] not in ("imported_at", "marked_at")
+            ]
+            tables[name] = conn.execute(
+                f"SELECT {', '.join(columns)} FROM {name} ORDER BY 1"
+            ).fetchall()
+        return tables
+    finally:
+        conn.close()
+
+
+def test_the_bulk_loaded_demo_is_the_database_an_ordinary_import_makes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import sqlite3
+
+    monkeypatch.setattr(demo, "CHUNK", 150)
+    monkeypatch.setattr(demo, "_workers", lambda: 2)
+    bulk, plain = tmp_path / "bulk.db", tmp_path / "plain.db"
+    demo.write_demo(bulk, 400, seed=5)  # chunk workers, scratch file loaded in bulk
+    monkeypatch.setattr(demo, "_workers", lambda: 1)
+    demo.write_demo(plain, 400, seed=5)  # one process, an ordinary import
+    assert _rows_without_stamps(bulk) == _rows_without_stamps(plain)
+    schema = "SELECT type, name, tbl_name, sql FROM sqlite_master ORDER BY type, name"
+    conn = sqlite3.connect(bulk)
+    try:
+        # Every index is there again, the file is in WAL mode on its own, and whole.
+        assert conn.execute(schema).fetchall() == sqlite3.connect(plain).execute(schema).fetchall()
+        assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+        assert conn.execute("PRAGMA integrity_check").fetchall() == [("ok",)]
+        assert conn.execute("PRAGMA foreign_key_check").fetchall() == []
+    finally:
+        conn.close()
+    assert not Path(f"{bulk}-wal").exists() or Path(f"{bulk}-wal").stat().st_size == 0
+    with Store.open(bulk) as store:
+        assert store.conn.execute("PRAGMA foreign_keys").fetchone()[0] == 1
+        assert store.count() == 400

@@ -874,15 +874,17 @@ def _timestamps(rng: random.Random, count: int) -> list[float]:
     start_weekday = START.weekday()
     hours = [0.08] * 7 + [0.4, 0.8, 1.0, 1.0, 0.9, 0.7, 1.0, 1.0, 1.0, 0.9, 0.7, 0.5, 0.35]
     hours += [0.25] * (24 - len(hours))
+    # weekday * hour density of each hour of the period, worked out once.
+    table = [weekday[(start_weekday + d) % 7] * hours[h] for d in range(DAYS) for h in range(24)]
     times: list[float] = []
+    append = times.append
+    draw = rng.random
     while len(times) < count:
-        t = rng.random() * span
+        t = draw() * span
         day, rest = divmod(t, 86400.0)
-        density = weekday[(start_weekday + int(day)) % 7] * hours[int(rest // 3600)]
         # Usage grows over the period: later days are a little busier.
-        density *= 0.7 + 0.3 * t / span
-        if rng.random() < density:
-            times.append(t)
+        if draw() < table[int(day) * 24 + int(rest // 3600)] * (0.7 + 0.3 * t / span):
+            append(t)
     times.sort()
     return times
 
@@ -1410,7 +1412,9 @@ def write_demo(
 
     def fill(store: Store) -> ImportReport:
         if _chunks(runs) > 1 and _workers() > 1:
-            return store.import_batches(lambda stamp: _built(runs, seed, stamp), progress)
+            return store.import_batches(
+                lambda stamp: _built(runs, seed, stamp), progress, scratch=True
+            )
         records = (
             ParsedRecord("<demo>", None, "$", raw, parsed=run)
             for raw, run in generate_parsed(runs, seed)
@@ -1443,9 +1447,14 @@ _JOB: dict[str, Any] = {}
 
 def _built(runs: int, seed: int, stamp: str) -> Iterator[RowBatch]:
     """Every chunk's rows, in order, made by forked worker processes."""
+    import gc
     import multiprocessing
 
     _JOB.update(seed=seed, stamp=stamp, times=_timestamps(random.Random(f"{seed}:time"), runs))
+    # The rows received have no reference cycles: the cycle collector would only walk
+    # them again and again while they are unpickled here.
+    collecting = gc.isenabled()
+    gc.disable()
     try:
         context = multiprocessing.get_context("fork")
         workers = min(_workers(), _chunks(runs))
@@ -1453,6 +1462,8 @@ def _built(runs: int, seed: int, stamp: str) -> Iterator[RowBatch]:
             yield from pool.imap(_build_chunk, range(_chunks(runs)))
     finally:
         _JOB.clear()
+        if collecting:
+            gc.enable()
 
 
 def _worker_start() -> None:

@@ -355,6 +355,8 @@ class Store:
         self,
         make: Callable[[str], Iterable[RowBatch]],
         progress: Callable[[int], None] | None = None,
+        *,
+        scratch: bool = False,
     ) -> ImportReport:
         """Add runs whose rows were built already (`build_batch`, in any process) in one
         transaction; on error nothing is added.
@@ -362,13 +364,27 @@ class Store:
         `make(stamp)` gives the batches in order, built with this import's `stamp`. A
         batch with a run id already present is an error: this is for runs known to be
         new, such as a demo written into a new database.
+
+        `scratch` is for a new database no other process knows of, thrown away whole if
+        the import fails (swap.py): it is then written without the WAL, without syncs or
+        foreign key checks, and its indexes are built once at the end instead of row by
+        row. It is back in WAL mode, with the same schema, when this returns.
         """
         report = ImportReport()
         try:
-            with self._transaction(), packs.import_in_progress(self.conn):
+            with self._bulk(scratch), self._transaction(), packs.import_in_progress(self.conn):
                 writer = _Writer(self.conn)
                 rows = writer.rows
                 known = {row[0] for row in self.conn.execute("SELECT id FROM runs")}
+                indexes: list[str] = []
+                if scratch:
+                    # Dropped and made again, with the same definitions, after the rows.
+                    for name, sql in self.conn.execute(
+                        "SELECT name, sql FROM sqlite_master WHERE type = 'index'"
+                        " AND sql IS NOT NULL ORDER BY rowid"
+                    ).fetchall():
+                        self.conn.execute(f'DROP INDEX "{name}"')
+                        indexes.append(sql)
                 for batch in make(rows.stamp):
                     ids = [row[0] for row in batch.tables[0]]
                     if not known.isdisjoint(ids):
@@ -382,9 +398,33 @@ class Store:
                     report.unknown_preferences.update(batch.unknown)
                     if progress is not None:
                         progress(len(ids))
+                if scratch:
+                    for sql in indexes:
+                        self.conn.execute(sql)
         except sqlite3.Error as error:
             raise _database_error(self.path, error) from None
         return report
+
+    @contextmanager
+    def _bulk(self, on: bool) -> Iterator[None]:
+        """Around a scratch database's import (see `import_batches`)."""
+        if not on:
+            yield
+            return
+        conn = self.conn
+        conn.execute("PRAGMA foreign_keys = OFF")
+        conn.execute("PRAGMA synchronous = OFF")
+        # A rollback journal in memory: a new file's pages need none, and the WAL would
+        # have every page written twice (once there, once when it is folded in).
+        conn.execute("PRAGMA journal_mode = MEMORY")
+        conn.execute("PRAGMA cache_size = -65536")
+        try:
+            yield
+        finally:
+            conn.execute("PRAGMA cache_size = -2000")
+            conn.execute("PRAGMA journal_mode = WAL")
+            conn.execute("PRAGMA synchronous = NORMAL")
+            conn.execute("PRAGMA foreign_keys = ON")
 
     # -- technical scores from the user's evaluation -------------------------------
 
