@@ -157,3 +157,24 @@ def test_classify_reads_standard_input_and_uses_context() -> None:
     lines = result.output.splitlines()
     assert lines[0].startswith("low") and "answered by the task text" in lines[0]
     assert lines[1].startswith("medium")
+
+
+@pytest.mark.parametrize(
+    "command",
+    [[], ["technical"], ["rank"], ["regret"], ["tune"], ["config"], ["config", "init"]],
+)
+def test_help_names_no_internal_documents_and_keeps_its_indentation(command: list[str]) -> None:
+    result = CliRunner().invoke(cli, [*command, "--help"])
+    assert result.exit_code == 0
+    assert "SPEC" not in result.output and "seed 0" not in result.output.lower()
+    # Body paragraphs are indented by exactly two spaces (a stray newline in an
+    # example once pushed the whole `technical` help four columns right).
+    assert "\n      FILE" not in result.output
+
+
+def test_example_config_names_no_internal_documents() -> None:
+    from ppp_tui.storage.config_write import example_config
+
+    text = example_config()
+    assert "SPEC" not in text and "seeds'" not in text
+    assert "printf" not in text
