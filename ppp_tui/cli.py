@@ -717,7 +717,7 @@ def runs(stage: str | None, as_json: bool, db: str | None, config: str | None) -
 @cli.command()
 @click.argument("run_id")
 @click.option("--technical", type=WEIGHT, help="Technical weight to rank under.")
-@click.option("--json", "as_json", is_flag=True, help="One JSON document: the run's agents and scores.")
+@click.option("--json", "as_json", is_flag=True, help="The run's agents and scores as JSON.")
 @_db_options
 def rank(
     run_id: str, technical: float | None, as_json: bool, db: str | None, config: str | None
