@@ -178,3 +178,19 @@ def test_example_config_names_no_internal_documents() -> None:
     text = example_config()
     assert "SPEC" not in text and "seeds'" not in text
     assert "printf" not in text
+
+
+def test_a_leading_utf8_byte_order_mark_is_not_content(tmp_path: Path) -> None:
+    runs = tmp_path / "runs.jsonl"
+    body = b'{"id": "r1", "agents": [{"name": "a", "technical_score": 0.5}]}\n'
+    runs.write_bytes(b"\xef\xbb\xbf" + body)
+    result = CliRunner().invoke(cli, ["score", str(runs), "--json"])
+    assert result.exit_code == 0, result.output
+    assert '"r1"' in result.output
+    db = str(tmp_path / "x.db")
+    assert CliRunner().invoke(cli, ["import", str(runs), "--db", db]).exit_code == 0
+    scores = tmp_path / "scores.csv"  # Excel's "CSV UTF-8" starts with a byte order mark
+    scores.write_bytes(b"\xef\xbb\xbfrun_id,agent,technical\r\nr1,a,0.75\r\n")
+    result = CliRunner().invoke(cli, ["technical", str(scores), "--db", db])
+    assert result.exit_code == 0, result.output
+    assert "set 1 technical score in 1 run" in result.output
