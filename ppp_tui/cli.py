@@ -700,13 +700,15 @@ def runs(stage: str | None, as_json: bool, db: str | None, config: str | None) -
     if as_json:
         emit_json(rows)
         return
+    # Ids are what `rank` and `prefer` take, so the column fits them (up to 40 columns).
+    width = min(max([22, *(len(cut(row["id"], 41)) for row in rows)]), 40)
     click.echo(
-        f"{'id':<22} {'spec':<14} {'stage':<10} {'task type':<16} {'agents':>6}"
+        f"{'id':<{width}} {'spec':<14} {'stage':<10} {'task type':<16} {'agents':>6}"
         f"  {'selected':<14} {'preferred':<14} {'regret':>7}"
     )
     for row in rows:
         click.echo(
-            f"{cut(row['id'], 22):<22} {cut(row['spec_id'], 14):<14}"
+            f"{cut(row['id'], width):<{width}} {cut(row['spec_id'], 14):<14}"
             f" {cut(row['stage'], 10):<10}"
             f" {row['task_type']:<16} {row['agents']:>6}  {cut(row['selected'], 14):<14}"
             f" {cut(row['preferred'], 14):<14} {number(row['regret']):>7}"

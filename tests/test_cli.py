@@ -194,3 +194,14 @@ def test_a_leading_utf8_byte_order_mark_is_not_content(tmp_path: Path) -> None:
     result = CliRunner().invoke(cli, ["technical", str(scores), "--db", db])
     assert result.exit_code == 0, result.output
     assert "set 1 technical score in 1 run" in result.output
+
+
+def test_runs_prints_every_spec_kit_id_whole_so_rank_can_take_it(tmp_path: Path) -> None:
+    db = str(tmp_path / "sk.db")
+    example = Path(__file__).parent.parent / "examples" / "spec-kit-consensus.db"
+    assert CliRunner().invoke(cli, ["import", str(example), "--db", db]).exit_code == 0
+    listed = CliRunner().invoke(cli, ["runs", "--db", db])
+    assert listed.exit_code == 0, listed.output
+    ids = [line.split()[0] for line in listed.output.splitlines()[1:] if line.startswith("spec")]
+    assert ids and all(not run_id.endswith("…") for run_id in ids)
+    assert CliRunner().invoke(cli, ["rank", ids[0], "--db", db]).exit_code == 0
