@@ -210,7 +210,7 @@ def cli() -> None:
     Start with:
       ppp-tui demo               # a demo database to explore
       ppp-tui browse             # the terminal app
-      ppp-tui import runs.jsonl  # your own runs (SPEC 1 format)
+      ppp-tui import runs.jsonl  # your own runs (JSON or JSON Lines)
     """
 
 
@@ -700,13 +700,15 @@ def runs(stage: str | None, as_json: bool, db: str | None, config: str | None) -
     if as_json:
         emit_json(rows)
         return
+    # Ids are what `rank` and `prefer` take, so the column fits them (up to 40 columns).
+    width = min(max([22, *(len(cut(row["id"], 41)) for row in rows)]), 40)
     click.echo(
-        f"{'id':<22} {'spec':<14} {'stage':<10} {'task type':<16} {'agents':>6}"
+        f"{'id':<{width}} {'spec':<14} {'stage':<10} {'task type':<16} {'agents':>6}"
         f"  {'selected':<14} {'preferred':<14} {'regret':>7}"
     )
     for row in rows:
         click.echo(
-            f"{cut(row['id'], 22):<22} {cut(row['spec_id'], 14):<14}"
+            f"{cut(row['id'], width):<{width}} {cut(row['spec_id'], 14):<14}"
             f" {cut(row['stage'], 10):<10}"
             f" {row['task_type']:<16} {row['agents']:>6}  {cut(row['selected'], 14):<14}"
             f" {cut(row['preferred'], 14):<14} {number(row['regret']):>7}"
@@ -717,7 +719,7 @@ def runs(stage: str | None, as_json: bool, db: str | None, config: str | None) -
 @cli.command()
 @click.argument("run_id")
 @click.option("--technical", type=WEIGHT, help="Technical weight to rank under.")
-@click.option("--json", "as_json", is_flag=True, help="The SPEC 7 rank document.")
+@click.option("--json", "as_json", is_flag=True, help="The run's agents and scores as JSON.")
 @_db_options
 def rank(
     run_id: str, technical: float | None, as_json: bool, db: str | None, config: str | None
@@ -765,7 +767,7 @@ def technical(file: str, db: str | None, config: str | None) -> None:
     \b
     Example:
       ppp-tui technical scores.csv
-      printf 'run_id,agent,technical\nrun-0042,claude,0.9\n' | ppp-tui technical -
+      printf 'run_id,agent,technical\\nrun-0042,claude,0.9\\n' | ppp-tui technical -
     """
     from .storage.technical import read_scores
 
@@ -807,7 +809,7 @@ def prefer(run_id: str, agent: str | None, clear: bool, db: str | None, config: 
 
 @cli.command()
 @click.option("--stage", help=_STAGE_HELP)
-@click.option("--json", "as_json", is_flag=True, help="The SPEC 7 regret document.")
+@click.option("--json", "as_json", is_flag=True, help="One JSON document: regret and agreement.")
 @_db_options
 def regret(stage: str | None, as_json: bool, db: str | None, config: str | None) -> None:
     """Mean regret and agreement over the marked runs, under the configured weights.
@@ -886,7 +888,7 @@ def _render_tuning(scope: str, tuning: Tuning) -> None:
 @click.option("--stage", help="Tune this stage's weights on its own marked runs (a known stage).")
 @click.option("--per-stage", is_flag=True, help="Tune every stage that has marked runs.")
 @click.option("--write", is_flag=True, help="Save the tuned weights to config.toml.")
-@click.option("--json", "as_json", is_flag=True, help="The SPEC 7 tune document(s).")
+@click.option("--json", "as_json", is_flag=True, help="JSON: the tuned weights and their figures.")
 @_db_options
 def tune(
     stage: str | None,
@@ -1027,7 +1029,7 @@ def _csv_row(row: dict[str, Any], shown: Callable[[Any], Any]) -> dict[str, Any]
 
 @cli.group()
 def config() -> None:
-    """Show, create or check config.toml (SPEC 5)."""
+    """Show, create or check config.toml."""
 
 
 @config.command()

@@ -157,3 +157,51 @@ def test_classify_reads_standard_input_and_uses_context() -> None:
     lines = result.output.splitlines()
     assert lines[0].startswith("low") and "answered by the task text" in lines[0]
     assert lines[1].startswith("medium")
+
+
+@pytest.mark.parametrize(
+    "command",
+    [[], ["technical"], ["rank"], ["regret"], ["tune"], ["config"], ["config", "init"]],
+)
+def test_help_names_no_internal_documents_and_keeps_its_indentation(command: list[str]) -> None:
+    result = CliRunner().invoke(cli, [*command, "--help"])
+    assert result.exit_code == 0
+    assert "SPEC" not in result.output and "seed 0" not in result.output.lower()
+    # Body paragraphs are indented by exactly two spaces (a stray newline in an
+    # example once pushed the whole `technical` help four columns right).
+    assert "\n      FILE" not in result.output
+
+
+def test_example_config_names_no_internal_documents() -> None:
+    from ppp_tui.storage.config_write import example_config
+
+    text = example_config()
+    assert "SPEC" not in text and "seeds'" not in text
+    assert "printf" not in text
+
+
+def test_a_leading_utf8_byte_order_mark_is_not_content(tmp_path: Path) -> None:
+    runs = tmp_path / "runs.jsonl"
+    body = b'{"id": "r1", "agents": [{"name": "a", "technical_score": 0.5}]}\n'
+    runs.write_bytes(b"\xef\xbb\xbf" + body)
+    result = CliRunner().invoke(cli, ["score", str(runs), "--json"])
+    assert result.exit_code == 0, result.output
+    assert '"r1"' in result.output
+    db = str(tmp_path / "x.db")
+    assert CliRunner().invoke(cli, ["import", str(runs), "--db", db]).exit_code == 0
+    scores = tmp_path / "scores.csv"  # Excel's "CSV UTF-8" starts with a byte order mark
+    scores.write_bytes(b"\xef\xbb\xbfrun_id,agent,technical\r\nr1,a,0.75\r\n")
+    result = CliRunner().invoke(cli, ["technical", str(scores), "--db", db])
+    assert result.exit_code == 0, result.output
+    assert "set 1 technical score in 1 run" in result.output
+
+
+def test_runs_prints_every_spec_kit_id_whole_so_rank_can_take_it(tmp_path: Path) -> None:
+    db = str(tmp_path / "sk.db")
+    example = Path(__file__).parent.parent / "examples" / "spec-kit-consensus.db"
+    assert CliRunner().invoke(cli, ["import", str(example), "--db", db]).exit_code == 0
+    listed = CliRunner().invoke(cli, ["runs", "--db", db])
+    assert listed.exit_code == 0, listed.output
+    ids = [line.split()[0] for line in listed.output.splitlines()[1:] if line.startswith("spec")]
+    assert ids and all(not run_id.endswith("…") for run_id in ids)
+    assert CliRunner().invoke(cli, ["rank", ids[0], "--db", db]).exit_code == 0

@@ -318,7 +318,7 @@ def test_long_names_are_cut_with_an_ellipsis(tmp_path: Path, empty_config: Path)
     db = _long_named_db(tmp_path)
     where = ("--db", str(db), "--config", str(empty_config))
     line = invoke("runs", *where).stdout.splitlines()[1]
-    assert line.startswith("a-run-with-a-rather-l… ")
+    assert line.startswith("a-run-with-a-rather-long-identifier ")  # ids are whole (to 40)
     assert " an-agent-with… an-agent-with… " in line
     ranked = invoke("rank", "a-run-with-a-rather-long-identifier", *where).stdout
     row = next(line for line in ranked.splitlines() if line.startswith("   1  "))

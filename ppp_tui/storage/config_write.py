@@ -411,7 +411,7 @@ def example_config() -> str:
         for stage, weights in STAGE_TUNED.items()
     )
     return f"""\
-# ppp-tui configuration (SPEC 5). `ppp-tui config validate` checks this file and
+# ppp-tui configuration. `ppp-tui config validate` checks this file and
 # `ppp-tui config show` prints what is in effect. Delete a line to get its default.
 
 [ppp]
@@ -428,7 +428,7 @@ missing_trajectory = {_toml(defaults.missing_trajectory)}
 {_lines(_pair_document(defaults.weights))}
 
 # One table per stage replaces the global pair for that stage's runs. These are the
-# seeds' stage recommendations; delete a table to use the global pair for its stage.
+# recommended stage weights; delete a table to use the global pair for its stage.
 {stage_tables}
 
 # R_Proact: the bonus for asking no question (or only low-effort ones), and what each

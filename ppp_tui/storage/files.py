@@ -142,7 +142,8 @@ def read_text(name: str) -> tuple[str, str]:
     if len(data) > MAX_INPUT_BYTES:
         raise _too_big(source)
     try:
-        return source, data.decode("utf-8")
+        # A leading byte order mark (Excel's and PowerShell's UTF-8) is not content.
+        return source, data.decode("utf-8").removeprefix("\ufeff")
     except UnicodeDecodeError as error:
         raise PPPError(f"{source}: not UTF-8 text ({error.reason} at byte {error.start})") from None
 
