@@ -190,3 +190,21 @@ async def test_the_panel_opened_during_the_load_tunes_once_it_ends(
         stages = {i.stage for i in app.workspace.infos if i.stage}
         options = screen.query_one("#tuning-scope", Select)._options
         assert {value for _, value in options} >= {GLOBAL, *stages} and len(stages) > 1
+
+
+@pytest.mark.parametrize("size", [SIZE, (80, 24)])
+async def test_the_plots_y_labels_start_one_cell_from_the_left_edge(
+    db: Path, tmp_path: Path, size: tuple[int, int]
+) -> None:
+    """In a browser the terminal has no margin: a label in column 0 lost its first digit."""
+    app = PPPApp(db, tmp_path / "config.toml")
+    async with app.run_test(size=size) as pilot:
+        await app.load_done.wait()
+        await pilot.press("t")
+        screen = await _tuned(app, pilot)
+        await pilot.pause()
+        plot = screen.query_one("#regret-plot")
+        region = plot.region
+        assert region.x == 1 and region.height > 0
+        for y in range(region.y, region.y + region.height):
+            assert screen.get_widget_at(0, y)[0] is not plot
