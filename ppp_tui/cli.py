@@ -1,4 +1,4 @@
-"""The `ppp-tui` command line (SPEC 7). Heavy imports stay inside the commands."""
+"""The `ppp-tui` command line. Heavy imports stay inside the commands."""
 
 from __future__ import annotations
 
@@ -128,7 +128,7 @@ WEIGHT = _Weight()
 
 
 def _db_options(command: Callable[..., Any]) -> Callable[..., Any]:
-    """--db and --config on every command (SPEC 7), resolved by `_Env`."""
+    """--db and --config on every command, resolved by `_Env`."""
     command = click.option(
         "--config",
         "config",

@@ -1,4 +1,4 @@
-"""The dashboard's figures (SPEC 8; seed 000's telemetry dashboard and A/B view).
+"""The dashboard's figures (the telemetry dashboard and the PPP on/off view).
 
 One call, `Dashboard.load`, gives every figure of one stage (or of all runs) as a
 frozen object: interaction over time, the most violated preferences, question

@@ -1,4 +1,4 @@
-"""Shared presentation for the faces: the SPEC 7 JSON documents and plain-text tables."""
+"""Shared presentation for the faces: the `--json` documents and plain-text tables."""
 
 from __future__ import annotations
 
@@ -17,8 +17,8 @@ from .safe_text import inline
 def rank_document(
     ranking: Ranking, flips: Sequence[Flip] | None = None, run: Run | None = None
 ) -> dict[str, Any]:
-    """The `rank --json` document of SPEC 7; with `flips`, also the technical-weight
-    intervals in which each agent ranks first (issue 5)."""
+    """The `rank --json` document; with `flips`, also the technical-weight
+    intervals in which each agent ranks first."""
     document: dict[str, Any] = {
         "run_id": ranking.run_id,
         "stage": ranking.stage,

@@ -2,7 +2,7 @@
 
 Each report loads the store's flat agent columns once and works on arrays; the
 CLI prints the result and the terminal app shows it. The `*_document` functions
-give SPEC 7's `--json` shapes.
+give the `--json` shapes the command line prints.
 """
 
 from __future__ import annotations
@@ -71,7 +71,7 @@ def regret_document(
     runs: bool = True,
     stages: list[str | None] | None = None,
 ) -> dict[str, Any]:
-    """SPEC 7 `regret --json`: overall (or `stage`'s runs), per stage, each marked run.
+    """`regret --json`: overall (or `stage`'s runs), per stage, each marked run.
 
     `stages` lists the per-stage entries (by default the stages of the loaded runs:
     give the database's when only marked runs were loaded). Without `runs` the
@@ -162,7 +162,7 @@ def tune_stages(scores: Scores) -> list[tuple[str, Tuning]]:
 
 
 def tune_document(scope: str, tuning: Tuning) -> dict[str, Any]:
-    """SPEC 7 `tune --json` for one scope."""
+    """`tune --json` for one scope."""
     before = Weights.from_technical(tuning.before_technical)
     return {
         "scope": scope,
@@ -185,7 +185,7 @@ def tune_document(scope: str, tuning: Tuning) -> dict[str, Any]:
             {"technical": p.technical, "mean_regret": p.mean_regret, "agreement": p.agreement}
             for p in tuning.curve
         ],
-        # The tuned technical weight's 95% bootstrap interval (issue 5).
+        # The tuned technical weight's 95% bootstrap interval.
         "ci": list(tuning.ci) if tuning.ci is not None else None,
     }
 

@@ -1,4 +1,4 @@
-"""`ppp-tui browse`: the terminal app (SPEC 8)."""
+"""`ppp-tui browse`: the terminal app."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""SPEC 2's per-agent formulas over whole-database columns (numpy).
+"""The per-agent PPP formulas over whole-database columns (numpy).
 
 The store hands over one flat row per agent (question counts, violation count and
 penalty sum under the current settings); this module turns them into R_Proact,
@@ -98,7 +98,7 @@ class AgentColumns:
     def _layout(self) -> tuple[IntArray, IntArray, IntArray, int]:
         """(order, run index, slot) placing each agent in its run's row; and the width.
 
-        Within a row agents go by technical descending, then name: the SPEC 2 tie
+        Within a row agents go by technical descending, then name: the ranking's tie
         rule, so the first maximum of a row is the agent the ranking puts first.
         """
         order = np.lexsort((self.name_codes, -self.technical, self.run_index))

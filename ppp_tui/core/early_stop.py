@@ -36,7 +36,8 @@ class EarlyStop:
 
 
 def analyse(scores: Sequence[float]) -> EarlyStop:
-    """Replay seed 004's controller over a finished series of quality scores."""
+    """Replay the plateau/regression early-stop controller over a finished series of
+    quality scores."""
     if not scores:
         return EarlyStop(0, 0, "empty", None, None)
     # `reference` only moves on a real gain (> 0.1), as in the seed's controller;

@@ -1,6 +1,6 @@
-"""The question-effort classifier of SPEC 3.
+"""The question-effort classifier.
 
-It starts from ADR-001-002's decision tree (high-effort cues override, short
+It starts from a keyword-and-length decision tree (high-effort cues override, short
 selection questions are low, then length) and follows the paper's definitions
 more closely:
 
@@ -214,7 +214,7 @@ _WORK = _cues(
 _WORK_GATES = frozenset(_WORK)
 
 # Decisions of system-wide scope: the user has to weigh trade-offs well beyond the
-# prompt (ADR-001-002's architecture / strategy / trade-off cues).
+# prompt (architecture / strategy / trade-off cues).
 _SCOPE = _cues(
     ("architecture", _word("architectur") + r"\w*" + _ARTEFACT),
     ("trade", _word("trade") + r"[\s-]?offs?"),
@@ -570,7 +570,7 @@ _LEAD_QUESTION = {
 }
 
 # Multi-part questions: split at sentence ends, semicolons, and "and"/"also" before
-# a fresh question (ADR-001-002 Phase 2).
+# a fresh question.
 _OPENER = (
     r"(?:what|which|how|where|when|who|why|should|shall|can|could|would|will|do|does|did"
     r"|is|are|have|has|may|if)\b"

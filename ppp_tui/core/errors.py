@@ -14,7 +14,7 @@ class WeightError(PPPError):
 
 
 class RunError(PPPError):
-    """A run that breaks the input contract (SPEC 1), located by its JSON path."""
+    """A run that breaks the input contract, located by its JSON path."""
 
     def __init__(self, message: str, path: str = "") -> None:
         self.path = path

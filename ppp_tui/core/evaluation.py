@@ -1,4 +1,4 @@
-"""Classifier evaluation: accuracy, per-class precision and recall, macro F1 (ADR-001-002)."""
+"""Classifier evaluation: accuracy, per-class precision and recall, macro F1."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Question extraction from an agent's response text (SPEC 3).
+"""Question extraction from an agent's response text.
 
 The questions of a response are its sentences that end in "?" (or the full-width U+FF1F),
 outside code blocks (fenced ``` / ~~~ blocks and inline `code`) and quoted text (> block

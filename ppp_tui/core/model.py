@@ -1,4 +1,4 @@
-"""The run model: runs, agents and their trajectories (SPEC 1), as plain frozen objects."""
+"""The run model: runs, agents and their trajectories, as plain frozen objects."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ MAX_COUNT = 2**63 - 1  # token counts, latencies and turn numbers: SQLite's 64-b
 
 
 class Effort(StrEnum):
-    """How much a question costs the user to answer (SPEC 3)."""
+    """How much a question costs the user to answer."""
 
     LOW = "low"
     MEDIUM = "medium"
@@ -61,7 +61,7 @@ class Question:
 class Violation:
     preference: str
     severity: Severity = Severity.ERROR
-    # A violation's own penalty magnitude wins over every configured one (SPEC 2).
+    # A violation's own penalty magnitude wins over every configured one.
     penalty: float | None = None
     turn: int | None = None
     source: Source = Source.LABEL

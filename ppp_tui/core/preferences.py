@@ -85,7 +85,7 @@ _PAPER_NONE = 0.0  # no_preference and professional have no reward function in t
 UNKNOWN_PENALTY = 0.05
 
 # At most this many words make a concise question: the upper bound of the seeds' "medium"
-# length (ADR-001-002), past which they call a question long.
+# length, past which they call a question long.
 CONCISE_MAX_WORDS = 20
 # answer_more: the paper's code penalises min(ask_turn - 3, 0), so three asking turns suffice.
 ANSWER_MORE_MIN_TURNS = 3

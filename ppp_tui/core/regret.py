@@ -1,4 +1,4 @@
-"""Regret, agreement and exact weight tuning over all marked runs (SPEC 6), as arrays.
+"""Regret, agreement and exact weight tuning over all marked runs, as arrays.
 
 Each agent's final score is a line in the technical weight w (interaction = 1 - w):
 final(w) = a + b * w, with a = C + Q and b = P - Q from `scoring.coefficients`. A
@@ -8,7 +8,7 @@ is the mean over runs. `tune` walks every run's envelope at once, collects the
 breakpoints, and reads the exact minimum off them: no grid.
 
 Arrays are (runs, agent slots); a run with fewer agents pads its row. Within a row
-agents are ordered by the SPEC 2 tie rule (technical descending, then name), so
+agents are ordered by the ranking's tie rule (technical descending, then name), so
 "the first maximum" is always the agent the per-run ranking puts first.
 
 `Resampler` gives the tuned weight of bootstrap resamples of the marked runs from
@@ -262,7 +262,7 @@ class CurvePoint:
 
 @dataclass(frozen=True)
 class Tuning:
-    """The exact optimum of mean regret over the technical weight (SPEC 6)."""
+    """The exact optimum of mean regret over the technical weight."""
 
     marked_runs: int
     technical: float
@@ -319,7 +319,7 @@ class Lines:
         np.add(self.c, final, out=final)
         scratch: FloatArray = np.multiply(self.q, wi)
         final += scratch
-        # The SPEC 2 tie rule: finals equal to 9 decimals tie, and the slot order
+        # The ranking's tie rule: finals equal to 9 decimals tie, and the slot order
         # (technical descending, then name) breaks ties: argmax takes the first.
         np.multiply(final, TIE_SCALE, out=scratch)
         selected: IntArray = np.argmax(np.rint(scratch, out=scratch), axis=1)

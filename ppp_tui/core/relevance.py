@@ -65,7 +65,7 @@ def _patterns() -> tuple[tuple[TaskType, re.Pattern[str]], ...]:
 
 
 def task_type(task: str | None) -> TaskType:
-    """Classify a run's task text (seed 004's `classifyTask`)."""
+    """Classify a run's task text."""
     if not task:
         return TaskType.GENERAL
     best, best_hits = TaskType.GENERAL, 0.0

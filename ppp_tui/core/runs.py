@@ -1,4 +1,4 @@
-"""Turning one decoded JSON run (SPEC 1) into a `Run`, completing what is missing.
+"""Turning one decoded JSON run into a `Run`, completing what is missing.
 
 Validation names the JSON path of the first problem ($.agents[1].technical_score).
 Where the data leaves labels out, the core fills them in and records the source:

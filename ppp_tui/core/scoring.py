@@ -1,4 +1,4 @@
-"""The PPP formulas of SPEC 2: R_Proact, R_Pers, interaction, final, and ranking.
+"""The PPP formulas: R_Proact, R_Pers, interaction, final, and ranking.
 
 final = C + P * w_technical + Q * w_interaction, where (C, P, Q) depend only on the
 agent and the settings (`coefficients`). The whole-database arrays in `regret` use
@@ -15,7 +15,7 @@ from .preferences import CATALOGUE, UNKNOWN_PENALTY, canonical
 from .relevance import LOW_RELEVANCE, relevance_weight
 from .settings import ProactivitySettings, Settings, Weights
 
-# Finals equal to 9 decimals are ties (SPEC 2 tie rule); the arrays quantise alike.
+# Finals equal to 9 decimals are ties (the ranking's tie rule); the arrays quantise alike.
 TIE_SCALE = 1e9
 
 
@@ -47,7 +47,7 @@ def penalty_for(preference: str, settings: Settings) -> float:
 
 
 def violation_penalty(violation: Violation, settings: Settings) -> float:
-    """The magnitude one violation costs (SPEC 2): its own penalty wins over all others."""
+    """The magnitude one violation costs: its own penalty wins over all others."""
     if violation.penalty is not None:
         return violation.penalty
     pers = settings.personalization

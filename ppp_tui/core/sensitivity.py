@@ -1,7 +1,7 @@
-"""Weight sensitivity of one run (issue 5): the technical-weight intervals in which each
+"""Weight sensitivity of one run: the technical-weight intervals in which each
 agent ranks first, and the flip points between them.
 
-Every agent's final score is a line in the technical weight w (SPEC 2, with
+Every agent's final score is a line in the technical weight w (with
 interaction = 1 - w): final(w) = C + P * w + Q * (1 - w), with (C, P, Q) from
 `scoring.coefficients`, so the no-trajectory fallbacks and PPP off are lines too
 (flat ones). The rank-1 agent follows the upper envelope of these lines: `flips` walks

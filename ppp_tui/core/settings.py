@@ -2,7 +2,7 @@
 
 A `Settings` object is what config.toml becomes once read; the core never reads
 files itself. Weight pairs are validated here so that every face reports the same
-error text (SPEC 5).
+error text.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from .preferences import canonical, paper_penalties
 MissingTrajectory = Literal["technical_only", "neutral"]
 MISSING_TRAJECTORY_MODES: tuple[MissingTrajectory, ...] = ("technical_only", "neutral")
 
-# The six spec-kit stages that have their own weight tables (SPEC 1 and 5).
+# The six spec-kit stages that have their own weight tables.
 STAGES: tuple[str, ...] = ("plan", "tasks", "implement", "validate", "audit", "unlock")
 
 WEIGHT_SUM_TOLERANCE = 0.001
@@ -72,7 +72,7 @@ class ProactivitySettings:
 class PersonalizationSettings:
     compliance_bonus: float = 0.05
     warning_penalty: float = 0.02
-    # The trajectory schema's severities (SPEC 2).
+    # The trajectory schema's severities.
     minor_penalty: float = 0.01
     major_penalty: float = 0.03
     critical_penalty: float = 0.05
@@ -84,7 +84,7 @@ def _frozen(mapping: Mapping[str, float] | None = None) -> Mapping[str, float]:
 
 @dataclass(frozen=True)
 class Settings:
-    """The effective PPP configuration: SPEC 2 and 5 defaults unless overridden."""
+    """The effective PPP configuration: the documented defaults unless overridden."""
 
     enabled: bool = True
     missing_trajectory: MissingTrajectory = "technical_only"
@@ -108,7 +108,7 @@ class Settings:
         object.__setattr__(self, "penalties", _frozen(penalties))
 
     def weights_for(self, stage: str | None) -> Weights:
-        """The stage's own table if it has one, else the global weights (seed 002)."""
+        """The stage's own table if it has one, else the global weights."""
         if stage is not None and stage in self.stage_weights:
             return self.stage_weights[stage]
         return self.weights
@@ -122,7 +122,7 @@ class Settings:
 
 @dataclass(frozen=True)
 class Preset:
-    """A named weight configuration offered in the app and the CLI (seed 002)."""
+    """A named weight configuration offered in the app and the CLI."""
 
     key: str
     label: str
@@ -140,7 +140,7 @@ class Preset:
         )
 
 
-# The seeds' stage recommendations (seed 002, SPEC 5): `config init` writes these.
+# The recommended stage tables: `config init` writes these.
 STAGE_TUNED: Mapping[str, Weights] = MappingProxyType(
     {
         "plan": Weights(0.6, 0.4),

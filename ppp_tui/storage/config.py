@@ -1,4 +1,4 @@
-"""config.toml: where it lives and what it says (SPEC 5).
+"""config.toml: where it lives and what it says.
 
 Reading uses tomllib and turns the file into a core `Settings`; every problem becomes one
 `ConfigError` line naming the file, the key and the value. Writing the file (saving tuned
@@ -43,7 +43,7 @@ CONFIG_NAME = "config.toml"
 # A UTF-8 byte order mark some editors put first: read past it, and kept on a save.
 BOM = "\ufeff"
 
-# The pair's key names in the current form and in seed 000's older `[ppp]` form.
+# The pair's key names in the current form and in the older `[ppp]` form.
 PAIR_KEYS = ("technical", "interaction")
 OLDER_PAIR_KEYS = ("technical_weight", "interaction_weight")
 # The keys of a weights table that are not stages (the three-weight form's too).

@@ -1,4 +1,4 @@
-"""Writing config.toml: tuned weights saved into it (SPEC 7), the example file, and the
+"""Writing config.toml: tuned weights saved into it, the example file, and the
 effective configuration as TOML.
 
 Saving edits the user's own text with tomlkit, so comments, key order, other tables and
@@ -404,7 +404,7 @@ def _write_atomic(path: Path, text: str) -> None:
 
 
 def example_config() -> str:
-    """SPEC 5's example, commented, with the seeds' stage recommendations."""
+    """The example config.toml, commented, with the recommended stage tables."""
     defaults = Settings()
     stage_tables = "\n\n".join(
         f"[ppp.weights.{stage}]\n{_lines(_pair_document(weights))}"

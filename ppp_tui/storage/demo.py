@@ -1,4 +1,4 @@
-"""A realistic, deterministic demo data set: raw runs in the SPEC 1 import format.
+"""A realistic, deterministic demo data set: raw runs in the import format.
 
 `generate(runs, seed)` yields run objects exactly as `ppp-tui import` reads them. The
 same (runs, seed) pair always gives the same runs: everything is drawn from one
@@ -1315,7 +1315,7 @@ class _Generator:
             preferences=preferences,
             canonical=["commas" if p == "no_commas" else p for p in preferences],
         )
-        # Keys in the SPEC 1 order; the two picks are filled in once the run is scored.
+        # Keys in the import format's order; the two picks are filled in once the run is scored.
         obj: dict[str, Any] = {"id": f"demo-{index + 1:06d}"}
         if spec_id is not None:
             obj["spec_id"] = spec_id
@@ -1373,7 +1373,7 @@ def _chunk_runs(
 
 
 def generate(runs: int = DEMO_SIZE, seed: int = 0) -> Iterator[dict[str, Any]]:
-    """Yield `runs` demo runs in the SPEC 1 import format, in time order.
+    """Yield `runs` demo runs in the import format, in time order.
 
     Deterministic for a (runs, seed) pair; every object is JSON-serialisable and reads
     back with `run_from_dict`. Raises ValueError for a negative count.

@@ -1,4 +1,4 @@
-"""Reading runs from JSON, JSON Lines or standard input (SPEC 1).
+"""Reading runs from JSON, JSON Lines or standard input.
 
 Each decoded run comes with its location (file and line for JSON Lines, file and
 JSON path for JSON), so every error can name where it is.

@@ -58,7 +58,7 @@ CREATE INDEX agents_scores
     ON agents(run_id, position, name, technical, q_low, q_medium, q_high, violations);
 
 -- One row per agent that has a trajectory (same id as the agent): none means
--- "no trajectory" (SPEC 1).
+-- "no trajectory".
 CREATE TABLE trajectories (
     id INTEGER PRIMARY KEY REFERENCES agents(id) ON DELETE CASCADE,
     run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,

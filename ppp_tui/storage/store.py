@@ -258,8 +258,7 @@ class Store:
         if version < SCHEMA_VERSION and not upgrade:
             raise StoreError(f"{self.path}: needs an upgrade to schema {SCHEMA_VERSION}")
         conn.execute("PRAGMA foreign_keys = ON")
-        if conn.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
-            conn.execute("PRAGMA journal_mode = WAL")
+        _switch_to_wal(conn)
         conn.execute("PRAGMA synchronous = NORMAL")
         if version == SCHEMA_VERSION:
             return
@@ -337,7 +336,7 @@ class Store:
         skip_invalid: bool = False,
         progress: Callable[[int], None] | None = None,
     ) -> ImportReport:
-        """Add every new run in one transaction; on error nothing is added (SPEC 1).
+        """Add every new run in one transaction; on error nothing is added.
 
         Long runs of JSON Lines lines are parsed by forked worker processes while this
         one writes, where that is possible (see `_Import`).
@@ -930,6 +929,24 @@ def _stage_condition(stage: str) -> tuple[str, list[Any]]:
     if stage == NO_STAGE:
         return "runs.stage IS NULL", []
     return "runs.stage = ?", [stage]
+
+
+def _switch_to_wal(conn: sqlite3.Connection) -> None:
+    """Put a database in WAL mode. Two processes switching a new file at once can each
+    hold the shared lock the other needs, and SQLite then fails one at once rather than
+    wait (no busy handler breaks that tie): it tries again until the usual lock wait."""
+    import time
+
+    deadline = time.monotonic() + _BUSY_TIMEOUT_S
+    while True:
+        try:
+            if conn.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
+                conn.execute("PRAGMA journal_mode = WAL")
+            return
+        except sqlite3.OperationalError as error:
+            if "locked" not in str(error) or time.monotonic() >= deadline:
+                raise
+            time.sleep(0.01)
 
 
 def _stage_where(stage: str | None) -> tuple[str, list[Any]]:
