@@ -347,7 +347,7 @@ class DashboardScreen(RecomputingScreen):
         scope = "all stages" if dashboard.stage is None else f"stage {dashboard.stage}"
         parts = [
             literal(scope, True),
-            f"{dashboard.runs:,} runs",
+            f"{dashboard.runs:,} run{'s' * (dashboard.runs != 1)}",
             f"global weights {settings.weights.technical:.2f}/{settings.weights.interaction:.2f}",
         ]
         if settings.stage_weights:
