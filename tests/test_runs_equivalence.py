@@ -22,7 +22,9 @@ from hypothesis import strategies as st
 from ppp_tui.core.errors import RunError
 from ppp_tui.core.model import MAX_COUNT, MAX_ITERATION_SCORE, MAX_PENALTY, Run
 from ppp_tui.core.preferences import CATALOGUE
-from ppp_tui.core.runs import _checked_run, _fast_run, _Unusual, run_from_dict
+from ppp_tui.core.runs import run_from_dict
+from ppp_tui.core.runs.checked import _checked_run
+from ppp_tui.core.runs.fast import _fast_run, _Unusual
 from ppp_tui.storage.formats import open_any
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
