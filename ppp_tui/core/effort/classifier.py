@@ -188,8 +188,8 @@ def _cut(text: str, cuts: list[tuple[int, int]]) -> list[str]:
     return pieces
 
 
-# A selection or yes/no question stays low up to this length (ADR: under 15 words);
-# past it the user has to read and weigh a lot before answering.
+# A selection or yes/no question stays low up to this length; past it the user has to
+# read and weigh a lot before answering.
 SELECTION_WORDS = 45
 # Text this short has at most SELECTION_WORDS words (n words take 2n - 1 characters).
 _SHORT = 2 * SELECTION_WORDS
@@ -489,7 +489,7 @@ def classify(question: str, context: str | None = None) -> Classification:
     if restates_problem(question, context):
         return Classification(question, Effort.LOW, parts, answered_by_context=True)
     if _demands_work(lower, words, you):
-        # Investigation, fetching or depth anywhere in it (ADR: these override), and
+        # Investigation, fetching or depth anywhere in it (these cues override all others), and
         # no task text can do that work for the user.
         return Classification(question, Effort.HIGH, parts)
     if (
