@@ -30,11 +30,13 @@ from ppp_tui.core.settings import (
     preset,
 )
 from ppp_tui.reports import Scores, finals, ranks
-from ppp_tui.storage import store as store_module
+from ppp_tui.storage import database
+from ppp_tui.storage import rows as rows_module
 from ppp_tui.storage.config import load_settings
+from ppp_tui.storage.database import StoreError
 from ppp_tui.storage.files import read_records
 from ppp_tui.storage.schema import OUR_TABLES, SCHEMA_VERSION
-from ppp_tui.storage.store import Store, StoreError
+from ppp_tui.storage.store import Store
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "runs.jsonl"
 
@@ -215,7 +217,7 @@ def test_a_directory_is_not_a_database(tmp_path: Path) -> None:
 def test_a_locked_database_is_reported_within_the_busy_timeout(
     examples: Store, db: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(store_module, "_BUSY_TIMEOUT_S", 0.2)
+    monkeypatch.setattr(database, "BUSY_TIMEOUT_S", 0.2)
     holder = sqlite3.connect(db, isolation_level=None)
     holder.execute("BEGIN EXCLUSIVE")
     try:
@@ -241,7 +243,7 @@ def test_opening_a_database_another_process_holds_exclusively_says_locked(
     db: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # A fresh file in rollback-journal mode: an exclusive lock blocks even reading it.
-    monkeypatch.setattr(store_module, "_BUSY_TIMEOUT_S", 0.2)
+    monkeypatch.setattr(database, "BUSY_TIMEOUT_S", 0.2)
     holder = sqlite3.connect(db, isolation_level=None)
     holder.execute("CREATE TABLE runs (id TEXT)")
     holder.execute("DROP TABLE runs")
@@ -317,9 +319,7 @@ def test_a_bad_run_after_a_flushed_batch_still_rolls_everything_back(
     examples: Store, db: Path, tmp_path: Path
 ) -> None:
     # More runs than one executemany batch: rows already written must go too.
-    runs = [
-        simple_run(f"bulk-{i}", ("a", 0.5), ("b", 0.25)) for i in range(store_module._BATCH + 5)
-    ]
+    runs = [simple_run(f"bulk-{i}", ("a", 0.5), ("b", 0.25)) for i in range(rows_module.BATCH + 5)]
     runs.append({"id": "last", "agents": [{"name": "a"}]})
     bad = write_jsonl(tmp_path / "bulk.jsonl", runs)
     before = dump(db)
@@ -976,7 +976,7 @@ def test_parallel_parsing_writes_exactly_what_one_process_writes(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Big JSON Lines imports parse in worker processes: same rows, same report."""
-    from ppp_tui.storage import store as store_module
+    from ppp_tui.storage import importer
     from ppp_tui.storage.demo import generate
 
     lines = [json.dumps(run) for run in generate(2400, seed=5)]
@@ -993,7 +993,7 @@ def test_parallel_parsing_writes_exactly_what_one_process_writes(
         return report.added, report.skipped, report.invalid
 
     parallel = run_import(tmp_path / "parallel.db")
-    monkeypatch.setattr(store_module, "_can_fork", lambda: False)
+    monkeypatch.setattr(importer, "_can_fork", lambda: False)
     single = run_import(tmp_path / "single.db")
     assert parallel == single
     assert parallel[0] == 2400 and parallel[1] == 20 and len(parallel[2]) == 2

@@ -12,8 +12,10 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Callable
+from pathlib import Path
 
 from . import packs
+from .database import StoreError, switch_to_wal
 
 _V1 = """
 CREATE TABLE runs (
@@ -174,3 +176,47 @@ OUR_TABLES = frozenset(
         "run_scores",
     }
 )
+
+
+def prepare(conn: sqlite3.Connection, path: Path, upgrade: bool = True) -> None:
+    """Check that the database is ppp-tui's (or empty) and not too new, switch it to WAL
+    mode, and migrate it to the current schema under the write lock."""
+    version = int(conn.execute("PRAGMA user_version").fetchone()[0])
+    tables = {row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    if version == 0 or "runs" not in tables:
+        # Another program's database, whatever its user_version says (spec-kit's is
+        # 2): refused before anything, the journal mode included, is written to it.
+        foreign = sorted(tables - OUR_TABLES)
+        if foreign:
+            raise StoreError(
+                f"{path}: not a ppp-tui database (it has other tables: {', '.join(foreign[:3])})"
+            )
+        if version:
+            raise StoreError(
+                f"{path}: not a ppp-tui database (user_version {version}, no runs table)"
+            )
+    if version > SCHEMA_VERSION:
+        raise StoreError(
+            f"{path}: made by a newer ppp-tui (schema {version}; this version reads"
+            f" up to {SCHEMA_VERSION}); upgrade ppp-tui to open it"
+        )
+    if version < SCHEMA_VERSION and not upgrade:
+        raise StoreError(f"{path}: needs an upgrade to schema {SCHEMA_VERSION}")
+    conn.execute("PRAGMA foreign_keys = ON")
+    switch_to_wal(conn)
+    conn.execute("PRAGMA synchronous = NORMAL")
+    if version == SCHEMA_VERSION:
+        return
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        # Again under the write lock: another process may have created or upgraded the
+        # schema since the first look, and its work is not done twice.
+        version = int(conn.execute("PRAGMA user_version").fetchone()[0])
+        for step in range(version, SCHEMA_VERSION):
+            MIGRATIONS[step](conn)
+            conn.execute(f"PRAGMA user_version = {step + 1}")
+        conn.execute("COMMIT")
+    except BaseException:
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
+        raise
