@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..core.model import Agent, Effort, Question, Run, Severity, Source, Trajectory, Turn, Violation
 from ..core.settings import Settings
-from . import database, packs, score_reads
+from . import database, packs, score_reads, search
 from .damage import check, is_count, is_penalty, is_unit, readable
 from .database import (
     RETIRED_ID,
@@ -557,3 +557,26 @@ class Store:
         """The first `limit` runs by id with their agents' score inputs, without numpy
         (the app's first page draws before numpy is imported)."""
         return score_reads.first_runs(self._query, settings, limit)
+
+    # -- search --------------------------------------------------------------------
+
+    def search(self, text: str, lock_wait: float = 0.1) -> list[str]:
+        """The ids of the runs whose task, agent outputs, questions, id or spec id hold
+        every word of `text` (the last one as a prefix), the most relevant first.
+
+        The full-text index is built or brought up to date first (see search.py); a
+        database without one that cannot be written (read-only, or its lock held for
+        longer than `lock_wait` seconds) is searched by substring of id, spec id and
+        task instead, by id.
+        """
+        expression = search.match_expression(text)
+        if expression is None:
+            return []
+        try:
+            if not search.is_current(self.conn):
+                search.update_index(self.path, lock_wait)
+            if search.has_index(self.conn):
+                return search.ranked(self.conn, expression)
+        except sqlite3.Error as error:
+            raise database_error(self.path, error) from None
+        return search.substring_matches(self._query, text)
