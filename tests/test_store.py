@@ -1025,6 +1025,50 @@ def test_marked_only_loads_exactly_the_marked_rows_of_the_whole(random_store: St
     np.testing.assert_allclose(marked.outcome.final, whole.outcome.final[mask][:, :width])
 
 
+def _describe_schema(conn: sqlite3.Connection) -> dict[str, Any]:
+    """Every table's columns, foreign keys and indexes (by columns), and the triggers."""
+    found: dict[str, Any] = {}
+    for (table,) in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'"):
+        columns = [row[1:] for row in conn.execute(f"PRAGMA table_info({table})")]
+        keys = sorted(row[2:] for row in conn.execute(f"PRAGMA foreign_key_list({table})"))
+        indexes = sorted(
+            (row[2], tuple(c[2] for c in conn.execute(f"PRAGMA index_info('{row[1]}')")))
+            for row in conn.execute(f"PRAGMA index_list({table})")
+        )
+        found[table] = (columns, keys, indexes)
+    found["triggers"] = sorted(
+        conn.execute("SELECT name, tbl_name FROM sqlite_master WHERE type = 'trigger'")
+    )
+    return found
+
+
+def test_a_hand_written_version_1_database_migrates_to_the_schema_a_new_one_has(
+    tmp_path: Path,
+) -> None:
+    # New databases are made with sqlite-utils; one made by the SQL of old must end up
+    # with the same columns, types, defaults, keys, cascades and indexes.
+    old = tmp_path / "old.db"
+    conn = sqlite3.connect(old)
+    conn.executescript((Path(__file__).parent / "data" / "schema1.sql").read_text())
+    conn.execute("PRAGMA user_version = 1")
+    conn.close()
+    with Store.open(old) as migrated, Store.open(tmp_path / "new.db", create=True) as new:
+        assert _describe_schema(migrated.conn) == _describe_schema(new.conn)
+        agents = _describe_schema(new.conn)["agents"]
+        assert ("runs", "run_id", "id", "NO ACTION", "CASCADE", "NONE") in agents[1]
+        assert (1, ("run_id", "name")) in agents[2]  # an agent's name is unique in its run
+        new.conn.execute(
+            "INSERT INTO runs (id, task_type, agents, imported_at) VALUES ('r', 't', 0, 'x')"
+        )
+        new.conn.execute(
+            "INSERT INTO agents (run_id, position, name, technical) VALUES ('r', 0, 'a', 1)"
+        )
+        with pytest.raises(sqlite3.IntegrityError):
+            new.conn.execute(
+                "INSERT INTO agents (run_id, position, name, technical) VALUES ('r', 1, 'a', 1)"
+            )
+
+
 def test_a_version_1_database_gets_its_packs_on_opening(
     random_store: Store, tmp_path: Path
 ) -> None:
