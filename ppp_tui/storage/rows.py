@@ -286,6 +286,8 @@ class Writer:
 
     def write(self, tables: Tables, offset: int = 0) -> None:
         """Insert the rows; `offset` is added to their agent (and trajectory) ids."""
+        # Hand-written executemany: 2.8 s against 7.8 s with sqlite-utils' insert_all for
+        # the 259k rows of 20k demo runs.
         for sql, rows in zip(_INSERTS, tables, strict=True):
             if rows:
                 if offset and sql.startswith(_SHIFTED):
