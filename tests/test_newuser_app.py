@@ -12,8 +12,10 @@ from textual.widgets import DataTable, Input, Label, Select, Static
 
 from ppp_tui.app.app import PPPApp
 from ppp_tui.app.dashboard_screen import DashboardScreen
+from ppp_tui.app.help_screen import HelpScreen
+from ppp_tui.app.quit_screen import QuitScreen
 from ppp_tui.app.run_screen import RunScreen
-from ppp_tui.app.screens import HelpScreen, QuitScreen, RunsScreen
+from ppp_tui.app.runs_screen import RunsScreen
 from ppp_tui.app.slider import WeightSlider
 from ppp_tui.app.tuning_screen import TuningScreen
 from ppp_tui.app.weights_bar import WeightsBar
@@ -204,7 +206,8 @@ async def test_g_alone_is_no_change(db: Path, tmp_path: Path) -> None:
 
 
 async def _choose_preset(app: PPPApp, pilot, key: str) -> None:  # type: ignore[no-untyped-def]
-    app.screen.query_one(WeightsBar).post_message(WeightsBar.PresetChosen(key))
+    # As if chosen from the bar's menu: the bar names the scope it shows.
+    app.screen.query_one(WeightsBar).query_one(Select).value = key
     await pilot.pause()
     await app.workers.wait_for_complete()
     await pilot.pause()
