@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import time
 from pathlib import Path
 from typing import Any
 
 import pytest
+from textual.widgets import Select
 
 from ppp_tui.core.settings import Settings
 from ppp_tui.storage import search as search_module
@@ -163,3 +165,61 @@ def test_match_expression_quotes_every_word() -> None:
     assert search_module.match_expression('say "hi" NEAR') == '"say" AND """hi""" AND "NEAR"*'
     assert search_module.match_expression("done ") == '"done"'
     assert search_module.match_expression(" \t") is None
+
+
+# --- the runs screen's `/` search ----------------------------------------------------------
+
+
+async def _until(pilot: Any, done: Any, seconds: float = 10.0) -> None:
+    deadline = time.monotonic() + seconds
+    while not done():
+        assert time.monotonic() < deadline, "not within the time allowed"
+        await pilot.pause(0.05)
+
+
+@pytest.fixture
+def app_db(tmp_path: Path) -> Path:
+    path = tmp_path / "app.db"
+    with Store.open(path, create=True) as store:
+        _import(
+            store,
+            tmp_path,
+            _run("r1", "Add OAuth2 login", output="Wrote the webhook verifier.", stage="plan"),
+            _run("r2", "Fix the upload crash", question="Which storage bucket?", stage="plan"),
+            _run("r3", "Webhook retries", output="Webhook webhook: backoff.", stage="implement"),
+            _run("r4", "Document the CLI", spec_id="SPEC-KIT-042"),
+        )
+    return path
+
+
+async def test_typing_a_word_only_in_an_agent_output_shows_its_run(
+    app_db: Path, tmp_path: Path
+) -> None:
+    from ppp_tui.app.app import PPPApp
+    from ppp_tui.app.runs_screen import RunsScreen
+
+    app = PPPApp(app_db, tmp_path / "config.toml")
+    async with app.run_test(size=(120, 30)) as pilot:
+        await app.load_done.wait()
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, RunsScreen)
+        table = screen.table
+        await pilot.press("slash", *"verif")  # as typed: "verif" is a prefix of "verifier"
+        await _until(pilot, lambda: len(table.order) == 1)
+        assert table.current_run() == "r1"
+        assert "1 of 4 runs" in str(screen.query_one("#runs-status").render())
+        # The most relevant first: r3 says webhook three times, r1 once.
+        await pilot.press(*["backspace"] * 5, *"webhook")
+        await _until(pilot, lambda: [table.rows.infos[i].id for i in table.order] == ["r3", "r1"])
+        assert table.current_run() == "r3"
+        # Combined with the stage menu.
+        screen.query_one("#stage-filter", Select).value = "plan"
+        await _until(pilot, lambda: [table.rows.infos[i].id for i in table.order] == ["r1"])
+        screen.query_one("#stage-filter", Select).clear()
+        await _until(pilot, lambda: len(table.order) == 2)
+        # Syntax characters are only text; escape shows every run again.
+        await pilot.press(*' "(*:-')
+        await _until(pilot, lambda: len(table.order) == 0)
+        await pilot.press("escape")
+        await _until(pilot, lambda: len(table.order) == 4)
