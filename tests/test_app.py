@@ -62,6 +62,8 @@ async def test_sort_filter_and_search(db: Path, tmp_path: Path) -> None:
         counts = [table.rows.infos[i].agents for i in table.order]
         assert counts == sorted(counts, reverse=True)
         await pilot.press("slash", *"SPEC-KIT-01", "enter")
+        await app.workers.wait_for_complete()  # the search runs in a worker
+        await pilot.pause()
         shown = [table.rows.infos[i] for i in table.order]
         assert shown and all("spec-kit-01" in (i.spec_id or "").lower() for i in shown)
         await pilot.press("escape")
@@ -88,6 +90,8 @@ async def test_the_stage_menu_filters_runs_by_stage(db: Path, tmp_path: Path) ->
         assert f"{len(table.order)} of 300 runs" in str(screen.query_one("#runs-status").render())
         # With a search too, both apply.
         await pilot.press("slash", *"SPEC-KIT-01", "enter")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
         both = [table.rows.infos[i] for i in table.order]
         assert both and all(
             i.stage == stages[0] and "spec-kit-01" in (i.spec_id or "").lower() for i in both

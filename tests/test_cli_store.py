@@ -15,7 +15,7 @@ import tomlkit
 from click.testing import CliRunner, Result
 
 from ppp_tui.cli import cli
-from ppp_tui.storage import store as store_module
+from ppp_tui.storage import database
 from ppp_tui.storage.config import load_settings
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "runs.jsonl"
@@ -354,7 +354,7 @@ def test_a_database_that_is_not_sqlite_is_exit_1(ppp: Invoke, db: Path) -> None:
 def test_a_locked_database_is_one_line_and_readers_still_read(
     imported: Invoke, db: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(store_module, "_BUSY_TIMEOUT_S", 0.2)
+    monkeypatch.setattr(database, "BUSY_TIMEOUT_S", 0.2)
     holder = sqlite3.connect(db, isolation_level=None)
     holder.execute("BEGIN EXCLUSIVE")
     try:

@@ -22,8 +22,9 @@ from ppp_tui.core.errors import PPPError
 from ppp_tui.core.settings import Weights
 from ppp_tui.storage import swap
 from ppp_tui.storage.config_write import save_weights
+from ppp_tui.storage.database import RETIRED_ID
 from ppp_tui.storage.demo import write_demo
-from ppp_tui.storage.store import RETIRED_ID, Store
+from ppp_tui.storage.store import Store
 
 FORK = multiprocessing.get_context("fork")
 

@@ -30,11 +30,13 @@ from ppp_tui.core.settings import (
     Weights,
     preset,
 )
-from ppp_tui.storage import store as store_module
+from ppp_tui.storage import database
+from ppp_tui.storage import rows as rows_module
 from ppp_tui.storage.config import load_settings
+from ppp_tui.storage.database import StoreError
 from ppp_tui.storage.files import read_records
 from ppp_tui.storage.schema import OUR_TABLES, SCHEMA_VERSION
-from ppp_tui.storage.store import Store, StoreError
+from ppp_tui.storage.store import Store
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "runs.jsonl"
 
@@ -215,7 +217,7 @@ def test_a_directory_is_not_a_database(tmp_path: Path) -> None:
 def test_a_locked_database_is_reported_within_the_busy_timeout(
     examples: Store, db: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(store_module, "_BUSY_TIMEOUT_S", 0.2)
+    monkeypatch.setattr(database, "BUSY_TIMEOUT_S", 0.2)
     holder = sqlite3.connect(db, isolation_level=None)
     holder.execute("BEGIN EXCLUSIVE")
     try:
@@ -241,7 +243,7 @@ def test_opening_a_database_another_process_holds_exclusively_says_locked(
     db: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # A fresh file in rollback-journal mode: an exclusive lock blocks even reading it.
-    monkeypatch.setattr(store_module, "_BUSY_TIMEOUT_S", 0.2)
+    monkeypatch.setattr(database, "BUSY_TIMEOUT_S", 0.2)
     holder = sqlite3.connect(db, isolation_level=None)
     holder.execute("CREATE TABLE runs (id TEXT)")
     holder.execute("DROP TABLE runs")
@@ -317,9 +319,7 @@ def test_a_bad_run_after_a_flushed_batch_still_rolls_everything_back(
     examples: Store, db: Path, tmp_path: Path
 ) -> None:
     # More runs than one executemany batch: rows already written must go too.
-    runs = [
-        simple_run(f"bulk-{i}", ("a", 0.5), ("b", 0.25)) for i in range(store_module._BATCH + 5)
-    ]
+    runs = [simple_run(f"bulk-{i}", ("a", 0.5), ("b", 0.25)) for i in range(rows_module.BATCH + 5)]
     runs.append({"id": "last", "agents": [{"name": "a"}]})
     bad = write_jsonl(tmp_path / "bulk.jsonl", runs)
     before = dump(db)
@@ -976,7 +976,7 @@ def test_parallel_parsing_writes_exactly_what_one_process_writes(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Big JSON Lines imports parse in worker processes: same rows, same report."""
-    from ppp_tui.storage import store as store_module
+    from ppp_tui.storage import importer
     from ppp_tui.storage.demo import generate
 
     lines = [json.dumps(run) for run in generate(2400, seed=5)]
@@ -993,7 +993,7 @@ def test_parallel_parsing_writes_exactly_what_one_process_writes(
         return report.added, report.skipped, report.invalid
 
     parallel = run_import(tmp_path / "parallel.db")
-    monkeypatch.setattr(store_module, "_can_fork", lambda: False)
+    monkeypatch.setattr(importer, "_can_fork", lambda: False)
     single = run_import(tmp_path / "single.db")
     assert parallel == single
     assert parallel[0] == 2400 and parallel[1] == 20 and len(parallel[2]) == 2
@@ -1023,6 +1023,50 @@ def test_marked_only_loads_exactly_the_marked_rows_of_the_whole(random_store: St
     assert marked.outcome.agreement == whole.outcome.agreement
     width = marked.arrays.names.shape[1]
     np.testing.assert_allclose(marked.outcome.final, whole.outcome.final[mask][:, :width])
+
+
+def _describe_schema(conn: sqlite3.Connection) -> dict[str, Any]:
+    """Every table's columns, foreign keys and indexes (by columns), and the triggers."""
+    found: dict[str, Any] = {}
+    for (table,) in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'"):
+        columns = [row[1:] for row in conn.execute(f"PRAGMA table_info({table})")]
+        keys = sorted(row[2:] for row in conn.execute(f"PRAGMA foreign_key_list({table})"))
+        indexes = sorted(
+            (row[2], tuple(c[2] for c in conn.execute(f"PRAGMA index_info('{row[1]}')")))
+            for row in conn.execute(f"PRAGMA index_list({table})")
+        )
+        found[table] = (columns, keys, indexes)
+    found["triggers"] = sorted(
+        conn.execute("SELECT name, tbl_name FROM sqlite_master WHERE type = 'trigger'")
+    )
+    return found
+
+
+def test_a_hand_written_version_1_database_migrates_to_the_schema_a_new_one_has(
+    tmp_path: Path,
+) -> None:
+    # New databases are made with sqlite-utils; one made by the SQL of old must end up
+    # with the same columns, types, defaults, keys, cascades and indexes.
+    old = tmp_path / "old.db"
+    conn = sqlite3.connect(old)
+    conn.executescript((Path(__file__).parent / "data" / "schema1.sql").read_text())
+    conn.execute("PRAGMA user_version = 1")
+    conn.close()
+    with Store.open(old) as migrated, Store.open(tmp_path / "new.db", create=True) as new:
+        assert _describe_schema(migrated.conn) == _describe_schema(new.conn)
+        agents = _describe_schema(new.conn)["agents"]
+        assert ("runs", "run_id", "id", "NO ACTION", "CASCADE", "NONE") in agents[1]
+        assert (1, ("run_id", "name")) in agents[2]  # an agent's name is unique in its run
+        new.conn.execute(
+            "INSERT INTO runs (id, task_type, agents, imported_at) VALUES ('r', 't', 0, 'x')"
+        )
+        new.conn.execute(
+            "INSERT INTO agents (run_id, position, name, technical) VALUES ('r', 0, 'a', 1)"
+        )
+        with pytest.raises(sqlite3.IntegrityError):
+            new.conn.execute(
+                "INSERT INTO agents (run_id, position, name, technical) VALUES ('r', 1, 'a', 1)"
+            )
 
 
 def test_a_version_1_database_gets_its_packs_on_opening(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from textual import on
+from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
@@ -18,13 +18,14 @@ from textual.widgets import (
     Static,
 )
 
+from ..core.errors import PPPError
 from .labels import NO_STAGE, NO_STAGE_VALUE, stage_order, stage_tables
 from .messages import StageFiltered, WorkspaceView
 from .runs_table import RunsTable
 from .text import literal, plain
 
 if TYPE_CHECKING:
-    from ..storage.store import RunInfo
+    from ..storage.store import RunInfo, Store
     from .app import PPPApp
     from .first_page import RunRows
 
@@ -47,13 +48,14 @@ class RunsScreen(WorkspaceView):
         super().__init__()
         self._preview = preview  # the first runs and the total, while the rest loads
         self._stages: tuple[list[str], bool] = ([], False)  # the stage menu's choices
+        self._searched_contents: tuple[int, ...] | None = None  # the database last searched
 
     def compose(self) -> ComposeResult:
         yield Header()
         with Horizontal(id="runs-tools"):
             # The stage menu's place until the runs are loaded (_mount_stage_filter).
             yield Static("stages: loading…", id="stage-filter-slot")
-            yield Input(placeholder="/ search id, spec or task", id="search")
+            yield Input(placeholder="/ search tasks, outputs, questions, ids", id="search")
         yield Static("Loading runs…", id="runs-message")
         yield RunsTable(id="runs")
         yield Static("", id="runs-status")
@@ -148,6 +150,8 @@ class RunsScreen(WorkspaceView):
         message.display = False
         self.table.set_rows(workspace.run_rows())
         self.table.display = True
+        if self._searched_contents not in (None, workspace.contents):
+            self._apply_filter()  # runs came or went: search again
         self._mount_stage_filter(
             stage_order(i.stage for i in workspace.infos),
             any(not i.stage for i in workspace.infos),
@@ -185,15 +189,23 @@ class RunsScreen(WorkspaceView):
         return value if isinstance(value, str) else None
 
     def _apply_filter(self) -> None:
+        """Filter by the stage menu and the search box. Once every run is loaded, the
+        search is the database's full-text search (ranked), run in a worker as the user
+        types; the first page, before that, is searched in memory by id, spec and task."""
         stage = self.stage_filter
-        query = self.query_one("#search", Input).value.strip().lower()
-        if not isinstance(stage, str) and not query:
+        text = self.query_one("#search", Input).value
+        workspace = self.app.workspace
+        if text.strip() and workspace is not None and workspace.loaded:
+            self._searched_contents = workspace.contents
+            self._search(workspace.store, text, stage)
+            return
+        query = text.strip().lower()
+        if stage is None and not query:
             self.table.set_filter(None)
         else:
 
             def keep(i: RunInfo) -> bool:
-                wanted = None if stage == NO_STAGE_VALUE else stage
-                return (not isinstance(stage, str) or (i.stage or None) == wanted) and (
+                return _in_stage(i, stage) and (
                     not query
                     or query in i.id.lower()
                     or query in (i.spec_id or "").lower()
@@ -201,6 +213,24 @@ class RunsScreen(WorkspaceView):
                 )
 
             self.table.set_filter(keep)
+        self.update_status()
+
+    @work(thread=True, exclusive=True, group="search")
+    def _search(self, store: Store, text: str, stage: str | None) -> None:
+        try:
+            found = store.search(text)
+        except PPPError as error:
+            self.app.call_from_thread(self.notify, str(error), severity="error", markup=False)
+            return
+        self.app.call_from_thread(self._show_matches, text, stage, found)
+
+    def _show_matches(self, text: str, stage: str | None, found: list[str]) -> None:
+        """Show the runs a search found, the most relevant first, unless the search box
+        or the stage menu changed meanwhile (a newer search is on its way)."""
+        if text != self.query_one("#search", Input).value or stage != self.stage_filter:
+            return
+        ranking = {run_id: place for place, run_id in enumerate(found)}
+        self.table.set_filter(lambda i: i.id in ranking and _in_stage(i, stage), ranking)
         self.update_status()
 
     @on(Select.Changed, "#stage-filter")
@@ -228,3 +258,10 @@ class RunsScreen(WorkspaceView):
         if search.value:
             search.value = ""
         self.table.focus()
+
+
+def _in_stage(info: RunInfo, stage: str | None) -> bool:
+    """Whether the stage menu's choice (None: all stages) shows this run."""
+    if stage is None:
+        return True
+    return (info.stage or None) == (None if stage == NO_STAGE_VALUE else stage)

@@ -8,7 +8,7 @@ formats a line when it scrolls into sight, so 100k runs open and scroll at once.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -105,6 +105,8 @@ class RunsTable(ScrollView, can_focus=True):
         # (numpy is imported only then: the first page draws without it).
         self.order: Sequence[int] | npt.NDArray[np.int64] = range(0)
         self.filter: Callable[[RunInfo], bool] | None = None
+        # Each shown run's place by relevance (a search), the order while no column sorts.
+        self.ranking: Mapping[str, int] | None = None
 
     # -- data --------------------------------------------------------------------
 
@@ -114,9 +116,18 @@ class RunsTable(ScrollView, can_focus=True):
         self.rows = rows
         self._rebuild(keep=current)
 
-    def set_filter(self, predicate: Callable[[RunInfo], bool] | None) -> None:
+    def set_filter(
+        self,
+        predicate: Callable[[RunInfo], bool] | None,
+        ranking: Mapping[str, int] | None = None,
+    ) -> None:
+        """Show only the runs `predicate` keeps; in `ranking`'s order (run id to place)
+        unless a column sorts them. The cursor goes to the first run when the ranking
+        changes (the best match), else it stays on its run."""
+        keep = self.current_run() if ranking is None or ranking == self.ranking else None
         self.filter = predicate
-        self._rebuild(keep=self.current_run())
+        self.ranking = ranking
+        self._rebuild(keep=keep)
 
     def _sort_values(self, key: str) -> npt.NDArray[Any]:
         import numpy as np
@@ -144,6 +155,11 @@ class RunsTable(ScrollView, can_focus=True):
                 if shows is None
                 else np.fromiter((i for i, info in enumerate(infos) if shows(info)), np.int64)
             )
+            if self.ranking is not None and not self.sort_key and len(order):
+                place = self.ranking
+                last = len(place)
+                ranks = np.fromiter((place.get(infos[i].id, last) for i in order), np.int64)
+                order = order[np.argsort(ranks, kind="stable")]
             if self.sort_key and len(order):
                 values = self._sort_values(self.sort_key)[order]
                 ranked = np.argsort(values, kind="stable")

@@ -192,7 +192,7 @@ def readable(method: Callable[Concatenate[_S, _P], _R]) -> Callable[Concatenate[
 
 def unreadable(path: Any, conn: sqlite3.Connection, error: Exception) -> PPPError:
     """The StoreError for a read that failed on a value it could not use."""
-    from .store import StoreError
+    from .database import StoreError
 
     try:
         problem = diagnose(conn)

@@ -57,7 +57,8 @@ from ..core.settings import STAGES, Settings, Weights
 from .files import ParsedRecord
 
 if TYPE_CHECKING:
-    from .store import ImportReport, RowBatch
+    from .importer import ImportReport
+    from .rows import RowBatch
 
 DEMO_SIZE = 2000
 
@@ -1397,7 +1398,8 @@ def write_demo(
     place only when complete, so an interrupted run leaves the old one as it was. `progress`
     is called with 1 for every run written.
     """
-    from .store import Store, StoreError
+    from .database import StoreError
+    from .store import Store
     from .swap import build_beside, link_new, replace_old
 
     path = Path(path)
@@ -1477,7 +1479,7 @@ def _worker_start() -> None:
 
 
 def _build_chunk(chunk: int) -> RowBatch:
-    from .store import build_batch
+    from .rows import build_batch
 
     runs = (run for _, run in _chunk_runs(_JOB["seed"], _JOB["times"], chunk))
     return build_batch(runs, _JOB["stamp"])

@@ -11,127 +11,191 @@ One derived table, `run_scores`, packs each run's hot agent columns for fast loa
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from . import packs
+from .database import StoreError, switch_to_wal
 
-_V1 = """
-CREATE TABLE runs (
-    id TEXT PRIMARY KEY,
-    spec_id TEXT,
-    stage TEXT,
-    task TEXT,
-    task_type TEXT NOT NULL,
-    created_at TEXT,
-    preferences TEXT NOT NULL DEFAULT '[]',      -- JSON list of stated preference names
-    states_preferences INTEGER NOT NULL DEFAULT 0, -- 1 if one other than no_preference
-    selected_agent TEXT,                          -- the system's own pick, as imported
-    preferred_agent TEXT,                         -- the current mark (history: preferred_marks)
-    iterations TEXT NOT NULL DEFAULT '[]',        -- JSON list of quality scores
-    agents INTEGER NOT NULL,
-    imported_at TEXT NOT NULL
-);
-CREATE INDEX runs_stage ON runs(stage);
-CREATE INDEX runs_spec ON runs(spec_id);
-CREATE INDEX runs_created ON runs(created_at);
-
-CREATE TABLE agents (
-    id INTEGER PRIMARY KEY,
-    run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
-    position INTEGER NOT NULL,                    -- order in the imported run
-    name TEXT NOT NULL,
-    model TEXT,
-    technical REAL NOT NULL,
-    relevance REAL,
-    confidence REAL,
-    output TEXT,
-    -- What the whole-database arrays need, so they load without joins. NULL counts
-    -- mean "no trajectory" (the technical-only fallback).
-    q_low INTEGER,                                -- question counts by effort
-    q_medium INTEGER,
-    q_high INTEGER,
-    violations INTEGER,
-    UNIQUE (run_id, name)
-);
--- Covers the whole-database scan, so it never reads the (large) output column.
-CREATE INDEX agents_scores
-    ON agents(run_id, position, name, technical, q_low, q_medium, q_high, violations);
-
--- One row per agent that has a trajectory (same id as the agent): none means
--- "no trajectory".
-CREATE TABLE trajectories (
-    id INTEGER PRIMARY KEY REFERENCES agents(id) ON DELETE CASCADE,
-    run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
-    turns INTEGER NOT NULL,
-    questions INTEGER NOT NULL,
-    violations INTEGER NOT NULL,
-    unchecked TEXT NOT NULL DEFAULT '[]'          -- stated preferences no checker decided
-);
-CREATE INDEX trajectories_run ON trajectories(run_id);
-
-CREATE TABLE trajectory_turns (
-    id INTEGER PRIMARY KEY,
-    trajectory_id INTEGER NOT NULL REFERENCES trajectories(id) ON DELETE CASCADE,
-    turn INTEGER NOT NULL,                        -- 1-based
-    prompt TEXT,
-    response TEXT,
-    token_count INTEGER,
-    latency_ms INTEGER,
-    timestamp TEXT
-);
-CREATE INDEX trajectory_turns_trajectory ON trajectory_turns(trajectory_id);
-
-CREATE TABLE trajectory_questions (
-    id INTEGER PRIMARY KEY,
-    trajectory_id INTEGER NOT NULL REFERENCES trajectories(id) ON DELETE CASCADE,
-    turn INTEGER,
-    text TEXT NOT NULL,
-    effort TEXT NOT NULL CHECK (effort IN ('low', 'medium', 'high')),
-    source TEXT NOT NULL                          -- label, classifier or extracted
-);
-CREATE INDEX trajectory_questions_trajectory ON trajectory_questions(trajectory_id);
-
-CREATE TABLE trajectory_violations (
-    id INTEGER PRIMARY KEY,
-    trajectory_id INTEGER NOT NULL REFERENCES trajectories(id) ON DELETE CASCADE,
-    turn INTEGER,
-    preference TEXT NOT NULL,
-    severity TEXT NOT NULL,
-    penalty REAL,                                 -- the violation's own penalty, if given
-    source TEXT NOT NULL                          -- label or checker
-);
-CREATE INDEX trajectory_violations_trajectory ON trajectory_violations(trajectory_id);
-
--- Every change of a run's preferred agent, kept with its time (agent NULL: cleared).
-CREATE TABLE preferred_marks (
-    id INTEGER PRIMARY KEY,
-    run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
-    agent TEXT,
-    marked_at TEXT NOT NULL,
-    source TEXT NOT NULL                          -- import, cli or app
-);
-CREATE INDEX preferred_marks_run ON preferred_marks(run_id);
-"""
+if TYPE_CHECKING:
+    import sqlite_utils
+    from sqlite_utils.db import ForeignKey
 
 
-def _execute(conn: sqlite3.Connection, script: str) -> None:
-    # Statement by statement: executescript would commit the migration's transaction.
+def _statements(script: str) -> Iterator[str]:
+    """The statements of `script`, one by one (executescript would commit the migration's
+    transaction)."""
     statement = ""
     for line in script.splitlines(keepends=True):
         statement += line
         if sqlite3.complete_statement(statement):
-            conn.execute(statement)
+            yield statement
             statement = ""
 
 
+def database(conn: sqlite3.Connection) -> sqlite_utils.Database:
+    """`conn` through sqlite-utils, as it is: no plugins run on it, and recursive triggers
+    stay off (with them on, a replacing insert would fire the delete triggers)."""
+    import sqlite_utils
+
+    return sqlite_utils.Database(conn, recursive_triggers=False, execute_plugins=False)
+
+
+def _cascade(table: str, column: str, other: str, other_column: str = "id") -> ForeignKey:
+    from sqlite_utils.db import ForeignKey
+
+    return ForeignKey(table, column, other, other_column, on_delete="CASCADE")
+
+
 def _create(conn: sqlite3.Connection) -> None:
-    _execute(conn, _V1)
+    """Version 1: the runs, their agents, trajectories and marks."""
+    db = database(conn)
+    runs = db.table("runs").create(
+        {
+            "id": str,
+            "spec_id": str,
+            "stage": str,
+            "task": str,
+            "task_type": str,
+            "created_at": str,
+            "preferences": str,  # JSON list of stated preference names
+            "states_preferences": int,  # 1 if one other than no_preference
+            "selected_agent": str,  # the system's own pick, as imported
+            "preferred_agent": str,  # the current mark (history: preferred_marks)
+            "iterations": str,  # JSON list of quality scores
+            "agents": int,
+            "imported_at": str,
+        },
+        pk="id",
+        not_null={"task_type", "preferences", "states_preferences", "iterations"}
+        | {"agents", "imported_at"},
+        defaults={"preferences": "[]", "states_preferences": 0, "iterations": "[]"},
+    )
+    runs.create_index(["stage"], index_name="runs_stage")
+    runs.create_index(["spec_id"], index_name="runs_spec")
+    runs.create_index(["created_at"], index_name="runs_created")
+
+    agents = db.table("agents").create(
+        {
+            "id": int,
+            "run_id": str,
+            "position": int,  # order in the imported run
+            "name": str,
+            "model": str,
+            "technical": float,
+            "relevance": float,
+            "confidence": float,
+            "output": str,
+            # What the whole-database arrays need, so they load without joins. NULL
+            # counts mean "no trajectory" (the technical-only fallback).
+            "q_low": int,  # question counts by effort
+            "q_medium": int,
+            "q_high": int,
+            "violations": int,
+        },
+        pk="id",
+        foreign_keys=[_cascade("agents", "run_id", "runs")],
+        not_null={"run_id", "position", "name", "technical"},
+    )
+    # An agent's name is unique in its run.
+    agents.create_index(["run_id", "name"], index_name="agents_run_name", unique=True)
+    # Covers the whole-database scan, so it never reads the (large) output column.
+    agents.create_index(
+        ["run_id", "position", "name", "technical", "q_low", "q_medium", "q_high", "violations"],
+        index_name="agents_scores",
+    )
+
+    # One row per agent that has a trajectory (same id as the agent): none means
+    # "no trajectory".
+    trajectories = db.table("trajectories").create(
+        {
+            "id": int,
+            "run_id": str,
+            "turns": int,
+            "questions": int,
+            "violations": int,
+            "unchecked": str,  # stated preferences no checker decided, as a JSON list
+        },
+        pk="id",
+        foreign_keys=[
+            _cascade("trajectories", "id", "agents"),
+            _cascade("trajectories", "run_id", "runs"),
+        ],
+        not_null={"run_id", "turns", "questions", "violations", "unchecked"},
+        defaults={"unchecked": "[]"},
+    )
+    trajectories.create_index(["run_id"], index_name="trajectories_run")
+
+    rows: dict[str, tuple[dict[str, Any], set[str]]] = {
+        "trajectory_turns": (
+            {
+                "id": int,
+                "trajectory_id": int,
+                "turn": int,  # 1-based
+                "prompt": str,
+                "response": str,
+                "token_count": int,
+                "latency_ms": int,
+                "timestamp": str,
+            },
+            {"trajectory_id", "turn"},
+        ),
+        "trajectory_questions": (
+            {
+                "id": int,
+                "trajectory_id": int,
+                "turn": int,
+                "text": str,
+                "effort": str,  # low, medium or high
+                "source": str,  # label, classifier or extracted
+            },
+            {"trajectory_id", "text", "effort", "source"},
+        ),
+        "trajectory_violations": (
+            {
+                "id": int,
+                "trajectory_id": int,
+                "turn": int,
+                "preference": str,
+                "severity": str,
+                "penalty": float,  # the violation's own penalty, if given
+                "source": str,  # label or checker
+            },
+            {"trajectory_id", "preference", "severity", "source"},
+        ),
+    }
+    for name, (columns, not_null) in rows.items():
+        table = db.table(name).create(
+            columns,
+            pk="id",
+            foreign_keys=[_cascade(name, "trajectory_id", "trajectories")],
+            not_null=not_null,
+        )
+        table.create_index(["trajectory_id"], index_name=f"{name}_trajectory")
+
+    # Every change of a run's preferred agent, kept with its time (agent NULL: cleared).
+    marks = db.table("preferred_marks").create(
+        {
+            "id": int,
+            "run_id": str,
+            "agent": str,
+            "marked_at": str,
+            "source": str,  # import, cli or app
+        },
+        pk="id",
+        foreign_keys=[_cascade("preferred_marks", "run_id", "runs")],
+        not_null={"run_id", "marked_at", "source"},
+    )
+    marks.create_index(["run_id"], index_name="preferred_marks_run")
 
 
 def _add_run_scores(conn: sqlite3.Connection) -> None:
     """Version 2: the per-run packs of the hot agent columns (see packs.py)."""
     _add_columns(conn, _V3_AGENT_COLUMNS)  # the packs are built from them
-    _execute(conn, packs.SCHEMA)
+    # Hand-written: sqlite-utils makes neither WITHOUT ROWID tables nor triggers.
+    for statement in _statements(packs.SCHEMA):
+        conn.execute(statement)
     conn.execute(packs.INSERT_TRIGGER)
     packs.fill_missing(conn)
 
@@ -149,10 +213,10 @@ _V3_AGENT_COLUMNS = (("agents", "failure", "TEXT"), ("runs", "consensus", "TEXT"
 
 def _add_columns(conn: sqlite3.Connection, columns: tuple[tuple[str, str, str], ...]) -> None:
     """Add each (table, column, type) the table does not have yet."""
+    db = database(conn)
     for table, column, kind in columns:
-        present = {row[1] for row in conn.execute(f"PRAGMA table_info({table})")}
-        if column not in present:
-            conn.execute(f"ALTER TABLE {table} ADD COLUMN {column} {kind}")
+        if column not in db.table(table).columns_dict:
+            db.table(table).add_column(column, kind)
 
 
 # MIGRATIONS[n] takes a database at version n to version n + 1.
@@ -174,3 +238,47 @@ OUR_TABLES = frozenset(
         "run_scores",
     }
 )
+
+
+def prepare(conn: sqlite3.Connection, path: Path, upgrade: bool = True) -> None:
+    """Check that the database is ppp-tui's (or empty) and not too new, switch it to WAL
+    mode, and migrate it to the current schema under the write lock."""
+    version = int(conn.execute("PRAGMA user_version").fetchone()[0])
+    tables = {row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    if version == 0 or "runs" not in tables:
+        # Another program's database, whatever its user_version says (spec-kit's is
+        # 2): refused before anything, the journal mode included, is written to it.
+        foreign = sorted(tables - OUR_TABLES)
+        if foreign:
+            raise StoreError(
+                f"{path}: not a ppp-tui database (it has other tables: {', '.join(foreign[:3])})"
+            )
+        if version:
+            raise StoreError(
+                f"{path}: not a ppp-tui database (user_version {version}, no runs table)"
+            )
+    if version > SCHEMA_VERSION:
+        raise StoreError(
+            f"{path}: made by a newer ppp-tui (schema {version}; this version reads"
+            f" up to {SCHEMA_VERSION}); upgrade ppp-tui to open it"
+        )
+    if version < SCHEMA_VERSION and not upgrade:
+        raise StoreError(f"{path}: needs an upgrade to schema {SCHEMA_VERSION}")
+    conn.execute("PRAGMA foreign_keys = ON")
+    switch_to_wal(conn)
+    conn.execute("PRAGMA synchronous = NORMAL")
+    if version == SCHEMA_VERSION:
+        return
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        # Again under the write lock: another process may have created or upgraded the
+        # schema since the first look, and its work is not done twice.
+        version = int(conn.execute("PRAGMA user_version").fetchone()[0])
+        for step in range(version, SCHEMA_VERSION):
+            MIGRATIONS[step](conn)
+            conn.execute(f"PRAGMA user_version = {step + 1}")
+        conn.execute("COMMIT")
+    except BaseException:
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
+        raise

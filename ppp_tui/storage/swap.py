@@ -18,9 +18,11 @@ from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
 
+from .database import RETIRED_ID, StoreError, remove_database
 from .durable import sync_directory, sync_file
 from .files import ParsedRecord, Record
-from .store import RETIRED_ID, ImportReport, Store, StoreError, remove_database
+from .importer import ImportReport
+from .store import Store
 
 # How long a replacement waits for other connections to the old database to finish.
 _REPLACE_TIMEOUT_S = 2.0

@@ -1,0 +1,322 @@
+"""The import: records parsed into runs, checked against the runs already there, written.
+
+`Store.import_records` runs one `Import` inside its transaction. Long runs of JSON
+Lines records are parsed by forked worker processes while this process writes (see
+`Import`); workers never touch the database.
+"""
+
+from __future__ import annotations
+
+import gc
+import os
+import pickle
+import signal
+import sys
+import threading
+from collections.abc import Callable, Iterable
+from contextlib import suppress
+from dataclasses import dataclass, field
+from functools import cache
+from typing import TYPE_CHECKING, Any, BinaryIO, NoReturn
+
+from ..core.errors import PPPError
+from .rows import BATCH, Rows, Writer
+
+if TYPE_CHECKING:
+    from .files import Record
+
+# JSON Lines imports (see Import): parse worker processes, the fewest lines in a row
+# worth them, the most they share (held in memory until they are done), lines per batch.
+_WORKERS = 2
+_FORK_MIN = 1000
+_FORK_CHUNK = 100_000
+_PIPE_BATCH = 500
+_PIPE_SIZE = 1 << 20
+
+
+@dataclass
+class ImportReport:
+    added: int = 0
+    skipped: int = 0  # already in the database (same id or content)
+    invalid: list[str] = field(default_factory=list)  # one line per rejected run
+    unknown_preferences: set[str] = field(default_factory=set)
+    marks: int = 0
+
+
+class Import:
+    """One import: each record parsed, checked against the runs already there, written.
+
+    Runs of at least `_FORK_MIN` JSON Lines records in a row (records that still hold
+    their line) are parsed by `_WORKERS` forked worker processes, on Linux and from the
+    main thread: the lines are cut into batches of `_PIPE_BATCH`, worker i parses
+    batches i, i + _WORKERS, ... and sends back each batch's rows and report, and this
+    process writes them in batch order. A worker numbers the agents of each batch from
+    0 (the insert adds the next agent id here) and knows the ids that were there when it
+    started plus those it added itself, so a batch that adds a run another worker
+    already added is parsed again here. Together they write exactly what the plain loop
+    would, in the same order, and report the same, bad runs first to last. Workers never
+    touch the database: the transaction, and rolling it back on any error, stays here.
+    """
+
+    def __init__(
+        self,
+        writer: Writer,
+        known: set[str],
+        report: ImportReport,
+        skip_invalid: bool,
+        progress: Callable[[int], None] | None,
+    ) -> None:
+        self.writer = writer
+        self.known = known
+        self.report = report
+        self.skip_invalid = skip_invalid
+        self.progress = progress
+        self.forks = _can_fork()
+
+    def run(self, records: Iterable[Record]) -> None:
+        stream = self.stream = _Stream(records)
+        while (record := stream.next()) is not None:
+            if self.forks and _is_line(record):
+                self.lines(record)
+            else:
+                self.one(record)
+        self.writer.flush()
+        self.report.unknown_preferences = self.writer.rows.unknown
+
+    def one(self, record: Record) -> None:
+        if self.progress is not None:
+            self.progress(1)
+        self.parse(record, self.writer.rows, self.report)
+        if len(self.writer.rows.runs) >= BATCH:
+            self.writer.flush()
+
+    def parse(self, record: Record, rows: Rows, report: ImportReport) -> None:
+        """Add the record's run to `rows` unless it is there already."""
+        try:
+            run = record.parse()
+        except PPPError as error:
+            if not self.skip_invalid:
+                raise
+            report.invalid.append(str(error))
+            return
+        if run.id in self.known:
+            report.skipped += 1
+            return
+        self.known.add(run.id)
+        rows.add(run)
+        report.added += 1
+        report.marks += run.preferred_agent is not None
+
+    # -- parse workers -------------------------------------------------------------
+
+    def lines(self, first: Record) -> None:
+        """`first` and the JSON Lines records after it (up to `_FORK_CHUNK`)."""
+        chunk = [first]
+        while len(chunk) < _FORK_CHUNK and (line := self.stream.line()) is not None:
+            chunk.append(line)
+        if len(chunk) < _FORK_MIN or not self.forked(chunk):
+            for record in chunk:
+                self.one(record)
+
+    def forked(self, chunk: list[Record]) -> bool:
+        """Parse `chunk` in workers and write it; False if they could not start."""
+        import fcntl  # Linux only, as forking is here
+
+        self.writer.flush()  # rows go in in record order
+        workers: list[tuple[int, int]] = []  # (pid, read end of its pipe)
+        # The lines, their JSON, runs and rows have no reference cycles: the cycle
+        # collector (here and in the workers) would only walk them again and again.
+        collecting = gc.isenabled()
+        gc.disable()
+        try:
+            # No SIGINT between a fork and the worker's own handling of it.
+            mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+            try:
+                for index in range(_WORKERS):
+                    try:
+                        read_fd, write_fd = os.pipe()
+                    except OSError:
+                        return False
+                    others = [read_fd, *(fd for _, fd in workers)]
+                    try:
+                        pid = os.fork()
+                    except OSError:
+                        os.close(read_fd)
+                        os.close(write_fd)
+                        return False
+                    if pid == 0:
+                        self._work(chunk, index, write_fd, others, mask)  # never returns
+                    os.close(write_fd)
+                    workers.append((pid, read_fd))
+                    with suppress(OSError):  # room for a whole batch: workers need not wait
+                        fcntl.fcntl(read_fd, fcntl.F_SETPIPE_SZ, _PIPE_SIZE)
+            finally:
+                signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+            for number, start in enumerate(range(0, len(chunk), _PIPE_BATCH)):
+                message = pickle.loads(_read_message(workers[number % _WORKERS][1]))
+                if message[0] == "error":
+                    raise message[1]
+                self._apply(chunk[start : start + _PIPE_BATCH], message)
+        finally:
+            for pid, fd in workers:
+                os.close(fd)
+                # Done, failed or interrupted: the worker has nothing more to do.
+                with suppress(ProcessLookupError):
+                    os.kill(pid, signal.SIGKILL)
+                with suppress(ChildProcessError):  # reaped already (SIGCHLD ignored)
+                    os.waitpid(pid, 0)
+            if collecting:
+                gc.enable()
+        return True
+
+    def _apply(self, batch: list[Record], message: tuple[Any, ...]) -> None:
+        """Write a worker's batch: its rows, or (if it added a run already added) it again."""
+        _, tables, agents, added, skipped, invalid, marks, unknown = message
+        known = self.known
+        ids = [row[0] for row in tables[0]]
+        if not known.isdisjoint(ids):  # another worker's batch added one of its runs
+            for record in batch:
+                self.one(record)
+            self.writer.flush()
+            return
+        known.update(ids)
+        rows = self.writer.rows
+        self.writer.write(tables, offset=rows.next_agent)
+        rows.next_agent += agents
+        rows.unknown.update(unknown)
+        report = self.report
+        report.added += added
+        report.skipped += skipped
+        report.invalid.extend(invalid)
+        report.marks += marks
+        if self.progress is not None:
+            self.progress(len(batch))
+
+    def _work(
+        self, chunk: list[Record], index: int, write_fd: int, inherited: list[int], mask: Any
+    ) -> NoReturn:
+        """Worker `index`: parse its batches of `chunk` and send them; never returns."""
+        status = 1
+        try:
+            signal.signal(signal.SIGINT, signal.SIG_DFL)
+            signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+            for fd in inherited:
+                os.close(fd)
+            rows = Rows(self.writer.rows.stamp, 0)
+            with open(write_fd, "wb") as pipe:
+                try:
+                    step = _WORKERS * _PIPE_BATCH
+                    for start in range(index * _PIPE_BATCH, len(chunk), step):
+                        report = ImportReport()
+                        rows.next_agent = 0
+                        rows.unknown = set()
+                        for record in chunk[start : start + _PIPE_BATCH]:
+                            self.parse(record, rows, report)
+                        message = (
+                            "rows",
+                            rows.take(),
+                            rows.next_agent,
+                            report.added,
+                            report.skipped,
+                            report.invalid,
+                            report.marks,
+                            rows.unknown,
+                        )
+                        _send(pipe, message)
+                except Exception as error:
+                    _send(pipe, ("error", _portable(error)))
+            status = 0
+        finally:
+            os._exit(status)
+
+
+class _Stream:
+    """The records of an import, read one at a time, or a line ahead for the workers.
+
+    An error reading ahead is raised in its turn, once the records before it are in.
+    """
+
+    def __init__(self, records: Iterable[Record]) -> None:
+        self._records = iter(records)
+        self._held: Record | None = None
+        self._failure: Exception | None = None
+        self._ended = False
+
+    def next(self) -> Record | None:
+        held = self._held
+        if held is not None:
+            self._held = None
+            return held
+        if self._failure is not None:
+            raise self._failure
+        if self._ended:
+            return None
+        record = next(self._records, None)
+        self._ended = record is None
+        return record
+
+    def line(self) -> Record | None:
+        """The next record if it is a JSON Lines one; else None, and `next` gives it."""
+        if self._held is not None or self._failure is not None or self._ended:
+            return None
+        try:
+            record = next(self._records, None)
+        except Exception as error:
+            self._failure = error
+            return None
+        if record is None:
+            self._ended = True
+        elif not _is_line(record):
+            self._held = record
+            return None
+        return record
+
+
+def _can_fork() -> bool:
+    if sys.platform != "linux" or threading.current_thread() is not threading.main_thread():
+        return False
+    return len(os.sched_getaffinity(0)) > 1  # on one core a worker only adds work
+
+
+def _is_line(record: Record) -> bool:
+    return record.text is not None and type(record) is _record_type()
+
+
+@cache
+def _record_type() -> type[Record]:
+    # Imported on first use: files brings the classifier, which reports never need.
+    from .files import Record
+
+    return Record
+
+
+def _send(pipe: BinaryIO, message: tuple[Any, ...]) -> None:
+    data = pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL)
+    pipe.write(len(data).to_bytes(8, "little"))
+    pipe.write(data)
+    pipe.flush()
+
+
+def _read_message(fd: int) -> bytes:
+    size = int.from_bytes(_read_exactly(fd, 8), "little")
+    return _read_exactly(fd, size)
+
+
+def _read_exactly(fd: int, size: int) -> bytes:
+    parts = []
+    while size:
+        part = os.read(fd, min(size, 1 << 20))
+        if not part:
+            raise PPPError("import: a process parsing the runs stopped unexpectedly")
+        parts.append(part)
+        size -= len(part)
+    return b"".join(parts)
+
+
+def _portable(error: Exception) -> Exception:
+    """`error`, or an equivalent that survives pickling, to raise in the importing process."""
+    try:
+        pickle.loads(pickle.dumps(error, protocol=pickle.HIGHEST_PROTOCOL))
+    except Exception:
+        return RuntimeError(f"{type(error).__name__}: {error}")
+    return error

@@ -1,0 +1,171 @@
+"""Full-text search of the runs: tasks, agent outputs, questions, run and spec ids.
+
+Three FTS5 indexes made with sqlite-utils (`enable_fts`), each over a table's own text
+and reading it from there (external content, so no text is stored twice): `runs_fts`
+(id, spec id, task), `agents_fts` (output) and `trajectory_questions_fts` (text). A
+run matches when one of its rows holds every word of the query, the last one as a
+prefix (the user is still typing it); runs are ranked by their best row's bm25.
+
+The indexes are built on the first search, not during an import or a demo (about
+3 s at 100k runs, more than a demo of that size takes in all), and brought up to date
+at every search: ppp-tui only ever adds rows (a `technical` update changes no indexed
+text), so the rows past the last one indexed are all that is new. A table whose last
+rows vanished (an outside edit) has its index rebuilt whole. A database
+that cannot be written (read-only, or locked by an import) and has no index, or an
+older one, is searched with the substring match the runs list always had: id, spec id
+and task.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import sqlite_utils
+
+# (table, the columns indexed, the run id of a matching row)
+_INDEXED: tuple[tuple[str, tuple[str, ...], str], ...] = (
+    ("runs", ("id", "spec_id", "task"), "runs.id AS run_id"),
+    ("agents", ("output",), "agents.run_id AS run_id"),
+    ("trajectory_questions", ("text",), "agents.run_id AS run_id"),
+)
+# How a matching row of each index leads to its run.
+_JOINS = {
+    "runs": " JOIN runs ON runs.rowid = {fts}.rowid",
+    "agents": " JOIN agents ON agents.id = {fts}.rowid",
+    "trajectory_questions": " JOIN trajectory_questions AS q ON q.id = {fts}.rowid"
+    " JOIN agents ON agents.id = q.trajectory_id",
+}
+# Above this many matching rows, runs are listed by id rather than ranked: bm25 would
+# cost about 0.6 s more at 300k rows (a word most of 100k runs hold).
+RANK_LIMIT = 30_000
+
+
+def match_expression(text: str) -> str | None:
+    """The FTS5 query for what the user typed: every word quoted (so `"`, `*`, `-`, `:`,
+    brackets, NEAR, AND or OR are only text), all of them required, the last one a
+    prefix unless the text ends with a space. None when nothing is left to look for."""
+    text = text.replace("\x00", " ")  # FTS5 reads a query up to its first NUL
+    words = text.split()
+    if not words:
+        return None
+    quoted = ['"' + word.replace('"', '""') + '"' for word in words]
+    if not text[-1].isspace():
+        quoted[-1] += "*"
+    return " AND ".join(quoted)
+
+
+def has_index(conn: sqlite3.Connection) -> bool:
+    names = {f"{table}_fts" for table, _, _ in _INDEXED}
+    found = conn.execute(
+        "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN (?, ?, ?)",
+        sorted(names),
+    ).fetchone()[0]
+    return bool(found == len(names))
+
+
+def is_current(conn: sqlite3.Connection) -> bool:
+    """Whether the indexes exist and hold every row (a few quick reads)."""
+    if not has_index(conn):
+        return False
+    return all(len(set(_state(conn, table))) == 1 for table, _, _ in _INDEXED)
+
+
+def _state(conn: sqlite3.Connection, table: str) -> tuple[int, int]:
+    """(the last rowid indexed, the last rowid in the table): two index lookups."""
+    # The docsize table holds one row per indexed row, keyed by its rowid.
+    indexed = conn.execute(f"SELECT ifnull(max(id), 0) FROM {table}_fts_docsize").fetchone()
+    present = conn.execute(f"SELECT ifnull(max(rowid), 0) FROM {table}").fetchone()
+    return int(indexed[0]), int(present[0])
+
+
+def update_index(path: Path, wait: float) -> bool:
+    """Create the indexes if missing and add the rows not indexed yet, in one transaction
+    on a connection of its own (the caller's stays free meanwhile); False if the database
+    cannot be written, or another process held its lock for longer than `wait` seconds."""
+    import sqlite_utils
+
+    try:
+        conn = sqlite3.connect(path, timeout=wait, isolation_level=None)
+    except sqlite3.Error:
+        return False
+    try:
+        db = sqlite_utils.Database(conn, execute_plugins=False)
+        conn.execute("BEGIN IMMEDIATE")
+        for table, columns, _ in _INDEXED:
+            _update(db, table, columns)
+        conn.execute("COMMIT")
+    except sqlite3.Error:
+        return False
+    finally:
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
+        conn.close()
+    return True
+
+
+def _update(db: sqlite_utils.Database, table: str, columns: tuple[str, ...]) -> None:
+    content = db.table(table)
+    fts = f"{table}_fts"
+    if not db[fts].exists():
+        content.enable_fts(list(columns), fts_version="FTS5")  # indexes every row
+        return
+    indexed, last = _state(db.conn, table)
+    if last < indexed:
+        content.rebuild_fts()  # rows were removed or renumbered outside ppp-tui
+    elif last > indexed:
+        # Hand-written: sqlite-utils' populate_fts indexes every row again (2.9 s at 100k
+        # runs, 0.05 s for the 1000 runs an import adds).
+        names = ", ".join(columns)
+        db.conn.execute(
+            f"INSERT INTO {fts} (rowid, {names}) SELECT rowid, {names} FROM {table}"
+            " WHERE rowid > ?",
+            (indexed,),
+        )
+
+
+def ranked(conn: sqlite3.Connection, expression: str) -> list[str]:
+    """The ids of the runs matching an FTS5 `expression`, the most relevant first (by
+    their best row's bm25, then by id); by id alone when more than `RANK_LIMIT` rows
+    match, where bm25 costs most and ranks least (a word most runs hold)."""
+    matched = sum(
+        conn.execute(
+            f"SELECT count(*) FROM {table}_fts WHERE {table}_fts MATCH ?", (expression,)
+        ).fetchone()[0]
+        for table, _, _ in _INDEXED
+    )
+    if not matched:
+        return []
+    rank = matched <= RANK_LIMIT
+    parts = []
+    for table, _, join in _INDEXED:
+        fts = f"{table}_fts"
+        score = f"bm25({fts})" if rank else "0"
+        parts.append(
+            f"SELECT {join}, {score} AS score FROM {fts}"
+            f"{_JOINS[table].format(fts=fts)} WHERE {fts} MATCH ?"
+        )
+    order = "min(score), run_id" if rank else "run_id"
+    rows = conn.execute(
+        f"SELECT run_id FROM ({' UNION ALL '.join(parts)}) GROUP BY run_id ORDER BY {order}",
+        (expression,) * len(_INDEXED),
+    ).fetchall()
+    return [row[0] for row in rows]
+
+
+def substring_matches(query: Callable[..., list[Any]], text: str) -> list[str]:
+    """The runs list's own search, for a database without an index: the ids of the runs
+    whose id, spec id or task holds `text` (in any case), by id."""
+    needle = text.strip().lower()
+    if not needle:
+        return []
+    return [
+        run_id
+        for run_id, spec_id, task in query("SELECT id, spec_id, task FROM runs ORDER BY id")
+        if needle in run_id.lower()
+        or needle in (spec_id or "").lower()
+        or needle in (task or "").lower()
+    ]

@@ -1,0 +1,225 @@
+"""Full-text search of the runs: what matches, in which order, and what never raises."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from textual.widgets import Select
+
+from ppp_tui.core.settings import Settings
+from ppp_tui.storage import search as search_module
+from ppp_tui.storage.files import read_records
+from ppp_tui.storage.store import Store
+from ppp_tui.storage.technical import Score
+
+
+def _run(run_id: str, task: str, output: str = "", question: str = "", **extra: Any) -> str:
+    agent: dict[str, Any] = {"name": "a", "technical_score": 0.5, "output": output}
+    if question:
+        agent["trajectory"] = {"questions": [{"text": question, "effort": "low"}]}
+    run = {"id": run_id, "task": task, "agents": [agent, {"name": "b", "technical_score": 0.4}]}
+    return json.dumps({**run, **extra}) + "\n"
+
+
+def _import(store: Store, tmp_path: Path, *lines: str) -> None:
+    source = tmp_path / f"runs-{len(list(tmp_path.iterdir()))}.jsonl"
+    source.write_text("".join(lines), encoding="utf-8")
+    store.import_records(read_records(str(source)))
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Any:
+    with Store.open(tmp_path / "runs.db", create=True) as opened:
+        _import(
+            opened,
+            tmp_path,
+            _run("r1", "Add OAuth2 login", output="Wrote the webhook verifier."),
+            _run("r2", "Fix the upload crash", question="Which storage bucket holds uploads?"),
+            _run("r3", "Webhook retries", output="Webhook webhook webhook: retries with backoff."),
+            _run("r4", "Document the CLI", spec_id="SPEC-KIT-042"),
+        )
+        yield opened
+
+
+def test_a_word_only_in_an_agent_output_finds_its_run(store: Store) -> None:
+    assert store.search("verifier") == ["r1"]
+
+
+def test_a_word_only_in_a_question_finds_its_run(store: Store) -> None:
+    assert store.search("bucket") == ["r2"]
+
+
+def test_runs_are_ranked_most_relevant_first(store: Store) -> None:
+    # r3 says webhook in its task and four times in its output; r1 once in its output.
+    assert store.search("webhook") == ["r3", "r1"]
+
+
+def test_the_last_word_matches_as_a_prefix_while_typing(store: Store) -> None:
+    assert store.search("webh") == ["r3", "r1"]
+    assert store.search("upload cr") == ["r2"]
+    # A space after a word: that word is complete.
+    assert store.search("webh ") == []
+
+
+def test_every_word_must_match(store: Store) -> None:
+    assert store.search("webhook retries") == ["r3"]
+
+
+def test_run_and_spec_ids_are_searched(store: Store) -> None:
+    assert store.search("r4") == ["r4"]
+    assert store.search("SPEC-KIT-042") == ["r4"]
+    assert store.search("spec-kit") == ["r4"]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '"',
+        '""',
+        'a"b',
+        "*",
+        "-",
+        "-x",
+        ":",
+        "a:b",
+        "(",
+        ")",
+        "NEAR(a b)",
+        "AND",
+        "OR",
+        "NOT x",
+        "^",
+        "{a}",
+        "'",
+        "\\",
+        "a+b",
+        "webhook*",
+        "col:webhook",
+        "\x00",
+        "é",
+        "🙂",
+    ],
+)
+def test_fts_syntax_characters_are_only_text(store: Store, text: str) -> None:
+    assert isinstance(store.search(text), list)
+
+
+def test_an_empty_query_matches_nothing(store: Store) -> None:
+    assert store.search("") == [] and store.search("   ") == []
+
+
+def test_runs_imported_later_are_found(store: Store, tmp_path: Path) -> None:
+    assert store.search("zeppelin") == []
+    _import(store, tmp_path, _run("r5", "Zeppelin parking", output="zeppelin"))
+    assert store.search("zeppelin") == ["r5"]
+    assert store.search("verifier") == ["r1"]
+
+
+def test_technical_scores_leave_the_index_consistent(store: Store) -> None:
+    assert store.search("bucket") == ["r2"]
+    store.set_technical([Score("r2", "a", 0.9, "t.csv:2")])
+    assert store.search("bucket") == ["r2"]
+    assert store.agent_columns(Settings()).technical.tolist()[2] == 0.9
+
+
+def test_a_database_locked_by_another_process_is_searched_by_substring(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "locked.db"
+    with Store.open(path, create=True) as store:
+        _import(store, tmp_path, _run("r1", "Add OAuth2 login", output="verifier"))
+    holder = sqlite3.connect(path, isolation_level=None)
+    holder.execute("BEGIN IMMEDIATE")  # an import in another process, say
+    try:
+        with Store.open(path) as store:
+            # No index can be built: the task, id and spec id are searched as text.
+            assert store.search("auth2 log") == ["r1"]
+            assert store.search("verifier") == []
+            assert not search_module.has_index(store.conn)
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    with Store.open(path) as store:
+        assert store.search("verifier") == ["r1"]
+
+
+def test_an_index_whose_rows_vanished_is_rebuilt(store: Store) -> None:
+    assert store.search("webhook") == ["r3", "r1"]
+    with store.conn:
+        store.conn.execute("DELETE FROM runs WHERE id = 'r4'")  # an outside edit
+    assert store.search("r4") == []
+    assert store.search("webhook") == ["r3", "r1"]
+
+
+def test_broad_queries_are_listed_by_id(store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(search_module, "RANK_LIMIT", 1)
+    assert store.search("webhook") == ["r1", "r3"]
+
+
+def test_match_expression_quotes_every_word() -> None:
+    assert search_module.match_expression('say "hi" NEAR') == '"say" AND """hi""" AND "NEAR"*'
+    assert search_module.match_expression("done ") == '"done"'
+    assert search_module.match_expression(" \t") is None
+
+
+# --- the runs screen's `/` search ----------------------------------------------------------
+
+
+async def _until(pilot: Any, done: Any, seconds: float = 10.0) -> None:
+    deadline = time.monotonic() + seconds
+    while not done():
+        assert time.monotonic() < deadline, "not within the time allowed"
+        await pilot.pause(0.05)
+
+
+@pytest.fixture
+def app_db(tmp_path: Path) -> Path:
+    path = tmp_path / "app.db"
+    with Store.open(path, create=True) as store:
+        _import(
+            store,
+            tmp_path,
+            _run("r1", "Add OAuth2 login", output="Wrote the webhook verifier.", stage="plan"),
+            _run("r2", "Fix the upload crash", question="Which storage bucket?", stage="plan"),
+            _run("r3", "Webhook retries", output="Webhook webhook: backoff.", stage="implement"),
+            _run("r4", "Document the CLI", spec_id="SPEC-KIT-042"),
+        )
+    return path
+
+
+async def test_typing_a_word_only_in_an_agent_output_shows_its_run(
+    app_db: Path, tmp_path: Path
+) -> None:
+    from ppp_tui.app.app import PPPApp
+    from ppp_tui.app.runs_screen import RunsScreen
+
+    app = PPPApp(app_db, tmp_path / "config.toml")
+    async with app.run_test(size=(120, 30)) as pilot:
+        await app.load_done.wait()
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, RunsScreen)
+        table = screen.table
+        await pilot.press("slash", *"verif")  # as typed: "verif" is a prefix of "verifier"
+        await _until(pilot, lambda: len(table.order) == 1)
+        assert table.current_run() == "r1"
+        assert "1 of 4 runs" in str(screen.query_one("#runs-status").render())
+        # The most relevant first: r3 says webhook three times, r1 once.
+        await pilot.press(*["backspace"] * 5, *"webhook")
+        await _until(pilot, lambda: [table.rows.infos[i].id for i in table.order] == ["r3", "r1"])
+        assert table.current_run() == "r3"
+        # Combined with the stage menu.
+        screen.query_one("#stage-filter", Select).value = "plan"
+        await _until(pilot, lambda: [table.rows.infos[i].id for i in table.order] == ["r1"])
+        screen.query_one("#stage-filter", Select).clear()
+        await _until(pilot, lambda: len(table.order) == 2)
+        # Syntax characters are only text; escape shows every run again.
+        await pilot.press(*' "(*:-')
+        await _until(pilot, lambda: len(table.order) == 0)
+        await pilot.press("escape")
+        await _until(pilot, lambda: len(table.order) == 4)
