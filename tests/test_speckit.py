@@ -20,13 +20,12 @@ from ppp_tui.core.scoring import rank_run
 from ppp_tui.core.sensitivity import flips
 from ppp_tui.core.settings import Settings, Weights
 from ppp_tui.storage.files import Record
-from ppp_tui.storage.speckit import (
+from ppp_tui.storage.speckit import open_speckit, read_speckit
+from ppp_tui.storage.speckit_outputs import (
     asked_fields,
     canonical_stage,
     decode,
     failure_of,
-    open_speckit,
-    read_speckit,
     schemas,
     technical_from_content,
 )
