@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import HeldLoad
+from helpers import HeldLoad
 from textual.widgets import DataTable, Select
 
 from ppp_tui.app.app import PPPApp

@@ -14,7 +14,7 @@ import re
 from pathlib import Path
 
 import pytest
-from test_safe_text import HOSTILE, UNSAFE, _runs, _toml_key
+from helpers import HOSTILE, UNSAFE, hostile_runs, toml_key
 from textual.pilot import Pilot
 from textual.widgets import Select
 
@@ -33,7 +33,7 @@ TEXT = re.compile(r'<text [^>]*clip-path="url\(#terminal-\d+-line-(\d+)\)">([^<]
 def hostile_db(tmp_path: Path) -> Path:
     db = tmp_path / "hostile.db"
     with Store.open(db, create=True) as store:
-        store.import_records(Record("t", None, "$", run) for run in _runs())
+        store.import_records(Record("t", None, "$", run) for run in hostile_runs())
     return db
 
 
@@ -161,7 +161,7 @@ async def test_markup_in_config_toml_keys_does_not_stop_the_app(
 ) -> None:
     config = tmp_path / "config.toml"
     tables = "".join(
-        f"\n[ppp.weights.{_toml_key('st' + text)}]\ntechnical = 0.6\ninteraction = 0.4\n"
+        f"\n[ppp.weights.{toml_key('st' + text)}]\ntechnical = 0.6\ninteraction = 0.4\n"
         for text in HOSTILE.values()
     )
     config.write_text(tables)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from conftest import HeldLoad
+from helpers import HeldLoad
 from textual.widgets import Select
 
 from ppp_tui.app.app import PPPApp
