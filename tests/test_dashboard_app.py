@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
 from helpers import HeldLoad
@@ -14,7 +14,7 @@ from ppp_tui.app.app import PPPApp
 from ppp_tui.app.dashboard_screen import FLIPS_SHOWN, DashboardScreen
 from ppp_tui.app.run_screen import RunScreen
 from ppp_tui.app.screens import HelpScreen, RunsScreen
-from ppp_tui.dashboard import Dashboard
+from ppp_tui.dashboard import Dashboard, Flips
 
 SIZE = (140, 45)
 
@@ -41,8 +41,9 @@ def _expected(app: PPPApp, stage: str | None = None) -> Dashboard:
 
 def _same(shown: Dashboard, expected: Dashboard) -> bool:
     """The same figures (Flips holds arrays, which == compares element-wise)."""
-    return shown.flips.rows() == expected.flips.rows() and replace(shown, flips=None) == replace(
-        expected, flips=None
+    unset = cast(Flips, None)
+    return shown.flips.rows() == expected.flips.rows() and replace(shown, flips=unset) == replace(
+        expected, flips=unset
     )
 
 
@@ -155,7 +156,7 @@ async def test_marking_a_run_from_the_flip_list_changes_agreement(db: Path, tmp_
         # d from the run goes back to the open dashboard, not a second one on top.
         await pilot.press("d")
         await _dashboard(app, pilot)
-        assert app.screen is screen
+        assert cast(object, app.screen) is screen  # the isinstance above narrowed app.screen
         assert sum(isinstance(s, DashboardScreen) for s in app.screen_stack) == 1
         after = screen.dashboard
         assert after is not None and _same(after, _expected(app))
@@ -184,7 +185,7 @@ async def test_weights_recompute_the_figures(db: Path, tmp_path: Path) -> None:
         await _dashboard(app, pilot)
         # The run under the cursor stays under it (if it still flips).
         if run_id in table.rows:
-            assert table.cursor_row == table.get_row_index(run_id)
+            assert table.cursor_row == table.get_row_index(cast(str, run_id))
         await pilot.press(*["left_square_bracket"] * 5)  # 0.40
         await _dashboard(app, pilot)
         assert app.workspace is not None

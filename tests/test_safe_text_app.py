@@ -107,7 +107,9 @@ async def test_g_and_p_on_every_hostile_run(hostile_db: Path, tmp_path: Path) ->
             await pilot.press("escape")
             await pilot.pause()
         marks = [info.preferred for info in app.workspace.infos]  # type: ignore[union-attr]
-        assert sorted(marks) == sorted(f"a{text}" for text in HOSTILE.values())
+        assert sorted(str(mark) for mark in marks) == sorted(
+            f"a{text}" for text in HOSTILE.values()
+        )
 
 
 async def test_the_tuning_panel_scope_menu_and_stage_table(
