@@ -769,7 +769,7 @@ _STOP = frozenset(
     ]
 )
 
-# A selection or yes/no question stays low up to this length (ADR: under 15 words);
+# A selection or yes/no question stays low up to this length (the first rules: under 15 words);
 # past it the user has to read and weigh a lot before answering.
 SELECTION_WORDS = 45
 # Text this short has at most SELECTION_WORDS words (n words take 2n - 1 characters).
@@ -1511,7 +1511,7 @@ def classify(question: str, context: str | None = None) -> Classification:
     if restates_problem(question, context):
         return Classification(question, Effort.LOW, parts, answered_by_context=True)
     if _demands_work(lower, words, you):
-        # Investigation, fetching or depth anywhere in it (ADR: these override), and
+        # Investigation, fetching or depth anywhere in it (these override), and
         # no task text can do that work for the user.
         return Classification(question, Effort.HIGH, parts)
     if (

@@ -2,8 +2,8 @@
 
 In the paper (arXiv:2511.02208) a user preference constrains the questions the agent asks
 the user, not its final answer. This module names the paper's 20 preferences, gives each
-its category and penalties (SPEC section 4, and the paper's own values for the `paper`
-preset), and decides, where a rule can, whether an agent's questions comply.
+its category and penalties (ppp-tui's defaults, and the paper's own values for the
+`paper` preset), and decides, where a rule can, whether an agent's questions comply.
 
 The paper's public code (sunnweiwei/PPP-Agent, `envs/userville.py`, `REWARD_FUNCTIONS`) has
 two kinds of preference:
@@ -71,7 +71,7 @@ class CheckResult:
     unchecked: tuple[str, ...]
 
 
-# SPEC section 4: default penalty per violation by category.
+# The default penalty per violation, by category.
 _DEFAULT_PENALTY: Mapping[Category, float] = MappingProxyType(
     {"language": 0.10, "format": 0.05, "content": 0.05, "question_style": 0.05, "none": 0.0}
 )
@@ -84,12 +84,12 @@ _PAPER_NONE = 0.0  # no_preference and professional have no reward function in t
 
 UNKNOWN_PENALTY = 0.05
 
-# At most this many words make a concise question: the upper bound of the seeds' "medium"
-# length, past which they call a question long.
+# At most this many words make a concise question: the upper bound of the length-based
+# "medium" effort, past which a question counts as long.
 CONCISE_MAX_WORDS = 20
 # answer_more: the paper's code penalises min(ask_turn - 3, 0), so three asking turns suffice.
 ANSWER_MORE_MIN_TURNS = 3
-# length: SPEC section 4 reads it as exactly three sentences.
+# length: read as exactly three sentences.
 LENGTH_SENTENCES = 3
 
 
@@ -230,7 +230,7 @@ CATALOGUE: Mapping[str, Preference] = MappingProxyType(
     }
 )
 
-# The seeds write no_commas for the paper's commas.
+# no_commas is an older name for the paper's commas.
 ALIASES: Mapping[str, str] = MappingProxyType({"no_commas": "commas"})
 
 
