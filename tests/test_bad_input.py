@@ -260,7 +260,7 @@ def test_a_device_is_refused_unread(
         found = real_fstat(fd)
         return os.stat_result((stat.S_IFCHR | 0o666, *tuple(found)[1:]))
 
-    monkeypatch.setattr(files.os, "fstat", fstat)
+    monkeypatch.setattr("ppp_tui.storage.files.os.fstat", fstat)
     result = _run("import", str(path), "--db", str(seeded))
     assert "zero: not a regular file or a pipe" in _one_error_line(result)
 

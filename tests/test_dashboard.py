@@ -8,11 +8,11 @@ from collections import Counter, defaultdict
 from dataclasses import replace
 from datetime import date, timedelta
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
 
-from ppp_tui.analysis.dashboard import Dashboard, Period, unit_for
+from ppp_tui.analysis.dashboard import Dashboard, Period, PickChanges, unit_for
 from ppp_tui.core.early_stop import analyse
 from ppp_tui.core.model import Run
 from ppp_tui.core.preferences import canonical
@@ -204,8 +204,10 @@ def check_early_stop(dashboard: Dashboard, runs: list[Run]) -> None:
         assert (reason.runs, reason.saved) == (len(mine), sum(s.saved for s in mine))
     assert sum(r.runs for r in figures.reasons) == figures.stopped
     losses = [
-        max(series) - stop.best_score for stop, series in stopped if stop.best_score < max(series)
-    ]  # type: ignore[operator]
+        max(series) - best
+        for stop, series in stopped
+        if (best := stop.best_score) is not None and best < max(series)
+    ]
     assert figures.worse == len(losses)
     assert figures.mean_loss == (pytest.approx(sum(losses) / len(losses)) if losses else None)
     if stops:
@@ -263,7 +265,7 @@ def test_the_app_s_loaded_scores_give_the_same_figures(demo_db: Path) -> None:
 
 def figures(dashboard: Dashboard) -> tuple[Any, ...]:
     """Comparable figures (PickChanges holds arrays, which == compares element-wise)."""
-    return replace(dashboard, pick_changes=None), dashboard.pick_changes.rows()
+    return replace(dashboard, pick_changes=cast(PickChanges, None)), dashboard.pick_changes.rows()
 
 
 # -- random runs: dates, iterations, names and sources the demo lacks --------------------------

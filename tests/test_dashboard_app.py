@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
-from conftest import HeldLoad
+from helpers import HeldLoad
 from textual.widgets import DataTable, Select
 
-from ppp_tui.analysis.dashboard import Dashboard
+from ppp_tui.analysis.dashboard import Dashboard, PickChanges
 from ppp_tui.app.app import PPPApp
 from ppp_tui.app.dashboard_screen import CHANGED_PICKS_SHOWN, DashboardScreen
 from ppp_tui.app.help_screen import HelpScreen
@@ -42,9 +42,10 @@ def _expected(app: PPPApp, stage: str | None = None) -> Dashboard:
 
 def _same(shown: Dashboard, expected: Dashboard) -> bool:
     """The same figures (PickChanges holds arrays, which == compares element-wise)."""
+    unset = cast(PickChanges, None)
     return shown.pick_changes.rows() == expected.pick_changes.rows() and replace(
-        shown, pick_changes=None
-    ) == replace(expected, pick_changes=None)
+        shown, pick_changes=unset
+    ) == replace(expected, pick_changes=unset)
 
 
 def _cells(table: DataTable[Any]) -> list[list[str]]:
@@ -163,7 +164,7 @@ async def test_marking_a_run_from_the_changed_picks_list_changes_agreement(
         # d from the run goes back to the open dashboard, not a second one on top.
         await pilot.press("d")
         await _dashboard(app, pilot)
-        assert app.screen is screen
+        assert cast(object, app.screen) is screen  # the isinstance above narrowed app.screen
         assert sum(isinstance(s, DashboardScreen) for s in app.screen_stack) == 1
         after = screen.dashboard
         assert after is not None and _same(after, _expected(app))
@@ -192,7 +193,7 @@ async def test_weights_recompute_the_figures(db: Path, tmp_path: Path) -> None:
         await _dashboard(app, pilot)
         # The run under the cursor stays under it (if its pick still changes).
         if run_id in table.rows:
-            assert table.cursor_row == table.get_row_index(run_id)
+            assert table.cursor_row == table.get_row_index(cast(str, run_id))
         await pilot.press(*["left_square_bracket"] * 5)  # 0.40
         await _dashboard(app, pilot)
         assert app.workspace is not None

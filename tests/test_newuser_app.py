@@ -76,7 +76,7 @@ async def test_every_quit_path_asks_when_weights_are_unsaved(
         else:
             # The command palette's "Quit" calls the app's quit action.
             commands = {c.title: c for c in app.get_system_commands(app.screen)}
-            await commands["Quit"].callback()  # type: ignore[misc]
+            await commands["Quit"].callback()
         await pilot.pause()
         assert isinstance(app.screen, QuitScreen)
         assert app.is_running

@@ -79,7 +79,11 @@ def _example_documents() -> list[Any]:
         ("spec-kit-consensus.db", "spec-kit"),
     ):
         for record in open_any(str(EXAMPLES / name), fmt, lambda message: None).records:
-            documents.append(json.loads(record.text) if record.raw is None else record.raw)
+            if record.raw is None:
+                assert record.text is not None
+                documents.append(json.loads(record.text))
+            else:
+                documents.append(record.raw)
     return documents
 
 

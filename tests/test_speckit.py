@@ -649,7 +649,10 @@ def test_open_speckit_counts_the_runs_it_yields(example: Path) -> None:
 def test_the_example_database_is_what_its_script_builds(tmp_path: Path) -> None:
     built = tmp_path / "built.db"
     port.build_example(built)
-    dump = lambda p: list(sqlite3.connect(p).iterdump())  # noqa: E731
+
+    def dump(path: Path) -> list[str]:
+        return list(sqlite3.connect(path).iterdump())
+
     assert dump(built) == dump(EXAMPLES / "spec-kit-consensus.db")
 
 

@@ -35,6 +35,7 @@ from ppp_tui.storage import rows as rows_module
 from ppp_tui.storage.config import load_settings
 from ppp_tui.storage.database import StoreError
 from ppp_tui.storage.files import read_records
+from ppp_tui.storage.importer import ImportReport
 from ppp_tui.storage.schema import OUR_TABLES, SCHEMA_VERSION
 from ppp_tui.storage.store import Store
 
@@ -49,7 +50,7 @@ def write_jsonl(path: Path, runs: list[Any]) -> Path:
     return path
 
 
-def import_file(store: Store, path: Path, **kwargs: Any):
+def import_file(store: Store, path: Path, **kwargs: Any) -> ImportReport:
     return store.import_records(read_records(str(path)), **kwargs)
 
 

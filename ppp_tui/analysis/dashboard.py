@@ -160,7 +160,7 @@ class StopReason:
 
 @dataclass(frozen=True)
 class EarlyStopFigures:
-    """Seed 004's early stop replayed over every run's iteration series."""
+    """The early stop replayed over every run's iteration series."""
 
     runs: int  # runs with an iteration series
     iterations: int  # iterations those runs ran

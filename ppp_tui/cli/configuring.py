@@ -46,7 +46,7 @@ def show(as_json: bool, db: str | None, config: str | None) -> None:
 @click.option("--force", is_flag=True, help="Overwrite an existing file.")
 @db_options
 def init(force: bool, db: str | None, config: str | None) -> None:
-    """Write the example config.toml, with the seeds' stage weights."""
+    """Write the example config.toml, with the recommended stage weights."""
     from ..storage.config_write import init_config
 
     env = Env(db, config)

@@ -51,8 +51,8 @@ _PAPER_NONE = 0.0  # no_preference and professional have no reward function in t
 
 UNKNOWN_PENALTY = 0.05
 
-# At most this many words make a concise question: the upper bound of the seeds' "medium"
-# length, past which they call a question long.
+# At most this many words make a concise question: the upper bound of the length-based
+# "medium" effort, past which a question counts as long.
 CONCISE_MAX_WORDS = 20
 # answer_more: the paper's code penalises min(ask_turn - 3, 0), so three asking turns suffice.
 ANSWER_MORE_MIN_TURNS = 3
@@ -197,7 +197,7 @@ CATALOGUE: Mapping[str, Preference] = MappingProxyType(
     }
 )
 
-# The seeds write no_commas for the paper's commas.
+# Older trajectories write no_commas for the paper's commas.
 ALIASES: Mapping[str, str] = MappingProxyType({"no_commas": "commas"})
 
 
