@@ -24,9 +24,9 @@ from typing import Literal
 import numpy as np
 import numpy.typing as npt
 
+from .core.arrays import Outcome, ScoreArrays
 from .core.early_stop import analyse
 from .core.preferences import canonical
-from .core.regret import Outcome, ScoreArrays
 from .core.settings import Settings, Weights
 from .reports import NO_STAGE, Scores, stage_order
 from .storage.store import Store

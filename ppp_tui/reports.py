@@ -13,12 +13,13 @@ from typing import Any
 
 import numpy as np
 
+from .core.arrays import Lines, Outcome, ScoreArrays
 from .core.columns import AgentColumns
-from .core.regret import Lines, Outcome, ScoreArrays, Tuning, tune
 from .core.scoring import TIE_SCALE
 from .core.settings import Settings, Weights
 from .core.stages import NO_STAGE as NO_STAGE
 from .core.stages import ordered
+from .core.tuning import Tuning, tune
 from .storage.store import Store
 
 

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from .regret import ScoreArrays
+from .arrays import ScoreArrays
 from .settings import Settings
 
 FloatArray = npt.NDArray[np.float64]
