@@ -96,7 +96,9 @@ def regret(stage: str | None, as_json: bool, db: str | None, config: str | None)
         )
 
 
-def _render_tuning(scope: str, tuning: Tuning) -> None:
+def _render_tuning(scope: str | None, tuning: Tuning) -> None:
+    from ..core.stages import scope_label
+
     cv = ""
     if tuning.cv_folds:
         cv = (
@@ -104,7 +106,7 @@ def _render_tuning(scope: str, tuning: Tuning) -> None:
             f" agreement {tuning.cv_agreement:.1%}"
         )
     click.echo(
-        f"{inline(scope)}: {tuning.marked_runs} marked runs;"
+        f"{inline(scope_label(scope))}: {tuning.marked_runs} marked runs;"
         f" technical {tuning.before_technical:.4g}"
         f" -> {tuning.technical:.4f} (interaction {tuning.interaction:.4f}); mean regret"
         f" {tuning.before_mean_regret:.4f} -> {tuning.mean_regret:.4f}; agreement"
@@ -158,8 +160,9 @@ def tune(
                 "runs without a stage use the global weights: tune them without --stage"
             )
         scores = Scores.load(store, settings, marked_only=True)
+    results: list[tuple[str | None, Tuning]]
     if per_stage:
-        results = tune_stages(scores)
+        results = list(tune_stages(scores))
     else:
         scope, tuning = tune_scope(scores, stage)
         results = [] if tuning is None else [(scope, tuning)]
@@ -187,7 +190,7 @@ def tune(
         notes: dict[str | None, str] = {}
         for scope, tuning in results:
             tuned = Weights.from_technical(tuning.technical)
-            if scope == "global":
+            if scope is None:
                 global_weights = tuned
                 notes[None] = provenance(tuning)
             else:
