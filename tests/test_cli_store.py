@@ -867,3 +867,25 @@ def test_a_stage_named_global_is_tuned_into_its_own_table(ppp: Invoke, tmp_path:
     settings = load_settings(tmp_path / "config.toml")
     assert settings.weights == Weights.pair(0.7, 0.3)  # the global weights untouched
     assert settings.stage_weights["global"].technical == round(documents[0]["technical"], 6)
+
+
+def test_three_weights_in_config_rank_regret_and_validate(marked: Invoke, config: Path) -> None:
+    config.write_text("[ppp.weights]\ntechnical = 0.5\nproactivity = 0.2\npersonalization = 0.8\n")
+    document = as_json(marked("rank", "seed-003", "--json"))
+    assert document["weights"] == {
+        "technical": 0.5,
+        "interaction": 0.5,
+        "proactivity": 0.2,
+        "personalization": 0.8,
+    }
+    for agent in document["agents"]:
+        expected = 0.5 * agent["technical"]
+        if agent["has_trajectory"]:
+            expected += 0.2 * agent["r_proact"] + 0.8 * agent["r_pers"]
+        else:
+            expected = agent["technical"]  # the technical-only fallback
+        assert agent["final"] == pytest.approx(expected, abs=1e-12)
+    assert "  weights 0.50/0.20/0.80" in marked("rank", "seed-003").stdout
+    assert marked("regret").stdout.startswith("weights 0.50/0.20/0.80: 2 marked runs")
+    validated = marked("config", "validate")
+    assert validated.stdout.endswith(": valid (global 0.5/0.2/0.8, 0 stage tables)\n")

@@ -18,7 +18,7 @@ from ..storage.store import Store
 
 
 def _weights(weights: Weights) -> dict[str, float]:
-    return {"technical": weights.technical, "interaction": weights.interaction}
+    return weights.document()
 
 
 def _summary(outcome: Outcome) -> dict[str, Any]:

@@ -78,7 +78,7 @@ def regret(stage: str | None, as_json: bool, db: str | None, config: str | None)
         return
     w = document["weights"]
     click.echo(
-        f"weights {w['technical']:.2f}/{w['interaction']:.2f}: "
+        f"weights {_label(w)}: "
         f"{document['marked_runs']} marked runs, mean regret {number(document['mean_regret'], 4)},"
         f" agreement {document['agreement']:.1%}"
     )
@@ -90,10 +90,18 @@ def regret(stage: str | None, as_json: bool, db: str | None, config: str | None)
             continue
         sw = figures["weights"]
         click.echo(
-            f"  {cut(name, 14):<14} {sw['technical']:.2f}/{sw['interaction']:.2f}"
+            f"  {cut(name, 14):<14} {_label(sw):>9}"
             f" {figures['marked_runs']:>7} {number(figures['mean_regret'], 4):>12}"
             f" {figures['agreement']:>10.1%}"
         )
+
+
+def _label(weights: dict[str, float]) -> str:
+    """A weights document as tables show it: technical/interaction, or the three weights."""
+    keys: tuple[str, ...] = ("technical", "proactivity", "personalization")
+    if "proactivity" not in weights:
+        keys = ("technical", "interaction")
+    return "/".join(f"{weights[key]:.2f}" for key in keys)
 
 
 def _render_tuning(scope: str | None, tuning: Tuning) -> None:
