@@ -1,8 +1,9 @@
-"""Every constant of the PPP formulas, with the SPEC defaults, and weight handling.
+"""Every constant of the PPP formulas, with their documented defaults, and weights.
 
 A `Settings` object is what config.toml becomes once read; the core never reads
-files itself. Weight pairs are validated here so that every face reports the same
-error text.
+files itself. Weights (the technical / interaction pair, or technical, proactivity
+and personalization) are validated here so that every face reports the same error
+text.
 """
 
 from __future__ import annotations
