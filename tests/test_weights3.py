@@ -341,3 +341,16 @@ def test_the_step_gives_the_outcome_figures_bit_for_bit(seed: int) -> None:
             assert lines.figures_under(settings) == expected
     unmarked = lines.subset(~lines.arrays.marked)
     assert unmarked.figures_at(choices[0]) == (0, None, None)
+
+
+def test_three_weight_keys_are_known_and_cannot_name_a_stage(tmp_path: Path) -> None:
+    from ppp_tui.storage.config import config_warnings
+
+    text = (
+        "[ppp.weights]\ntechnical = 0.5\nproactivity = 0.2\npersonalization = 0.8\n"
+        "[ppp.weights.plan]\ntechnical = 0.5\nproactivity = 0.2\npersonalization = 0.8\n"
+    )
+    assert config_warnings(text) == []
+    with pytest.raises(ConfigError, match="'proactivity' cannot name a stage table"):
+        save_weights(tmp_path / "config.toml", stages={"proactivity": Weights.pair(0.7, 0.3)})
+    assert not (tmp_path / "config.toml").exists()
