@@ -218,11 +218,12 @@ class ScoreArrays:
     def weights(self, settings: Settings) -> tuple[FloatArray, FloatArray]:
         """(technical, interaction) weight of every run: its stage's table, else global.
         Interaction is `Weights.interaction` (the mean of w_p and w_s off the pair form)."""
-        technical = self.weights3(settings)[0]
+        technical = np.full(len(self), settings.weights.technical)
         interaction = np.full(len(self), settings.weights.interaction)
         rows = self._stage_rows
         for stage, weights in settings.stage_weights.items():
             if stage in rows:
+                technical[rows[stage]] = weights.technical
                 interaction[rows[stage]] = weights.interaction
         return technical, interaction
 
