@@ -279,7 +279,7 @@ def test_failures_never_rank_first_anywhere(example: Path, tmp_path: Path) -> No
 def test_arrays_from_runs_match_the_store_for_failed_agents(example: Path, tmp_path: Path) -> None:
     import numpy as np
 
-    from ppp_tui.core.regret import ScoreArrays
+    from ppp_tui.core.arrays import ScoreArrays
     from ppp_tui.core.scores import Scores
 
     db = imported(example, tmp_path)
