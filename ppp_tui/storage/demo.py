@@ -48,11 +48,12 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
-from ..core.model import Run
+from ..core.effort import classify_effort
+from ..core.model import Agent, Effort, Question, Run, Severity, Source, Trajectory, Turn, Violation
 from ..core.preferences import AskedQuestion, check_questions, has_checker
 from ..core.relevance import TaskType
-from ..core.runs import run_from_dict
-from ..core.scoring import AgentScore, final_score, rank_run
+from ..core.runs import _extracted
+from ..core.scoring import AgentScore, final_score, rank_agents, states_preferences
 from ..core.settings import STAGES, Settings, Weights
 from .files import ParsedRecord
 
@@ -953,6 +954,8 @@ class _Context:
     stage: str | None
     preferences: list[str]  # as stated
     canonical: list[str] = field(default_factory=list)
+    stated: tuple[str, ...] = ()  # the run's preferences, as its parse holds them
+    states: bool = False  # whether they state any (the parse's checkers then look)
 
 
 def _question(rng: random.Random, effort: str, ctx: _Context, comply: set[str]) -> _Question:
@@ -1126,41 +1129,95 @@ def _turns(
     return turns
 
 
+def _checked(ctx: _Context, questions: tuple[Question, ...]) -> Trajectory:
+    """A trajectory without listed violations: the rule checkers decide, as on import."""
+    if not ctx.states:
+        return Trajectory((), questions, (), ())
+    result = check_questions(ctx.stated, [AskedQuestion(q.text, q.turn) for q in questions])
+    violations = tuple(
+        Violation(v.preference, Severity.ERROR, None, v.turn, Source.CHECKER)
+        for v in result.violations
+    )
+    return Trajectory((), questions, violations, result.unchecked)
+
+
+def _turn_models(turns: list[dict[str, Any]]) -> tuple[Turn, ...]:
+    return tuple(
+        Turn(t["prompt"], t["response"], t["token_count"], t["latency_ms"], t["timestamp"])
+        for t in turns
+    )
+
+
+def _violation_models(violations: list[dict[str, Any]]) -> tuple[Violation, ...]:
+    return tuple(
+        Violation(
+            v["preference"],
+            _SEVERITY_OF[v.get("severity", "error")],
+            v.get("penalty"),
+            v.get("turn"),
+        )
+        for v in violations
+    )
+
+
+_SEVERITY_OF = {severity.value: severity for severity in Severity}
+_EFFORT_OF = {effort.value: effort for effort in Effort}
+
+
 def _trajectory(
     rng: random.Random, profile: _Profile, ctx: _Context, start: datetime
-) -> dict[str, Any] | None:
+) -> tuple[dict[str, Any] | None, Trajectory | None]:
+    """The raw trajectory and the one `run_from_dict` reads from it, built side by side."""
     u = rng.random()
     if u < profile.no_trajectory:
-        return None
+        return None, None
     if u < profile.no_trajectory + profile.empty_trajectory:
-        return {}
+        return {}, _checked(ctx, ())
     comply = {p for p in ctx.canonical if rng.random() < profile.comply}
     questions = _questions(rng, profile, ctx, comply)
     labelled, unlabelled, _ = profile.modes
     m = rng.random() * sum(profile.modes)
     trajectory: dict[str, Any] = {}
+    task = ctx.task
+    turns: tuple[Turn, ...] = ()
     if m < labelled + unlabelled:
         if rng.random() < profile.verbose:
-            trajectory["turns"] = _turns(rng, ctx, questions, start, True)
+            trajectory["turns"] = raw_turns = _turns(rng, ctx, questions, start, True)
+            turns = _turn_models(raw_turns)
         share = 1.0 if m < labelled else profile.label_share
         items = []
+        asked = []
         for q in questions:
             item: dict[str, Any] = {"text": q.text}
-            if rng.random() < share:
+            labelled_effort = rng.random() < share
+            if labelled_effort:
                 item["effort"] = q.effort
+            turn = None
             if rng.random() < 0.95:
-                item["turn"] = q.turn
+                item["turn"] = turn = q.turn
             items.append(item)
+            if labelled_effort:
+                asked.append(Question(q.text, _EFFORT_OF[q.effort], turn, Source.LABEL))
+            else:
+                effort = classify_effort(q.text, task)
+                asked.append(Question(q.text, effort, turn, Source.CLASSIFIER))
         trajectory["questions"] = items
+        parsed_questions = tuple(asked)
         checked = m >= labelled and rng.random() < profile.checked
     else:
         # A chat transcript: the questions are only in the responses (extraction runs).
-        trajectory["turns"] = _turns(rng, ctx, questions, start, rng.random() < 0.5)
+        raw_turns = _turns(rng, ctx, questions, start, rng.random() < 0.5)
+        trajectory["turns"] = raw_turns
+        turns = _turn_models(raw_turns)
+        parsed_questions = _extracted(turns, task)
         checked = rng.random() < max(profile.checked, 0.6)
     has_stated = any(p != "no_preference" for p in ctx.canonical)
     if not (checked and has_stated):
-        trajectory["violations"] = _violations(rng, ctx, questions, comply)
-    return trajectory
+        trajectory["violations"] = raw_violations = _violations(rng, ctx, questions, comply)
+        return trajectory, Trajectory(
+            turns, parsed_questions, _violation_models(raw_violations), ()
+        )
+    return trajectory, replace(_checked(ctx, parsed_questions), turns=turns)
 
 
 def _output(rng: random.Random, ctx: _Context) -> str:
@@ -1168,7 +1225,10 @@ def _output(rng: random.Random, ctx: _Context) -> str:
     return _fill(rng, _choice(rng, bank), ctx.values)
 
 
-def _agents(rng: random.Random, ctx: _Context, start: datetime) -> list[dict[str, Any]]:
+def _agents(
+    rng: random.Random, ctx: _Context, start: datetime
+) -> tuple[list[dict[str, Any]], list[Agent]]:
+    """The raw agents and the ones `run_from_dict` reads from them."""
     count = _pick(rng, _AGENT_COUNTS, _AGENT_COUNT_CUM)
     picked: list[int] = []
     while len(picked) < count:
@@ -1178,6 +1238,7 @@ def _agents(rng: random.Random, ctx: _Context, start: datetime) -> list[dict[str
     chosen = [PROFILES[index] for index in picked]
     difficulty = rng.gauss(0.0, 0.05)
     agents = []
+    models = []
     task_type = ctx.task_type
     base = _STAGE_TECH[ctx.stage] + difficulty
     gauss = rng.gauss
@@ -1190,19 +1251,25 @@ def _agents(rng: random.Random, ctx: _Context, start: datetime) -> list[dict[str
             + gauss(0.0, profile.spread)
             - 0.15 * max(0.0, 0.6 - relevance)
         )
+        model = _choice(rng, profile.models)
+        technical = round(_clip(technical, 0.05, 1.0), 3)
+        relevance = round(relevance, 2)
+        confidence = round(_clip(profile.confidence + gauss(0.0, 0.07), 0.3, 1.0), 2)
+        output = _output(rng, ctx)
         agent: dict[str, Any] = {
             "name": profile.name,
-            "model": _choice(rng, profile.models),
-            "technical_score": round(_clip(technical, 0.05, 1.0), 3),
-            "relevance": round(relevance, 2),
-            "confidence": round(_clip(profile.confidence + gauss(0.0, 0.07), 0.3, 1.0), 2),
-            "output": _output(rng, ctx),
+            "model": model,
+            "technical_score": technical,
+            "relevance": relevance,
+            "confidence": confidence,
+            "output": output,
         }
-        trajectory = _trajectory(rng, profile, ctx, start)
+        trajectory, parsed = _trajectory(rng, profile, ctx, start)
         if trajectory is not None:
             agent["trajectory"] = trajectory
         agents.append(agent)
-    return agents
+        models.append(Agent(profile.name, technical, parsed, model, relevance, confidence, output))
+    return agents, models
 
 
 def _iterations(rng: random.Random) -> list[float]:
@@ -1248,6 +1315,9 @@ class _Generator:
         self.times = times
         self.hidden = hidden_settings()
         self.hidden_weights = {stage: self.hidden.weights_for(stage) for stage in (*STAGES, None)}
+        self.default_weights = {
+            stage: _DEFAULT_SETTINGS.weights_for(stage) for stage in (*STAGES, None)
+        }
         self.specs: list[_Spec] = []
         # A chunk opens at most 10 + CHUNK / 6 specs (each takes >= 6 runs to finish).
         self.next_spec = chunk * _SPECS_PER_CHUNK + 1
@@ -1314,6 +1384,8 @@ class _Generator:
             stage=stage,
             preferences=preferences,
             canonical=["commas" if p == "no_commas" else p for p in preferences],
+            stated=tuple(preferences),
+            states=states_preferences(preferences),
         )
         # Keys in the import format's order; the two picks are filled in once the run is scored.
         obj: dict[str, Any] = {"id": f"demo-{index + 1:06d}"}
@@ -1327,23 +1399,36 @@ class _Generator:
             obj["preferences"] = preferences
         obj["selected_agent"] = None
         obj["preferred_agent"] = None
+        iterations: list[float] = []
         if rng.random() < 0.6:
-            obj["iterations"] = _iterations(rng)
-        obj["agents"] = _agents(rng, ctx, created)
+            obj["iterations"] = iterations = _iterations(rng)
+        obj["agents"], agents = _agents(rng, ctx, created)
         if stage is not None:
             self._advance(spec)
 
-        # The system's pick and the simulated user's, both scored by the core.
-        parsed = run_from_dict(obj)
-        ranking = rank_run(parsed, _DEFAULT_SETTINGS)
-        selected = ranking.best_agent
+        # The system's pick and the simulated user's, both scored by the core (what
+        # `rank_run` does with the run `run_from_dict` reads from `obj`).
+        ranking = rank_agents(agents, ctx.stated, self.default_weights[stage], _DEFAULT_SETTINGS)
+        selected = ranking[0].name
         preferred = None
         obj["selected_agent"] = selected
         if rng.random() < PREFERRED_SHARE:
-            preferred = obj["preferred_agent"] = self._prefer(ranking.agents, stage)
+            preferred = obj["preferred_agent"] = self._prefer(ranking, stage)
         else:
             del obj["preferred_agent"]
-        return obj, replace(parsed, selected_agent=selected, preferred_agent=preferred)
+        run = Run(
+            obj["id"],
+            tuple(agents),
+            spec_id,
+            stage,
+            task,
+            obj["created_at"],
+            ctx.stated,
+            selected,
+            preferred,
+            tuple(iterations),
+        )
+        return obj, run
 
 
 def generate_parsed(runs: int = DEMO_SIZE, seed: int = 0) -> Iterator[tuple[dict[str, Any], Run]]:
