@@ -44,6 +44,7 @@ import string
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
+from operator import itemgetter
 from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
@@ -53,7 +54,13 @@ from ..core.model import Agent, Effort, Question, Run, Severity, Source, Traject
 from ..core.preferences import AskedQuestion, check_questions, has_checker
 from ..core.relevance import TaskType
 from ..core.runs import _extracted
-from ..core.scoring import AgentScore, final_score, rank_agents, states_preferences
+from ..core.scoring import (
+    final_score,
+    rank_key,
+    rewards,
+    states_preferences,
+    violation_penalty,
+)
 from ..core.settings import STAGES, Settings, Weights
 from .files import ParsedRecord
 
@@ -1340,7 +1347,34 @@ class _Generator:
         else:
             self.specs.remove(spec)
 
-    def _prefer(self, scores: Sequence[AgentScore], stage: str | None) -> str:
+    def _rank(self, agents: list[Agent], ctx: _Context) -> list[tuple[str, float, float | None]]:
+        """(name, technical, interaction) of each agent in `rank_run`'s order under the
+        default settings: its scores, worked out from the same core functions, without
+        the rest of a `Ranking`."""
+        settings = _DEFAULT_SETTINGS
+        weights = self.default_weights[ctx.stage]
+        keyed = []
+        for agent in agents:
+            trajectory = agent.trajectory
+            interaction = None
+            if trajectory is not None:
+                violations = trajectory.violations
+                penalty = sum(violation_penalty(v, settings) for v in violations)
+                proact, pers = rewards(
+                    trajectory.effort_counts(), penalty, bool(violations), ctx.states, settings
+                )
+                interaction = proact + pers
+            final = final_score(agent.technical, interaction, weights, settings)
+            keyed.append(
+                (
+                    rank_key(final, agent.technical, agent.name),
+                    (agent.name, agent.technical, interaction),
+                )
+            )
+        keyed.sort(key=itemgetter(0))
+        return [scores for _, scores in keyed]
+
+    def _prefer(self, scores: list[tuple[str, float, float | None]], stage: str | None) -> str:
         """The simulated user's pick: the best under the hidden weights, plus a little noise.
 
         Each agent's hidden score is `final_score` under the hidden settings: exactly what
@@ -1348,12 +1382,12 @@ class _Generator:
         weights), without scoring the run a second time.
         """
         weights = self.hidden_weights[stage]
-        best, preferred = -float("inf"), scores[0].name
-        for score in scores:
-            hidden = final_score(score.technical, score.interaction, weights, self.hidden)
+        best, preferred = -float("inf"), scores[0][0]
+        for name, technical, interaction in scores:
+            hidden = final_score(technical, interaction, weights, self.hidden)
             noisy = hidden + self.rng.gauss(0.0, USER_NOISE)
             if noisy > best:
-                best, preferred = noisy, score.name
+                best, preferred = noisy, name
         return preferred
 
     def run(self, index: int) -> tuple[dict[str, Any], Run]:
@@ -1408,8 +1442,8 @@ class _Generator:
 
         # The system's pick and the simulated user's, both scored by the core (what
         # `rank_run` does with the run `run_from_dict` reads from `obj`).
-        ranking = rank_agents(agents, ctx.stated, self.default_weights[stage], _DEFAULT_SETTINGS)
-        selected = ranking[0].name
+        ranking = self._rank(agents, ctx)
+        selected = ranking[0][0]
         preferred = None
         obj["selected_agent"] = selected
         if rng.random() < PREFERRED_SHARE:
