@@ -314,3 +314,57 @@ def test_the_bulk_loaded_demo_is_the_database_an_ordinary_import_makes(
     with Store.open(bulk) as store:
         assert store.conn.execute("PRAGMA foreign_keys").fetchone()[0] == 1
         assert store.count() == 400
+
+
+# --- the same demo, however fast it is made --------------------------------------------------
+
+
+def _export_digest(tmp_path: Path, runs: int, seed: int) -> str:
+    """The first 16 hex digits of the SHA-256 of `ppp-tui export --format json` of a demo
+    database made by `ppp-tui demo` (default settings: no config file anywhere)."""
+    import hashlib
+
+    binary = Path(sys.executable).parent / "ppp-tui"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PPP_TUI_")}
+    env.update(XDG_CONFIG_HOME=str(tmp_path / "config"), XDG_DATA_HOME=str(tmp_path / "data"))
+    db = str(tmp_path / f"demo-{runs}-{seed}.db")
+
+    def run(*args: str) -> bytes:
+        return subprocess.run(
+            [str(binary), *args], env=env, cwd=tmp_path, capture_output=True, check=True
+        ).stdout
+
+    run("demo", "--runs", str(runs), "--seed", str(seed), "--db", db)
+    return hashlib.sha256(run("export", "--format", "json", "--db", db)).hexdigest()[:16]
+
+
+@pytest.mark.parametrize(
+    ("runs", "seed", "digest"),
+    [(2000, 0, "8d54cde55b29de8d"), (10_000, 7, "df1ebd9c6d61398b")],
+)
+def test_the_demo_data_stays_the_same(tmp_path: Path, runs: int, seed: int, digest: str) -> None:
+    # The default demo (one process) and a demo made by chunk workers: a faster
+    # generator must give the very same scores, row for row.
+    assert _export_digest(tmp_path, runs, seed) == digest
+
+
+def test_each_run_built_beside_its_raw_dict_is_its_parse() -> None:
+    # The generator builds each Run directly instead of parsing its dict back: the two
+    # must not differ even in a value's type (an Effort or a str, an int or a float).
+    for raw, run in demo.generate_parsed(2500, seed=12):
+        assert repr(run) == repr(run_from_dict(raw))
+        assert run.selected_agent == rank_run(run, Settings()).best_agent
+
+
+@pytest.mark.parametrize("seed", [0, 7, 41])
+def test_bulk_drawn_times_are_the_times_drawn_one_by_one(
+    seed: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import random
+
+    for count in (0, 1, 3, 1000, 25_000):
+        bulk = demo._bulk_timestamps(random.Random(f"{seed}:time"), count)
+        monkeypatch.setattr(demo, "_BULK_TIMES", count + 1)
+        assert demo._timestamps(random.Random(f"{seed}:time"), count) == bulk
+        monkeypatch.undo()
+    assert demo._BULK_TIMES <= 25_000  # a 100k demo draws them in bulk
