@@ -368,3 +368,62 @@ def test_bulk_drawn_times_are_the_times_drawn_one_by_one(
         assert demo._timestamps(random.Random(f"{seed}:time"), count) == bulk
         monkeypatch.undo()
     assert demo._BULK_TIMES <= 25_000  # a 100k demo draws them in bulk
+
+
+# --- a writing process killed outright takes its chunk workers with it ----------------------
+
+
+def _children(pid: int) -> list[int]:
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                stat = Path(f"/proc/{entry}/stat").read_text()
+            except OSError:
+                continue
+            if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
+                found.append(int(entry))
+    return found
+
+
+def _running(pid: int) -> bool:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def _write_demo_logged(db: Path, log: Path) -> None:
+    descriptor = os.open(log, os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
+    os.dup2(descriptor, 1)
+    os.dup2(descriptor, 2)
+    demo._workers = lambda: 2  # in a forked child: gone with it
+    demo.write_demo(db, 3 * demo.CHUNK, seed=2)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="chunk workers fork on Linux")
+def test_chunk_workers_of_a_killed_demo_end_at_once_and_say_nothing(tmp_path: Path) -> None:
+    import multiprocessing
+    import signal
+    import time
+
+    log = tmp_path / "output.txt"
+    writer = multiprocessing.get_context("fork").Process(
+        target=_write_demo_logged, args=(tmp_path / "demo.db", log)
+    )
+    writer.start()
+    assert writer.pid is not None
+    deadline = time.monotonic() + 30
+    while len(workers := _children(writer.pid)) < 2 and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert len(workers) == 2
+    time.sleep(0.15)  # both are in the middle of a chunk
+    os.kill(writer.pid, signal.SIGKILL)
+    writer.join()
+    killed = time.monotonic()
+    while any(map(_running, workers)) and time.monotonic() < killed + 10:
+        time.sleep(0.02)
+    # Before, each finished its chunk and printed a BrokenPipeError traceback.
+    assert not any(map(_running, workers))
+    assert time.monotonic() - killed < 2
+    assert log.read_text() == ""

@@ -1608,6 +1608,7 @@ def _built(runs: int, seed: int, stamp: str) -> Iterator[RowBatch]:
     """Every chunk's rows, in order, made by forked worker processes."""
     import gc
     import multiprocessing
+    import os
 
     _JOB.update(seed=seed, stamp=stamp, times=_timestamps(random.Random(f"{seed}:time"), runs))
     # The rows received have no reference cycles: the cycle collector would only walk
@@ -1617,7 +1618,7 @@ def _built(runs: int, seed: int, stamp: str) -> Iterator[RowBatch]:
     try:
         context = multiprocessing.get_context("fork")
         workers = min(_workers(), _chunks(runs))
-        with context.Pool(workers, initializer=_worker_start) as pool:
+        with context.Pool(workers, _worker_start, (os.getpid(),)) as pool:
             yield from pool.imap(_build_chunk, range(_chunks(runs)))
     finally:
         _JOB.clear()
@@ -1625,14 +1626,40 @@ def _built(runs: int, seed: int, stamp: str) -> Iterator[RowBatch]:
             gc.enable()
 
 
-def _worker_start() -> None:
-    """A chunk worker: ctrl+c is the writing process's to handle, and the cycle collector
-    is off (the runs have no reference cycles; it would only walk them again and again)."""
+def _worker_start(parent: int) -> None:
+    """A chunk worker: ctrl+c is the writing process's to handle, the cycle collector is
+    off (the runs have no reference cycles; it would only walk them again and again), and
+    it ends with the writing process `parent`."""
     import gc
     import signal
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     gc.disable()
+    _end_with(parent)
+
+
+def _end_with(parent: int) -> None:
+    """Have the kernel kill this process, without a word, when `parent` dies.
+
+    A writing process killed outright (SIGKILL) cannot stop its workers: each would
+    finish its chunk, find nobody to send it to and print a traceback onto the terminal
+    it shares, long after the command ended.
+    """
+    import ctypes
+    import os
+    import signal
+
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    except (OSError, AttributeError):  # pragma: no cover - a libc without prctl
+        pass
+    if os.getppid() != parent:  # it died before the kernel was told
+        os._exit(0)
+
+
+# prctl's option that sends the process a signal when its parent dies (linux/prctl.h).
+_PR_SET_PDEATHSIG = 1
 
 
 def _build_chunk(chunk: int) -> RowBatch:
