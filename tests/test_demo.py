@@ -25,6 +25,7 @@ from ppp_tui.core.runs import run_from_dict
 from ppp_tui.core.scoring import rank_run
 from ppp_tui.core.settings import STAGES, Settings
 from ppp_tui.storage import demo
+from ppp_tui.storage.demo import draw, generator, writer
 from ppp_tui.storage.files import read_records
 from ppp_tui.storage.store import Store
 
@@ -293,11 +294,11 @@ def test_the_bulk_loaded_demo_is_the_database_an_ordinary_import_makes(
 ) -> None:
     import sqlite3
 
-    monkeypatch.setattr(demo, "CHUNK", 150)
-    monkeypatch.setattr(demo, "_workers", lambda: 2)
+    monkeypatch.setattr(generator, "CHUNK", 150)
+    monkeypatch.setattr(writer, "_workers", lambda: 2)
     bulk, plain = tmp_path / "bulk.db", tmp_path / "plain.db"
     demo.write_demo(bulk, 400, seed=5)  # chunk workers, scratch file loaded in bulk
-    monkeypatch.setattr(demo, "_workers", lambda: 1)
+    monkeypatch.setattr(writer, "_workers", lambda: 1)
     demo.write_demo(plain, 400, seed=5)  # one process, an ordinary import
     assert _rows_without_stamps(bulk) == _rows_without_stamps(plain)
     schema = "SELECT type, name, tbl_name, sql FROM sqlite_master ORDER BY type, name"
@@ -363,11 +364,11 @@ def test_bulk_drawn_times_are_the_times_drawn_one_by_one(
     import random
 
     for count in (0, 1, 3, 1000, 25_000):
-        bulk = demo._bulk_timestamps(random.Random(f"{seed}:time"), count)
-        monkeypatch.setattr(demo, "_BULK_TIMES", count + 1)
-        assert demo._timestamps(random.Random(f"{seed}:time"), count) == bulk
+        bulk = draw._bulk_timestamps(random.Random(f"{seed}:time"), count)
+        monkeypatch.setattr(draw, "_BULK_TIMES", count + 1)
+        assert draw._timestamps(random.Random(f"{seed}:time"), count) == bulk
         monkeypatch.undo()
-    assert demo._BULK_TIMES <= 25_000  # a 100k demo draws them in bulk
+    assert draw._BULK_TIMES <= 25_000  # a 100k demo draws them in bulk
 
 
 # --- a writing process killed outright takes its chunk workers with it ----------------------
@@ -397,7 +398,7 @@ def _write_demo_logged(db: Path, log: Path) -> None:
     descriptor = os.open(log, os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
     os.dup2(descriptor, 1)
     os.dup2(descriptor, 2)
-    demo._workers = lambda: 2  # in a forked child: gone with it
+    writer._workers = lambda: 2  # in a forked child: gone with it
     demo.write_demo(db, 3 * demo.CHUNK, seed=2)
 
 
