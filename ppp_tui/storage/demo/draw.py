@@ -1,8 +1,9 @@
-"""Drawing from the demo's one random stream, and the runs' times.
+"""Drawing from the demo's random stream, filling templates, and the runs' times.
 
-Every draw goes through these helpers so the same seed gives the same runs; the run
-times are drawn once for the whole demo, denser on weekdays and in working hours, with
-numpy for a large demo (the very same draws, in bulk).
+The helpers draw from the `random.Random` their caller passes (one stream per chunk,
+so the same seed gives the same runs). The run times are drawn once for the whole
+demo, denser on weekdays and in working hours, with numpy for a large demo (the very
+same draws, in bulk).
 """
 
 from __future__ import annotations
