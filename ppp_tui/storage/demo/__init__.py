@@ -23,12 +23,13 @@ What is in it:
 - `selected_agent`, the pick of `rank_run` under the default 70/30 weights, and on about
   40% of the runs a `preferred_agent` chosen by a simulated user whose hidden weights
   (technical 0.62 overall, a little different per stage, see `HIDDEN_WEIGHTS`) and a
-  little noise decide. Both come from the real core: each run is parsed with
-  `run_from_dict` and ranked with `rank_run`, and the user's score of each agent is the
-  core's `final_score` under `hidden_settings()`, so tuning has something real to find.
+  little noise decide. Both come from the real core: each run is scored with the
+  functions `rank_run` uses, and the user's score of each agent is the core's
+  `final_score` under `hidden_settings()`, so tuning has something real to find.
 
-`generate_parsed` yields each run with its parse as well, and `write_demo` writes a demo
-database (`ppp-tui demo`) from those without parsing anything twice.
+`generate_parsed` yields each run with the `Run` that `run_from_dict` makes of it (built
+beside the raw object, not parsed back from it), and `write_demo` writes a demo database
+(`ppp-tui demo`) from those without parsing anything.
 
 The runs come in chunks of `CHUNK` (2,000: the default demo is one), each drawn from a
 random stream of its own with specs of its own, so a large demo is made by several

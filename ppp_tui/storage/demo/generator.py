@@ -500,8 +500,8 @@ class _Generator:
 def generate_parsed(runs: int = DEMO_SIZE, seed: int = 0) -> Iterator[tuple[dict[str, Any], Run]]:
     """Like `generate`, with each raw run paired with `run_from_dict` of it.
 
-    The generator parses every run anyway (to score it), so a caller that needs the
-    parsed runs too (the demo database) does not have to parse them a second time.
+    The generator builds every run's `Run` anyway (to score it), beside the raw object,
+    so a caller that needs them too (the demo database) parses nothing.
     """
     if runs < 0:
         raise ValueError(f"runs must be >= 0, got {runs}")
