@@ -26,6 +26,7 @@ from ppp_tui.core.scoring import rank_run
 from ppp_tui.core.settings import STAGES, Settings
 from ppp_tui.core.tuning import tune
 from ppp_tui.storage import demo
+from ppp_tui.storage.demo import draw, generator, writer
 from ppp_tui.storage.files import read_records
 from ppp_tui.storage.store import Store
 
@@ -294,11 +295,11 @@ def test_the_bulk_loaded_demo_is_the_database_an_ordinary_import_makes(
 ) -> None:
     import sqlite3
 
-    monkeypatch.setattr(demo, "CHUNK", 150)
-    monkeypatch.setattr(demo, "_workers", lambda: 2)
+    monkeypatch.setattr(generator, "CHUNK", 150)
+    monkeypatch.setattr(writer, "_workers", lambda: 2)
     bulk, plain = tmp_path / "bulk.db", tmp_path / "plain.db"
     demo.write_demo(bulk, 400, seed=5)  # chunk workers, scratch file loaded in bulk
-    monkeypatch.setattr(demo, "_workers", lambda: 1)
+    monkeypatch.setattr(writer, "_workers", lambda: 1)
     demo.write_demo(plain, 400, seed=5)  # one process, an ordinary import
     assert _rows_without_stamps(bulk) == _rows_without_stamps(plain)
     schema = "SELECT type, name, tbl_name, sql FROM sqlite_master ORDER BY type, name"
@@ -315,3 +316,116 @@ def test_the_bulk_loaded_demo_is_the_database_an_ordinary_import_makes(
     with Store.open(bulk) as store:
         assert store.conn.execute("PRAGMA foreign_keys").fetchone()[0] == 1
         assert store.count() == 400
+
+
+# --- the same demo, however fast it is made --------------------------------------------------
+
+
+def _export_digest(tmp_path: Path, runs: int, seed: int) -> str:
+    """The first 16 hex digits of the SHA-256 of `ppp-tui export --format json` of a demo
+    database made by `ppp-tui demo` (default settings: no config file anywhere)."""
+    import hashlib
+
+    binary = Path(sys.executable).parent / "ppp-tui"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PPP_TUI_")}
+    env.update(XDG_CONFIG_HOME=str(tmp_path / "config"), XDG_DATA_HOME=str(tmp_path / "data"))
+    db = str(tmp_path / f"demo-{runs}-{seed}.db")
+
+    def run(*args: str) -> bytes:
+        return subprocess.run(
+            [str(binary), *args], env=env, cwd=tmp_path, capture_output=True, check=True
+        ).stdout
+
+    run("demo", "--runs", str(runs), "--seed", str(seed), "--db", db)
+    return hashlib.sha256(run("export", "--format", "json", "--db", db)).hexdigest()[:16]
+
+
+@pytest.mark.parametrize(
+    ("runs", "seed", "digest"),
+    [(2000, 0, "8d54cde55b29de8d"), (10_000, 7, "df1ebd9c6d61398b")],
+)
+def test_the_demo_data_stays_the_same(tmp_path: Path, runs: int, seed: int, digest: str) -> None:
+    # The default demo (one process) and a demo made by chunk workers: a faster
+    # generator must give the very same scores, row for row.
+    assert _export_digest(tmp_path, runs, seed) == digest
+
+
+def test_each_run_built_beside_its_raw_dict_is_its_parse() -> None:
+    # The generator builds each Run directly instead of parsing its dict back: the two
+    # must not differ even in a value's type (an Effort or a str, an int or a float).
+    for raw, run in demo.generate_parsed(2500, seed=12):
+        assert repr(run) == repr(run_from_dict(raw))
+        assert run.selected_agent == rank_run(run, Settings()).best_agent
+
+
+@pytest.mark.parametrize("seed", [0, 7, 41])
+def test_bulk_drawn_times_are_the_times_drawn_one_by_one(
+    seed: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import random
+
+    for count in (0, 1, 3, 1000, 25_000):
+        bulk = draw._bulk_timestamps(random.Random(f"{seed}:time"), count)
+        monkeypatch.setattr(draw, "_BULK_TIMES", count + 1)
+        assert draw._timestamps(random.Random(f"{seed}:time"), count) == bulk
+        monkeypatch.undo()
+    assert draw._BULK_TIMES <= 25_000  # a 100k demo draws them in bulk
+
+
+# --- a writing process killed outright takes its chunk workers with it ----------------------
+
+
+def _children(pid: int) -> list[int]:
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                stat = Path(f"/proc/{entry}/stat").read_text()
+            except OSError:
+                continue
+            if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
+                found.append(int(entry))
+    return found
+
+
+def _running(pid: int) -> bool:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def _write_demo_logged(db: Path, log: Path) -> None:
+    descriptor = os.open(log, os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
+    os.dup2(descriptor, 1)
+    os.dup2(descriptor, 2)
+    writer._workers = lambda: 2  # in a forked child: gone with it
+    demo.write_demo(db, 3 * demo.CHUNK, seed=2)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="chunk workers fork on Linux")
+def test_chunk_workers_of_a_killed_demo_end_at_once_and_say_nothing(tmp_path: Path) -> None:
+    import multiprocessing
+    import signal
+    import time
+
+    log = tmp_path / "output.txt"
+    writer = multiprocessing.get_context("fork").Process(
+        target=_write_demo_logged, args=(tmp_path / "demo.db", log)
+    )
+    writer.start()
+    assert writer.pid is not None
+    deadline = time.monotonic() + 30
+    while len(workers := _children(writer.pid)) < 2 and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert len(workers) == 2
+    time.sleep(0.15)  # both are in the middle of a chunk
+    os.kill(writer.pid, signal.SIGKILL)
+    writer.join()
+    killed = time.monotonic()
+    while any(map(_running, workers)) and time.monotonic() < killed + 10:
+        time.sleep(0.02)
+    # Before, each finished its chunk and printed a BrokenPipeError traceback.
+    assert not any(map(_running, workers))
+    assert time.monotonic() - killed < 2
+    assert log.read_text() == ""

@@ -16,6 +16,8 @@ from ppp_tui.cli import cli
 from ppp_tui.core.stages import NO_STAGE, listing, ordered
 from ppp_tui.storage import demo as demo_module
 from ppp_tui.storage.demo import generate, write_demo
+from ppp_tui.storage.demo import generator as demo_generator
+from ppp_tui.storage.demo import writer as demo_writer
 from ppp_tui.storage.store import Store
 
 ALL_STAGES = "plan, tasks, implement, validate, audit, unlock, (no stage)"
@@ -352,8 +354,8 @@ def test_classify_an_empty_question_is_a_usage_error(question: str) -> None:
 def test_the_demo_made_in_chunks_by_workers_is_the_generated_one(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(demo_module, "CHUNK", 400)
-    monkeypatch.setattr(demo_module, "_workers", lambda: 2)
+    monkeypatch.setattr(demo_generator, "CHUNK", 400)
+    monkeypatch.setattr(demo_writer, "_workers", lambda: 2)
     db = tmp_path / "demo.db"
     report = write_demo(db, 1000, seed=4)
     raw = list(generate(1000, seed=4))

@@ -274,9 +274,11 @@ def _turn_questions(response: str) -> list[str]:
     return extract_questions(response) if asks is None else asks
 
 
-def _extracted(
+def questions_of_turns(
     turns: tuple[Turn, ...], task: str | None, declared: list[list[str] | None] | None = None
 ) -> tuple[Question, ...]:
+    """The questions a trajectory's turns ask, classified: the declared asks when the turns
+    give them, else the questions read from each response (thinking left out)."""
     if declared is not None:
         # The trajectory says what each turn asked: only those asks are questions.
         return tuple(
@@ -296,7 +298,7 @@ def _trajectory(raw: Any, path: str, task: str | None, preferences: tuple[str, .
     turns = _turns(obj.get("turns") or [], f"{path}.turns")
     if obj.get("questions") is None:
         declared = _declared_asks(obj.get("turns") or [], f"{path}.turns")
-        questions = _extracted(turns, task, declared)
+        questions = questions_of_turns(turns, task, declared)
     else:
         questions = _questions(obj["questions"], f"{path}.questions", task)
     unchecked: tuple[str, ...] = ()

@@ -28,7 +28,7 @@ from ..model import (
 )
 from ..preferences import AskedQuestion, check_questions
 from ..scoring import states_preferences
-from .checked import _MAX_INT, _consensus, _extracted, content_id
+from .checked import _MAX_INT, _consensus, content_id, questions_of_turns
 
 _EFFORT = {e.value: e for e in Effort}
 _SEVERITY = {s.value: s for s in Severity}
@@ -173,7 +173,7 @@ def _fast_trajectory(obj: Any, task: str | None, preferences: tuple[str, ...]) -
     turns = _fast_turns(get("turns") or [])
     questions_raw = get("questions")
     if questions_raw is None:
-        questions = _extracted(turns, task)
+        questions = questions_of_turns(turns, task)
     else:
         questions = _fast_questions(questions_raw, task)
     violations_raw = get("violations")
