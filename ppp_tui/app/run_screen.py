@@ -28,6 +28,7 @@ from ..core.scoring import AgentScore, Ranking, rank_run, violation_penalty
 from ..core.sensitivity import flips
 from ..core.settings import Weights
 from ..faces import number
+from .colours import CAUTION, colour
 from .messages import MarkChanged, WeightsChanged, WeightsReset, WorkspaceView
 from .slider import WeightSlider
 from .text import cell, literal, plain
@@ -261,9 +262,11 @@ class RunScreen(WorkspaceView):
         if any(t > now for t in self._flash.values()):
             self.set_timer(1.05, self._end_flash)
 
-    @staticmethod
-    def _agent_cells(agent: AgentScore, flashing: bool, preferred: str | None) -> tuple[Any, ...]:
+    def _agent_cells(
+        self, agent: AgentScore, flashing: bool, preferred: str | None
+    ) -> tuple[Any, ...]:
         """One row of the agents table."""
+        flash = f"bold reverse {colour(self.app, CAUTION).hex}"
         if agent.name == preferred:
             mark = "★ selected" if agent.rank == 1 else "★ preferred"
         else:
@@ -271,7 +274,7 @@ class RunScreen(WorkspaceView):
         return (
             # A rank that just changed flashes by its colour alone: a wider cell would
             # widen the column for good.
-            cell(str(agent.rank), "bold reverse yellow" if flashing else "bold"),
+            cell(str(agent.rank), flash if flashing else "bold"),
             cell(agent.name),
             # A space where a minus sign goes, so a negative final does not widen it.
             f"{agent.final: .3f}",
