@@ -11,7 +11,7 @@ from conftest import HeldLoad
 from rich.style import Style
 from rich.text import Text
 from textual.color import Color
-from textual.widgets import DataTable, Select
+from textual.widgets import DataTable, Select, Static
 
 from ppp_tui.analysis.dashboard import Dashboard
 from ppp_tui.app.app import PPPApp
@@ -232,7 +232,8 @@ async def test_help_lists_the_dashboard_key(db: Path, tmp_path: Path) -> None:
         await pilot.press("question_mark")
         await pilot.pause()
         assert isinstance(app.screen, HelpScreen)
-        assert "d           dashboard" in HelpScreen.TEXT
+        keys = str(app.screen.query_one("#help-keys", Static).content)
+        assert "  d             Dashboard: interaction over time" in keys
 
 
 def _chart_colours(chart: Chart) -> set[str]:

@@ -56,13 +56,27 @@ class PPPApp(App[None]):
     TITLE = "ppp-tui"
     CSS_PATH = "app.tcss"
     BINDINGS = [
-        Binding("q", "quit_app", "Quit", id="app.quit"),
-        Binding("question_mark", "help", "Help", key_display="?", id="app.help"),
+        Binding(
+            "q",
+            "quit_app",
+            "Quit",
+            tooltip="Quit (asks first if the weights are unsaved)",
+            id="app.quit",
+        ),
+        Binding(
+            "question_mark",
+            "help",
+            "Help",
+            key_display="?",
+            tooltip="This help: every key, and what the scores mean",
+            id="app.help",
+        ),
         Binding(
             "left_square_bracket",
             "nudge(-1)",
             "Tech -0.05",
             key_display="[",
+            tooltip="Technical weight -0.05",
             id="app.technical_down",
         ),
         Binding(
@@ -70,10 +84,17 @@ class PPPApp(App[None]):
             "nudge(1)",
             "Tech +0.05",
             key_display="]",
+            tooltip="+0.05 (on any screen: a run's scope there, else global)",
             id="app.technical_up",
         ),
-        Binding("ctrl+s", "save", "Save", id="app.save"),
-        Binding("t", "tune", "Tune", id="app.tune"),
+        Binding("ctrl+s", "save", "Save", tooltip="Save the weights to config.toml", id="app.save"),
+        Binding(
+            "t",
+            "tune",
+            "Tune",
+            tooltip="Tuning panel: regret and agreement curves, the optimum",
+            id="app.tune",
+        ),
         Binding(
             "d",
             "dashboard",

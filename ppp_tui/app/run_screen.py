@@ -118,9 +118,23 @@ class RunScreen(WorkspaceView):
 
     BINDINGS = [
         Binding("escape", "app.pop_screen", "Back", id="run.back"),
-        Binding("p", "prefer", "Prefer", id="run.prefer"),
-        Binding("g", "toggle_scope", "Scope", id="run.scope"),
-        Binding("r", "reset", "Reset", id="run.reset"),
+        Binding(
+            "p",
+            "prefer",
+            "Prefer",
+            tooltip="Mark the highlighted agent as the one you preferred (again: clear it)",
+            id="run.prefer",
+        ),
+        Binding(
+            "g",
+            "toggle_scope",
+            "Scope",
+            tooltip="The weights the slider moves: global, or the run's stage table",
+            id="run.scope",
+        ),
+        Binding(
+            "r", "reset", "Reset", tooltip="Reset the weights to config.toml's", id="run.reset"
+        ),
     ]
 
     app: PPPApp

@@ -37,7 +37,14 @@ class RunsScreen(WorkspaceView):
         # A priority binding runs as the key arrives, before the keys typed after it are
         # handed to the focused widget: with the search box focused at once, each of
         # them (typed fast or pasted) goes into it and none runs a command.
-        Binding("/", "search", "Search", id="runs.search", priority=True),
+        Binding(
+            "/",
+            "search",
+            "Search",
+            tooltip="Search the runs by id, spec or task",
+            id="runs.search",
+            priority=True,
+        ),
         Binding("escape", "clear_search", "Clear search", show=False),
     ]
 

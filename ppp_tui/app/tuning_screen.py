@@ -59,7 +59,13 @@ class TuningScreen(RecomputingScreen[Request, Result]):
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (110, "-wide")]
     BINDINGS = [
         Binding("escape", "app.pop_screen", "Back", id="tuning.back"),
-        Binding("u", "use_optimal", "Use optimal", id="tuning.use"),
+        Binding(
+            "u",
+            "use_optimal",
+            "Use optimal",
+            tooltip="Move the weights to the optimum (ctrl+s saves them)",
+            id="tuning.use",
+        ),
     ]
 
     app: PPPApp
