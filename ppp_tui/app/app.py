@@ -5,18 +5,21 @@ from __future__ import annotations
 import asyncio
 import sqlite3
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, ClassVar
 
 from textual import work
 from textual.app import App
 from textual.binding import Binding
+from textual.command import Provider
 from textual.message import Message
 
 from ..core.errors import PPPError
 from ..core.settings import Settings, Weights, preset
 from ..storage.config import load_settings
 from ..storage.store import DatabaseLocked, Store
+from .commands import AppCommands
 from .first_page import RunRows, first_page
 from .help_screen import HelpScreen
 from .messages import (
@@ -55,6 +58,11 @@ class PPPApp(App[None]):
 
     TITLE = "ppp-tui"
     CSS_PATH = "app.tcss"
+    # Textual's commands (themes, quit, keys, screenshot) and the app's own.
+    COMMANDS: ClassVar[set[type[Provider] | Callable[[], type[Provider]]]] = {
+        *App.COMMANDS,
+        AppCommands,
+    }
     BINDINGS = [
         Binding(
             "q",
@@ -133,6 +141,7 @@ class PPPApp(App[None]):
         self._own_marks = 0
         self._mark_waiting = False  # a mark waits for another process's lock
         self.stage_filter: str | None = None  # the stage the runs list is filtered by
+        self.exported: Path | None = None  # the last file an export wrote
         self.sub_title = inline(db_path)
 
     def on_mount(self) -> None:
@@ -461,6 +470,10 @@ class PPPApp(App[None]):
         also = "; its penalties apply to every stage" if chosen.paper_penalties else ""
         self.notify(f"{chosen.label} applied to {where}{also} (ctrl+s saves it)", markup=False)
 
+    def apply_preset_here(self, key: str) -> None:
+        """A preset on the weights the screen on top edits (the command palette's)."""
+        self.apply_preset(key, self._scope())
+
     def reset_weights(self) -> None:
         workspace = self.workspace
         if workspace is None:
@@ -494,6 +507,44 @@ class PPPApp(App[None]):
         self.notify(f"weights saved to {inline(self.config_path)}", markup=False)
         self._weights_changed()
         return True
+
+    # -- export ----------------------------------------------------------------------
+
+    def export_shown(self, fmt: str) -> None:
+        """Write the runs on screen (every agent's scores under the weights being edited)
+        to a new file in the current directory, as `ppp-tui export` does."""
+        workspace = self.workspace
+        if workspace is None or not workspace.loaded:
+            self.notify("the database is still loading", severity="warning")
+            return
+        from .export import export_path  # numpy's and the reports' imports wait until now
+
+        screen = self.screen
+        run_ids = screen.shown_run_ids() if isinstance(screen, WorkspaceView) else None
+        self.notify("exporting…", timeout=2)
+        self._export(workspace.settings, run_ids, export_path(Path.cwd(), fmt), fmt)
+
+    @work(thread=True, group="export")
+    def _export(self, settings: Settings, run_ids: list[str] | None, path: Path, fmt: str) -> None:
+        from .export import export_runs
+
+        assert self.workspace is not None
+        try:
+            rows = export_runs(self.workspace.store, settings, run_ids, path, fmt)
+        except (PPPError, sqlite3.Error) as error:
+            self.call_from_thread(
+                self.notify,
+                inline(str(error)),
+                title="Not exported",
+                severity="error",
+                timeout=10,
+                markup=False,
+            )
+            return
+        self.exported = path
+        self.call_from_thread(
+            self.notify, f"exported {rows:,} rows to {inline(path)}", timeout=8, markup=False
+        )
 
     # -- help and quit -------------------------------------------------------------
 

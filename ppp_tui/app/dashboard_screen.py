@@ -171,6 +171,13 @@ class DashboardScreen(RecomputingScreen[Request, Dashboard]):
         self._note = f"computed in {seconds:.2f} s"
         self._show(self._note)
 
+    def shown_run_ids(self) -> list[str] | None:
+        """The runs of the stage shown (None: all of them)."""
+        workspace = self.app.workspace
+        if self.stage is None or workspace is None:
+            return None
+        return [info.id for info in workspace.infos if info.stage == self.stage]
+
     def _redraw(self) -> None:
         if self.dashboard is not None:
             self._show(self._note)

@@ -383,6 +383,9 @@ class RunScreen(WorkspaceView):
     def scope(self) -> str | None:
         return self._scope
 
+    def shown_run_ids(self) -> list[str] | None:
+        return [self.run.id]
+
     def workspace_changed(self) -> None:
         self.refresh_ranking()
         self.sync_weights()

@@ -139,6 +139,11 @@ class RunsScreen(WorkspaceView):
     def workspace_changed(self) -> None:
         self.populate()
 
+    def shown_run_ids(self) -> list[str] | None:
+        """The runs the search and the stage menu leave, in the table's order."""
+        table = self.table
+        return [table.rows.infos[int(i)].id for i in table.order]
+
     def populate(self) -> None:
         """Fill the table from the workspace (after loading, and on weight changes)."""
         workspace = self.app.workspace
