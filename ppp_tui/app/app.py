@@ -269,7 +269,7 @@ class PPPApp(App[None]):
         self._data_version = version
         if changes:
             workspace.apply_marks(changes)
-            self._weights_changed()
+            self._workspace_changed()
 
     def _changed_outside(
         self,
@@ -292,7 +292,7 @@ class PPPApp(App[None]):
         if dict(workspace.settings.penalties) != dict(settings.penalties):
             self._reload_scores()  # a preset changed them while the data was read
         else:
-            self._weights_changed()
+            self._workspace_changed()
 
     def on_pppapp_load_failed(self, message: LoadFailed) -> None:
         self.load_done.set()
@@ -375,7 +375,7 @@ class PPPApp(App[None]):
             return
         shown = f"preferred {literal(agent, True)}" if agent else "mark cleared"
         self.notify(f"{literal(run_id, True)}: {shown}", markup=False)
-        self._weights_changed()
+        self._workspace_changed()
 
     @work(thread=True, group="mark")
     def _mark_when_unlocked(self, run_id: str, agent: str | None) -> None:
@@ -427,13 +427,13 @@ class PPPApp(App[None]):
         if provenance is not None:
             workspace.tuned[scope] = (weights.technical, provenance)
         workspace.set_weights(weights, scope)
-        self._weights_changed()
+        self._workspace_changed()
         self.call_after_refresh(self._record_step, started)
 
     def _record_step(self, started: float) -> None:
         self.step_latencies.append(time.perf_counter() - started)
 
-    def _weights_changed(self) -> None:
+    def _workspace_changed(self) -> None:
         """Refresh what is on screen; the runs list refreshes itself when it shows again."""
         if isinstance(self.screen, WorkspaceView):  # the help and quit boxes show none
             self.screen.workspace_changed()
@@ -464,7 +464,7 @@ class PPPApp(App[None]):
         if penalties_changed:
             self._reload_scores()
         else:
-            self._weights_changed()
+            self._workspace_changed()
         chosen = preset(key)
         where = "global weights" if scope is None else f"stage {literal(scope, True)}"
         also = "; its penalties apply to every stage" if chosen.paper_penalties else ""
@@ -481,14 +481,14 @@ class PPPApp(App[None]):
         if workspace.reset():
             self._reload_scores()
         else:
-            self._weights_changed()
+            self._workspace_changed()
 
     @work(thread=True, exclusive=True, group="reload")
     def _reload_scores(self) -> None:
         """Penalties changed: interaction changes, so the arrays are rebuilt."""
         assert self.workspace is not None
         self.workspace.reload_scores()
-        self.call_from_thread(self._weights_changed)
+        self.call_from_thread(self._workspace_changed)
 
     def action_save(self) -> None:
         self.save_weights()
@@ -505,7 +505,7 @@ class PPPApp(App[None]):
             )
             return False
         self.notify(f"weights saved to {inline(self.config_path)}", markup=False)
-        self._weights_changed()
+        self._workspace_changed()
         return True
 
     # -- export ----------------------------------------------------------------------
