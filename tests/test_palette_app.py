@@ -1,9 +1,11 @@
-"""The command palette (ctrl+p) with the app's own commands, driven with Pilot."""
+"""The command palette (ctrl+p) with the app's own commands, and the messages screens
+send the app, driven with Pilot."""
 
 from __future__ import annotations
 
 import csv
 import json
+import time
 from pathlib import Path
 from typing import Any
 
@@ -12,10 +14,13 @@ from textual.command import CommandList, CommandPalette
 
 from ppp_tui.app.app import PPPApp
 from ppp_tui.app.dashboard_screen import DashboardScreen
+from ppp_tui.app.messages import WeightsChanged
 from ppp_tui.app.run_screen import RunScreen
 from ppp_tui.app.runs_screen import RunsScreen
+from ppp_tui.app.slider import WeightSlider
 from ppp_tui.app.tuning_screen import TuningScreen
-from ppp_tui.core.settings import preset
+from ppp_tui.core.scoring import rank_run
+from ppp_tui.core.settings import Weights, preset
 
 SIZE = (120, 36)
 
@@ -105,3 +110,33 @@ async def test_export_from_the_palette_writes_the_runs_on_screen(
         assert app.exported.suffix == ".json"
         document = json.loads(app.exported.read_text(encoding="utf-8"))
         assert {row["run_id"] for row in document} == {"demo-000007"}
+
+
+async def test_a_screen_s_weights_changed_message_moves_its_scope_only(
+    db: Path, tmp_path: Path
+) -> None:
+    # A screen asks the app with a message carrying the weights and the scope; the app
+    # changes that scope's table and shows the result on the screen that asked.
+    app = PPPApp(db, tmp_path / "config.toml")
+    async with app.run_test(size=SIZE) as pilot:
+        await app.load_done.wait()
+        await pilot.pause()
+        assert app.workspace is not None
+        run_id = next(i.id for i in app.workspace.infos if i.stage == "plan")
+        app.open_run(run_id)
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, RunScreen)
+        await pilot.press("g")  # the bar shows the run's stage table
+        assert screen.scope == "plan"
+        before = app.workspace.settings.weights
+        screen.post_message(WeightsChanged(Weights(0.35, 0.65), "plan", time.perf_counter()))
+        await pilot.pause()
+        settings = app.workspace.settings
+        assert settings.stage_weights["plan"] == Weights(0.35, 0.65)
+        assert settings.weights == before  # the global weights stay
+        assert app.workspace.dirty
+        # The run re-ranked under them, its slider shows them.
+        assert screen.ranking is not None
+        assert screen.ranking == rank_run(screen.run, settings)
+        assert screen.query_one(WeightSlider).value == 0.35
