@@ -29,11 +29,11 @@ from .messages import (
     StageFiltered,
     WeightsChanged,
     WeightsReset,
-    WorkspaceView,
 )
 from .quit_screen import QuitScreen
 from .runs_screen import RunsScreen
 from .text import inline, literal
+from .workspace_view import WorkspaceView
 
 if TYPE_CHECKING:
     from ..reports import Scores

@@ -29,10 +29,11 @@ from ..core.sensitivity import flips
 from ..core.settings import Weights
 from ..faces import number
 from .colours import CAUTION, colour
-from .messages import MarkChanged, WeightsChanged, WeightsReset, WorkspaceView
+from .messages import MarkChanged, WeightsChanged, WeightsReset
 from .slider import WeightSlider
 from .text import cell, literal, plain
 from .weights_bar import WeightsBar
+from .workspace_view import WorkspaceView
 
 if TYPE_CHECKING:
     from textual.widgets.data_table import ColumnKey

@@ -19,9 +19,10 @@ from textual.widgets import (
 )
 
 from .labels import NO_STAGE, NO_STAGE_VALUE, stage_order, stage_tables
-from .messages import StageFiltered, WorkspaceView
+from .messages import StageFiltered
 from .runs_table import RunsTable
 from .text import literal, plain
+from .workspace_view import WorkspaceView
 
 if TYPE_CHECKING:
     from ..storage.store import RunInfo
