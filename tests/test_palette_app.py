@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import csv
 import json
+import subprocess
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -14,6 +16,7 @@ from textual.command import CommandList, CommandPalette
 
 from ppp_tui.app.app import PPPApp
 from ppp_tui.app.dashboard_screen import DashboardScreen
+from ppp_tui.app.export import export_runs
 from ppp_tui.app.messages import WeightsChanged
 from ppp_tui.app.run_screen import RunScreen
 from ppp_tui.app.runs_screen import RunsScreen
@@ -21,6 +24,8 @@ from ppp_tui.app.slider import WeightSlider
 from ppp_tui.app.tuning_screen import TuningScreen
 from ppp_tui.core.scoring import rank_run
 from ppp_tui.core.settings import Weights, preset
+from ppp_tui.storage.config import load_settings
+from ppp_tui.storage.store import Store
 
 SIZE = (120, 36)
 
@@ -140,3 +145,38 @@ async def test_a_screen_s_weights_changed_message_moves_its_scope_only(
         assert screen.ranking is not None
         assert screen.ranking == rank_run(screen.run, settings)
         assert screen.query_one(WeightSlider).value == 0.35
+
+
+@pytest.mark.parametrize("fmt", ["csv", "json"])
+def test_the_app_s_export_is_the_cli_s_file(db: Path, tmp_path: Path, fmt: str) -> None:
+    config = tmp_path / "config.toml"
+    config.write_text("[ppp.weights]\ntechnical = 0.6\ninteraction = 0.4\n", encoding="utf-8")
+    cli_file, app_file = tmp_path / f"cli.{fmt}", tmp_path / f"app.{fmt}"
+    command = ["export", "--format", fmt, "--out", str(cli_file), "--db", str(db)]
+    subprocess.run(
+        [sys.executable, "-m", "ppp_tui", *command, "--config", str(config)],
+        check=True,
+        capture_output=True,
+    )
+    with Store.open(db) as store:
+        rows = export_runs(store, load_settings(config), None, app_file, fmt)
+    assert rows > 300
+    assert app_file.read_bytes() == cli_file.read_bytes()
+
+
+async def test_an_export_that_cannot_be_written_says_so(
+    db: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    missing = tmp_path / "gone"
+    monkeypatch.setattr(
+        "ppp_tui.app.export.export_path", lambda _directory, fmt: missing / f"out.{fmt}"
+    )
+    app = PPPApp(db, tmp_path / "config.toml")
+    async with app.run_test(size=SIZE) as pilot:
+        await _palette(app, pilot, "Export CSV")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        toast = next(n for n in app._notifications if n.title == "Not exported")
+        assert str(toast.message).startswith(f"{missing / 'out.csv'}: cannot write")
+        assert app.exported is None
+        assert not missing.exists()
