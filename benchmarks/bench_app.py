@@ -63,7 +63,7 @@ def shown(app: App[None], screen: object) -> bool:
     """Is `screen` the one whose first frame counts (ppp-tui: the runs, listed)?"""
     if not isinstance(app, PPPApp):
         return True
-    from ppp_tui.app.screens import RunsScreen
+    from ppp_tui.app.runs_screen import RunsScreen
 
     return isinstance(screen, RunsScreen) and screen.table.display
 

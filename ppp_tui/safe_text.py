@@ -88,3 +88,17 @@ def number(value: float | None, digits: int = 3, signed: bool = False) -> str:
     if value is None:
         return "—"
     return f"{value:+.{digits}f}" if signed else f"{value:.{digits}f}"
+
+
+def clean(value: Any) -> Any:
+    """Floats without binary noise: 0.645, not 0.6450000000000001."""
+    kind = type(value)
+    if kind is float:
+        return round(value, 10)
+    if kind is dict:
+        return {key: clean(item) for key, item in value.items()}
+    if kind is list or kind is tuple:
+        return [clean(item) for item in value]
+    if isinstance(value, float):  # numpy floats
+        return round(float(value), 10)
+    return value

@@ -8,11 +8,15 @@ from typing import Any, cast
 
 import pytest
 from helpers import HeldLoad
-from textual.widgets import DataTable, Select
+from rich.style import Style
+from rich.text import Text
+from textual.color import Color
+from textual.widgets import DataTable, Select, Static
 
 from ppp_tui.analysis.dashboard import Dashboard, PickChanges
 from ppp_tui.app.app import PPPApp
 from ppp_tui.app.dashboard_screen import CHANGED_PICKS_SHOWN, DashboardScreen
+from ppp_tui.app.dashboard_widgets import Chart
 from ppp_tui.app.help_screen import HelpScreen
 from ppp_tui.app.run_screen import RunScreen
 from ppp_tui.app.runs_screen import RunsScreen
@@ -229,4 +233,57 @@ async def test_help_lists_the_dashboard_key(db: Path, tmp_path: Path) -> None:
         await pilot.press("question_mark")
         await pilot.pause()
         assert isinstance(app.screen, HelpScreen)
-        assert "d           dashboard" in HelpScreen.TEXT
+        keys = str(app.screen.query_one("#help-keys", Static).content)
+        assert "  d             Dashboard: interaction over time" in keys
+
+
+def _chart_colours(chart: Chart) -> set[str]:
+    """The foreground colours a plotext chart draws with, as lower-case hex."""
+    text = chart.render()
+    assert isinstance(text, Text)
+    return {
+        span.style.color.triplet.hex
+        for span in text.spans
+        if isinstance(span.style, Style) and span.style.color and span.style.color.triplet
+    }
+
+
+async def test_chart_and_cell_colours_follow_the_theme(db: Path, tmp_path: Path) -> None:
+    app = PPPApp(db, tmp_path / "config.toml")
+    async with app.run_test(size=SIZE) as pilot:
+        await app.load_done.wait()
+        await pilot.press("d")
+        screen = await _dashboard(app, pilot)
+        chart = screen.query_one("#violations", Chart)
+        table = screen.query_one("#pick-changes", DataTable)
+        dashboard = screen.dashboard
+        assert dashboard is not None
+        # A run whose mark is the PPP-on pick: its "preferred" cell has the success colour.
+        row = next(
+            i
+            for i, change in enumerate(dashboard.pick_changes.rows(CHANGED_PICKS_SHOWN))
+            if change.preferred is not None and change.preferred == change.ppp_on
+        )
+
+        def shown() -> tuple[set[str], str]:
+            preferred = table.get_row_at(row)[4]
+            assert isinstance(preferred, Text)
+            return _chart_colours(chart), str(preferred.style)
+
+        def theme(name: str) -> tuple[str, str]:
+            return Color.parse(app.theme_variables[name]).hex.lower(), Color.parse(
+                app.theme_variables["success"]
+            ).hex
+
+        app.theme = "textual-dark"
+        await pilot.pause()
+        error, success = theme("error")
+        bars, cell = shown()
+        assert error in bars and cell == success
+        app.theme = "gruvbox"
+        await pilot.pause()
+        new_error, new_success = theme("error")
+        assert (new_error, new_success) != (error, success)
+        bars, cell = shown()
+        assert new_error in bars and error not in bars
+        assert cell == new_success

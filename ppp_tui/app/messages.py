@@ -12,7 +12,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from textual.message import Message
-from textual.screen import Screen
 
 from ..core.settings import Weights
 
@@ -66,17 +65,3 @@ class StageFiltered(Message):
     opens on it."""
 
     stage: str | None
-
-
-class WorkspaceView(Screen[None]):
-    """A screen that shows the workspace: the app tells it when weights or marks change
-    (only while it is on top; under another screen it catches up when it shows again)."""
-
-    @property
-    def scope(self) -> str | None:
-        """The weights this screen edits: a stage's own table, or None for global."""
-        return None
-
-    def workspace_changed(self) -> None:
-        """The weights or the marks changed: show them."""
-        raise NotImplementedError

@@ -16,8 +16,8 @@ from textual.widgets import Static
 from textual.worker import get_current_worker
 
 from ..core.errors import PPPError
-from .messages import WorkspaceView
 from .text import plain
+from .workspace_view import WorkspaceView
 
 if TYPE_CHECKING:
     from .app import PPPApp

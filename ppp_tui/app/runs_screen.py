@@ -20,9 +20,10 @@ from textual.widgets import (
 
 from ..core.errors import PPPError
 from .labels import NO_STAGE, NO_STAGE_VALUE, stage_order, stage_tables
-from .messages import StageFiltered, WorkspaceView
+from .messages import StageFiltered
 from .runs_table import RunsTable
 from .text import literal, plain
+from .workspace_view import WorkspaceView
 
 if TYPE_CHECKING:
     from ..storage.store import RunInfo, Store
@@ -38,7 +39,14 @@ class RunsScreen(WorkspaceView):
         # A priority binding runs as the key arrives, before the keys typed after it are
         # handed to the focused widget: with the search box focused at once, each of
         # them (typed fast or pasted) goes into it and none runs a command.
-        Binding("/", "search", "Search", id="runs.search", priority=True),
+        Binding(
+            "/",
+            "search",
+            "Search",
+            tooltip="Search the runs by id, spec or task",
+            id="runs.search",
+            priority=True,
+        ),
         Binding("escape", "clear_search", "Clear search", show=False),
     ]
 
@@ -133,6 +141,11 @@ class RunsScreen(WorkspaceView):
 
     def workspace_changed(self) -> None:
         self.populate()
+
+    def shown_run_ids(self) -> list[str] | None:
+        """The runs the search and the stage menu leave, in the table's order."""
+        table = self.table
+        return [table.rows.infos[int(i)].id for i in table.order]
 
     def populate(self) -> None:
         """Fill the table from the workspace (after loading, and on weight changes)."""

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from ..core.errors import PPPError
-from ..safe_text import inline, json_escape
+from ..safe_text import clean, inline, json_escape
 
 if TYPE_CHECKING:
     from ..core.settings import Settings
@@ -49,20 +49,6 @@ class Group(click.Group):
         except BrokenPipeError:  # `ppp-tui ... | head`
             sys.stderr.close()
             sys.exit(0)
-
-
-def clean(value: Any) -> Any:
-    """Floats without binary noise: 0.645, not 0.6450000000000001."""
-    kind = type(value)
-    if kind is float:
-        return round(value, 10)
-    if kind is dict:
-        return {key: clean(item) for key, item in value.items()}
-    if kind is list or kind is tuple:
-        return [clean(item) for item in value]
-    if isinstance(value, float):  # numpy floats
-        return round(float(value), 10)
-    return value
 
 
 # Lists longer than this print one compact item per line (e.g. regret's marked runs).

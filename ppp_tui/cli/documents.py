@@ -1,20 +1,18 @@
-"""The command line's whole-database documents: `regret --json`, `tune --json` and
-the rows of `export`, built from a database's score arrays (`core.scores.Scores`).
-"""
+"""The command line's whole-database documents, `regret --json` and `tune --json`, built
+from a database's score arrays (`core.scores.Scores`). The rows of `export` are in
+`analysis.export`, shared with the app."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
 
 from ..core.arrays import Outcome
-from ..core.scores import Scores, finals, ranks
+from ..core.scores import Scores
 from ..core.settings import Weights
 from ..core.stages import NO_STAGE, ordered, scope_label
 from ..core.tuning import Tuning
-from ..storage.store import Store
 
 
 def _weights(weights: Weights) -> dict[str, float]:
@@ -110,84 +108,3 @@ def tune_document(scope: str | None, tuning: Tuning) -> dict[str, Any]:
         # The tuned technical weight's 95% bootstrap interval.
         "ci": list(tuning.ci) if tuning.ci is not None else None,
     }
-
-
-EXPORT_COLUMNS = (
-    "run_id",
-    "spec_id",
-    "stage",
-    "task_type",
-    "created_at",
-    "agent",
-    "rank",
-    "technical",
-    "r_proact",
-    "r_pers",
-    "interaction",
-    "final",
-    "weight_technical",
-    "weight_interaction",
-    "has_trajectory",
-    "questions_low",
-    "questions_medium",
-    "questions_high",
-    "violations",
-    "penalty",
-    "selected",
-    "preferred",
-    "failed",
-)
-
-
-def export_rows(store: Store, scores: Scores) -> Iterator[dict[str, Any]]:
-    """One row per run and agent with all its scores under the configured weights."""
-    columns, arrays, outcome = scores.columns, scores.arrays, scores.outcome
-    settings = scores.settings
-    info = {run.id: run for run in store.run_infos()}
-    r_proact = columns.to_slots(columns.r_proact(settings), np.nan)
-    r_pers = columns.to_slots(columns.r_pers(settings), np.nan)
-    q_low = columns.to_slots(columns.q_low, 0)
-    q_medium = columns.to_slots(columns.q_medium, 0)
-    q_high = columns.to_slots(columns.q_high, 0)
-    violations = columns.to_slots(columns.violations, 0)
-    penalty = columns.to_slots(columns.penalty, 0.0)
-    final = finals(scores)
-    rank = ranks(outcome, arrays, final)
-    failed = columns.to_slots(
-        columns.failed if columns.failed is not None else np.zeros(len(columns.technical), bool),
-        False,
-    )
-    wt, wi = scores.lines.tech_weights, scores.lines.inter_weights
-
-    def number(value: float) -> float | None:
-        return None if np.isnan(value) else float(value)
-
-    for i in range(len(arrays)):
-        run = info[arrays.run_ids[i]]
-        for slot in np.flatnonzero(arrays.valid[i]):
-            name = arrays.names[i, slot]
-            yield {
-                "run_id": run.id,
-                "spec_id": run.spec_id,
-                "stage": run.stage,
-                "task_type": run.task_type,
-                "created_at": run.created_at,
-                "agent": name,
-                "rank": int(rank[i, slot]),
-                "technical": float(arrays.technical[i, slot]),
-                "r_proact": number(r_proact[i, slot]),
-                "r_pers": number(r_pers[i, slot]),
-                "interaction": number(arrays.interaction[i, slot]),
-                "final": float(final[i, slot]),
-                "weight_technical": float(wt[i]),
-                "weight_interaction": float(wi[i]),
-                "has_trajectory": bool(not np.isnan(arrays.interaction[i, slot])),
-                "questions_low": int(q_low[i, slot]),
-                "questions_medium": int(q_medium[i, slot]),
-                "questions_high": int(q_high[i, slot]),
-                "violations": int(violations[i, slot]),
-                "penalty": float(penalty[i, slot]),
-                "selected": bool(outcome.selected[i] == slot),
-                "preferred": name == run.preferred,
-                "failed": bool(failed[i, slot]),
-            }

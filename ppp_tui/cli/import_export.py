@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-import json
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import click
 
-from ..safe_text import inline, is_terminal, json_escape, literal
-from .common import Env, clean, db_options, progress_bar, report_import
+from ..safe_text import clean, inline, is_terminal, literal
+from .common import Env, db_options, progress_bar, report_import
 
 
 @click.command(name="import")
@@ -124,10 +123,8 @@ def export(fmt: str, out: str, db: str | None, config: str | None) -> None:
       ppp-tui export --format csv --out scores.csv
       ppp-tui export --format json | jq length
     """
-    import csv
-
+    from ..analysis.export import export_rows, write_rows
     from ..core.scores import Scores
-    from .documents import EXPORT_COLUMNS, export_rows
 
     env = Env(db, config)
     settings = env.settings()
@@ -136,15 +133,9 @@ def export(fmt: str, out: str, db: str | None, config: str | None) -> None:
         rows = list(export_rows(store, scores))
     try:
         with click.open_file(out, "w", encoding="utf-8", atomic=out != "-") as stream:
-            if fmt == "json":
-                text = json.dumps(clean(rows), ensure_ascii=False, indent=1)
-                stream.write(json_escape(text) + "\n")
-            else:
-                # CSV has no escapes: exact in a file or a pipe, made safe on a terminal.
-                writer = csv.DictWriter(stream, fieldnames=EXPORT_COLUMNS, lineterminator="\n")
-                writer.writeheader()
-                shown = _safe_csv_cell if out == "-" and is_terminal(stream) else clean
-                writer.writerows(_csv_row(row, shown) for row in rows)
+            # CSV has no escapes: exact in a file or a pipe, made safe on a terminal.
+            terminal = fmt == "csv" and out == "-" and is_terminal(stream)
+            write_rows(stream, rows, fmt, _safe_csv_cell if terminal else clean)
     except BrokenPipeError:
         raise  # `ppp-tui export | head`: the reader has all it wanted
     except OSError as error:
@@ -156,11 +147,3 @@ def export(fmt: str, out: str, db: str | None, config: str | None) -> None:
 def _safe_csv_cell(value: Any) -> Any:
     """A CSV value as a terminal may show it: control characters visible (newlines kept)."""
     return literal(value) if isinstance(value, str) else clean(value)
-
-
-def _csv_row(row: dict[str, Any], shown: Callable[[Any], Any]) -> dict[str, Any]:
-    """An export row for CSV: booleans as true/false (JSON's words), not True/False."""
-    return {
-        key: ("true" if value else "false") if type(value) is bool else shown(value)
-        for key, value in row.items()
-    }

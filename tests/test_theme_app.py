@@ -1,0 +1,51 @@
+"""The tuning panel's plots take their colours from the theme, and follow a change of it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from rich.style import Style
+from rich.text import Text
+from textual.color import Color
+from textual_plotext import PlotextPlot
+
+from ppp_tui.app.app import PPPApp
+from ppp_tui.app.tuning_screen import TuningScreen
+
+
+def _colours(plot: PlotextPlot) -> set[str]:
+    text = plot.render()
+    assert isinstance(text, Text)
+    return {
+        span.style.color.triplet.hex
+        for span in text.spans
+        if isinstance(span.style, Style) and span.style.color and span.style.color.triplet
+    }
+
+
+async def test_the_tuning_plots_follow_the_theme(db: Path, tmp_path: Path) -> None:
+    app = PPPApp(db, tmp_path / "config.toml")
+    async with app.run_test(size=(140, 45)) as pilot:
+        await app.load_done.wait()
+        await pilot.press("t")
+        screen = app.screen
+        assert isinstance(screen, TuningScreen)
+        while screen.computing:
+            await app.workers.wait_for_complete()
+            await pilot.pause(0.02)
+        await pilot.pause()
+        regret = screen.query_one("#regret-plot", PlotextPlot)
+        agreement = screen.query_one("#agreement-plot", PlotextPlot)
+
+        def theme(variable: str) -> str:
+            return Color.parse(app.theme_variables[variable]).hex.lower()
+
+        app.theme = "textual-dark"
+        await pilot.pause()
+        error, success = theme("error"), theme("success")
+        assert error in _colours(regret) and success in _colours(agreement)
+        app.theme = "gruvbox"
+        await pilot.pause()
+        assert (theme("error"), theme("success")) != (error, success)
+        assert theme("error") in _colours(regret) and error not in _colours(regret)
+        assert theme("success") in _colours(agreement)
