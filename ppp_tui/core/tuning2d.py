@@ -613,3 +613,66 @@ def cross_validate(
         regret_sum += float(regret[test].sum())
         agree_sum += float(agree[test].sum())
     return k, regret_sum / n, agree_sum / n
+
+
+@dataclass(frozen=True)
+class Tuning2D:
+    """The exact optimum over both free weights of a set of marked runs, with the
+    figures before, k-fold cross-validated figures and the bootstrap region."""
+
+    marked_runs: int
+    technical: float
+    proactivity: float
+    personalization: float
+    mean_regret: float
+    agreement: float
+    before: Weights
+    before_mean_regret: float
+    before_agreement: float
+    cv_folds: int | None = None
+    cv_mean_regret: float | None = None
+    cv_agreement: float | None = None
+    region: Region | None = None
+
+    @property
+    def weights(self) -> Weights:
+        return Weights.from_free(self.proactivity, self.personalization)
+
+
+def tune2d(
+    lines: Lines,
+    current: Weights,
+    folds: int = 5,
+    seed: int = 0,
+    resamples: int = BOOTSTRAP_RESAMPLES,
+) -> Tuning2D | None:
+    """Tune proactivity and personalization (and so technical) on the marked runs of
+    `lines`, from `current` (None without marked runs). Mean regret and agreement
+    before and after are scored as the rankings score them (`Lines.outcome_at`)."""
+    marked = lines.marked_only()
+    planes = Planes.from_lines(marked)
+    start = (current.proactivity, current.personalization)
+    found = optimum(planes, start)
+    if found is None:
+        return None
+    tuned = found.weights
+    after = marked.outcome_at(tuned)
+    before = marked.outcome_at(current)
+    center = (found.proactivity, found.personalization)
+    cv = cross_validate(planes, start, folds, seed, center) if len(planes) >= 2 else None
+    region = bootstrap(planes, start, resamples, seed, center) if resamples > 0 else None
+    return Tuning2D(
+        marked_runs=len(planes),
+        technical=tuned.technical,
+        proactivity=tuned.proactivity,
+        personalization=tuned.personalization,
+        mean_regret=after.mean_regret or 0.0,
+        agreement=after.agreement or 0.0,
+        before=current,
+        before_mean_regret=before.mean_regret or 0.0,
+        before_agreement=before.agreement or 0.0,
+        cv_folds=cv[0] if cv else None,
+        cv_mean_regret=cv[1] if cv else None,
+        cv_agreement=cv[2] if cv else None,
+        region=region,
+    )
