@@ -8,7 +8,7 @@ import pytest
 from ppp_tui.core.arrays import AgentRow, ScoreArrays
 from ppp_tui.core.settings import Settings, Weights
 from ppp_tui.core.tuning import tune
-from ppp_tui.core.tuning2d import Planes, bootstrap, cross_validate, optimum
+from ppp_tui.core.tuning2d import Planes, _box, bootstrap, cross_validate, optimum
 
 NAMES = ("aider", "claude-code", "codex", "cursor", "gemini-cli", "goose")
 
@@ -250,3 +250,33 @@ def test_bad_arrays_are_refused() -> None:
     with pytest.raises(ValueError, match="counts"):
         optimum(planes, counts=np.array([1, -1, 1]))
     assert optimum(planes, counts=np.zeros(3)) is None
+
+
+def test_a_unique_optimum_is_told_from_an_optimal_region() -> None:
+    # Regret max(0, w_p - 0.5): optimal on the whole strip w_p <= 0.5, unique nowhere.
+    flat = Planes(
+        np.array([[0.0, -0.5]]),
+        np.array([[0.0, 1.0]]),
+        np.zeros((1, 2)),
+        np.zeros(1, dtype=np.int64),
+        np.ones((1, 2), dtype=bool),
+    )
+    box = _box(flat, np.ones(1), (0.5, 0.5), 10**6)
+    assert not box.unique((0.5, 0.4), pair=False)
+    assert not box.unique((0.0, 0.0), pair=False)
+    # Creases through (0.4, 1.1) from all sides: the only optimum.
+    slopes = np.array([[1.0, 0.0], [0.0, 1.0], [-1.0, -1.0]])
+    a = np.column_stack([np.zeros(3), -slopes @ np.array([0.4, 1.1])])
+    sharp = Planes(
+        a,
+        np.column_stack([np.zeros(3), slopes[:, 0]]),
+        np.column_stack([np.zeros(3), slopes[:, 1]]),
+        np.zeros(3, dtype=np.int64),
+        np.ones((3, 2), dtype=bool),
+    )
+    box = _box(sharp, np.ones(3), (0.5, 0.5), 10**6)
+    assert box.unique((0.4, 1.1), pair=False)
+    # Without the third crease regret is 0 wherever w_p <= 0.4 and w_s <= 1.1.
+    two = sharp.subset(np.array([0, 1]))
+    box = _box(two, np.ones(2), (0.5, 0.5), 10**6)
+    assert not box.unique((0.4, 1.1), pair=False)

@@ -26,6 +26,7 @@ resample and every training fold.
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
 from functools import cached_property
 from typing import TYPE_CHECKING
@@ -313,6 +314,52 @@ class _Box:
         result: FloatArray = points @ self.cost[:2] + top @ self.cost[2:]
         return result
 
+    def unique(self, point: tuple[float, float], pair: bool) -> bool:
+        """Whether `point` is the only optimum: mean regret rises in every feasible
+        direction from it. Its directional derivative is linear between the rays along
+        the creases through the point (and the triangle's sides), so those rays
+        decide. Rows whose tie is not exact are left out, which can only say no more
+        often (then the second program settles it)."""
+        x = np.array(point)
+        values = -self.bounds_rhs + self.row_p * x[0] + self.row_s * x[1]
+        top = np.full(self.cost.size - 2, -np.inf)
+        np.maximum.at(top, self.row_run, values)
+        scale = 1 + np.abs(values) + np.abs(self.row_p) + np.abs(self.row_s)
+        near = values >= top[self.row_run] - 1e-12 * scale
+        runs, bp, bs = self.row_run[near], self.row_p[near], self.row_s[near]
+        rays = [(1.0, 0.0), (-1.0, 0.0), (0.0, 1.0), (0.0, -1.0), (1.0, -1.0), (-1.0, 1.0)]
+        order = np.argsort(runs, kind="stable")
+        runs, bp, bs = runs[order], bp[order], bs[order]
+        starts = np.flatnonzero(np.r_[True, runs[1:] != runs[:-1], True])
+        for begin, end in itertools.pairwise(starts):
+            if end - begin > 8 or len(rays) > 4096:
+                return False  # too many ties to list: let the second program decide
+            for i in range(begin, end):
+                for j in range(i + 1, end):
+                    dp, ds = bp[j] - bp[i], bs[j] - bs[i]
+                    rays += [(-ds, dp), (ds, -dp)]
+        u = np.array(rays)
+        if pair:
+            u = np.array([(1.0, 1.0), (-1.0, -1.0)])
+        feasible = np.ones(len(u), dtype=bool)
+        if x[0] <= 0.0:
+            feasible &= u[:, 0] >= 0
+        if x[1] <= 0.0:
+            feasible &= u[:, 1] >= 0
+        if x[0] + x[1] >= FREE_SUM:
+            feasible &= u[:, 0] + u[:, 1] <= 0
+        u = u[feasible]
+        u = u / np.abs(u).sum(axis=1, keepdims=True)
+        slopes = np.full((len(u), self.cost.size - 2), -np.inf)
+        for k in range(len(u)):
+            np.maximum.at(slopes[k], runs, bp * u[k, 0] + bs * u[k, 1])
+        rise = u @ self.cost[:2] + slopes @ self.cost[2:]
+        steepest = max(
+            float(np.abs(self.row_p).max(initial=0)), float(np.abs(self.row_s).max(initial=0))
+        )
+        size = float(np.abs(self.cost[:2]).sum() + self.cost[2:].sum() * (1 + steepest))
+        return bool(len(u)) and bool(np.all(rise > 1e-12 * size))
+
     def polish(
         self, point: tuple[float, float], current: tuple[float, float] | None, pair: bool
     ) -> tuple[float, float]:
@@ -503,7 +550,7 @@ def _solve(
         if not box.inside(exact):
             center, box_runs = exact, box_runs * 4
             continue
-        if current is None:
+        if current is None or box.unique(exact, pair):
             return exact, exact
         # The optimal points nearest `current`: least |w_p - c_p| + |w_s - c_s| with
         # the regret held at its minimum (two extra columns: the distances).
