@@ -280,3 +280,38 @@ def test_a_unique_optimum_is_told_from_an_optimal_region() -> None:
     two = sharp.subset(np.array([0, 1]))
     box = _box(two, np.ones(2), (0.5, 0.5), 10**6)
     assert not box.unique((0.4, 1.1), pair=False)
+
+
+def test_planes_from_the_score_arrays_leave_out_padding_failures_and_unmarked_runs() -> None:
+    rows = [
+        (
+            "run-1",
+            "plan",
+            [
+                AgentRow("aider", 0.9, -0.1, True, -0.1, 0.0),  # failed beside a working one
+                AgentRow("codex", 0.6, 0.0, False, 0.05, -0.05),
+                AgentRow("goose", 0.5, None),
+            ],
+            "codex",
+        ),
+        ("run-2", "plan", [AgentRow("aider", 0.8, 0.0, False, 0.0, 0.0)], None),
+        ("run-3", "plan", [AgentRow("codex", 0.7, -0.2, False, -0.2, 0.0)], "codex"),
+    ]
+    planes = Planes.from_lines(ScoreArrays.build(rows).lines(Settings()))
+    assert len(planes) == 2  # run-2 is not marked
+    # Slots follow the tie rule's order: technical descending.
+    assert planes.selectable.tolist() == [[False, True, True], [True, False, False]]
+    assert planes.preferred.tolist() == [1, 0]
+    # codex: a = technical, bp = R_Proact - technical / 2, bs = R_Pers - technical / 2.
+    assert planes.a[0, 1] == pytest.approx(0.6)
+    assert planes.bp[0, 1] == pytest.approx(0.05 - 0.3)
+    assert planes.bs[0, 1] == pytest.approx(-0.05 - 0.3)
+    # No trajectory: the technical-only line, flat in both weights.
+    assert (planes.a[0, 2], planes.bp[0, 2], planes.bs[0, 2]) == (0.5, 0.0, 0.0)
+    found = optimum(planes, (0.3, 0.3))
+    assert found is not None
+    # codex (0.6 - 0.25 w_p - 0.35 w_s) beats goose (0.5) where 0.25 w_p + 0.35 w_s <
+    # 0.1: the current weights do not qualify; the nearest point that does is taken.
+    assert 0.25 * found.proactivity + 0.35 * found.personalization <= 0.1 + 1e-12
+    assert found.mean_regret == pytest.approx(0.0, abs=1e-12)
+    assert found.agreement == 1.0
