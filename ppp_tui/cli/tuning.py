@@ -10,8 +10,8 @@ from ..safe_text import inline
 from .common import STAGE_HELP, Env, db_options, emit_json, stage_filter
 
 if TYPE_CHECKING:
-    from ..core.regret import Tuning
     from ..core.scores import Scores
+    from ..core.tuning import Tuning
     from ..core.tuning2d import Tuning2D
 
 
@@ -80,7 +80,7 @@ def regret(stage: str | None, as_json: bool, db: str | None, config: str | None)
         return
     w = document["weights"]
     click.echo(
-        f"weights {w['technical']:.2f}/{w['interaction']:.2f}: "
+        f"weights {_label(w)}: "
         f"{document['marked_runs']} marked runs, mean regret {number(document['mean_regret'], 4)},"
         f" agreement {document['agreement']:.1%}"
     )
@@ -92,13 +92,23 @@ def regret(stage: str | None, as_json: bool, db: str | None, config: str | None)
             continue
         sw = figures["weights"]
         click.echo(
-            f"  {cut(name, 14):<14} {sw['technical']:.2f}/{sw['interaction']:.2f}"
+            f"  {cut(name, 14):<14} {_label(sw):>9}"
             f" {figures['marked_runs']:>7} {number(figures['mean_regret'], 4):>12}"
             f" {figures['agreement']:>10.1%}"
         )
 
 
-def _render_tuning(scope: str, tuning: Tuning) -> None:
+def _label(weights: dict[str, float]) -> str:
+    """A weights document as tables show it: technical/interaction, or the three weights."""
+    keys: tuple[str, ...] = ("technical", "proactivity", "personalization")
+    if "proactivity" not in weights:
+        keys = ("technical", "interaction")
+    return "/".join(f"{weights[key]:.2f}" for key in keys)
+
+
+def _render_tuning(scope: str | None, tuning: Tuning) -> None:
+    from ..core.stages import scope_label
+
     cv = ""
     if tuning.cv_folds:
         cv = (
@@ -106,7 +116,7 @@ def _render_tuning(scope: str, tuning: Tuning) -> None:
             f" agreement {tuning.cv_agreement:.1%}"
         )
     click.echo(
-        f"{inline(scope)}: {tuning.marked_runs} marked runs;"
+        f"{inline(scope_label(scope))}: {tuning.marked_runs} marked runs;"
         f" technical {tuning.before_technical:.4g}"
         f" -> {tuning.technical:.4f} (interaction {tuning.interaction:.4f}); mean regret"
         f" {tuning.before_mean_regret:.4f} -> {tuning.mean_regret:.4f}; agreement"
@@ -120,7 +130,9 @@ def _render_tuning(scope: str, tuning: Tuning) -> None:
         )
 
 
-def _render_free_tuning(scope: str, tuning: Tuning2D) -> None:
+def _render_free_tuning(scope: str | None, tuning: Tuning2D) -> None:
+    from ..core.stages import scope_label
+
     before = tuning.before
     cv = ""
     if tuning.cv_folds:
@@ -129,7 +141,7 @@ def _render_free_tuning(scope: str, tuning: Tuning2D) -> None:
             f" agreement {tuning.cv_agreement:.1%}"
         )
     click.echo(
-        f"{inline(scope)}: {tuning.marked_runs} marked runs;"
+        f"{inline(scope_label(scope))}: {tuning.marked_runs} marked runs;"
         f" technical {before.technical:.4g} -> {tuning.technical:.4f},"
         f" proactivity {before.proactivity:.4g} -> {tuning.proactivity:.4f},"
         f" personalization {before.personalization:.4g} -> {tuning.personalization:.4f};"
@@ -206,8 +218,9 @@ def tune(
     if three_weights:
         _tune_free(env, scores, stage, per_stage, write, as_json)
         return
+    results: list[tuple[str | None, Tuning]]
     if per_stage:
-        results = tune_stages(scores)
+        results = list(tune_stages(scores))
     else:
         scope, tuning = tune_scope(scores, stage)
         results = [] if tuning is None else [(scope, tuning)]
@@ -226,7 +239,7 @@ def tune(
         notes: dict[str | None, str] = {}
         for scope, tuning in results:
             tuned = Weights.from_technical(tuning.technical)
-            if scope == "global":
+            if scope is None:
                 global_weights = tuned
                 notes[None] = provenance(tuning)
             else:
@@ -247,8 +260,9 @@ def _tune_free(
     from ..storage.config_write import save_weights
     from .documents import tune_free_document
 
+    results: list[tuple[str | None, Tuning2D]]
     if per_stage:
-        results = tune_stages_free(scores)
+        results = list(tune_stages_free(scores))
     else:
         scope, tuning = tune_scope_free(scores, stage)
         results = [] if tuning is None else [(scope, tuning)]
@@ -265,7 +279,7 @@ def _tune_free(
         stages: dict[str, Weights] = {}
         notes: dict[str | None, str] = {}
         for scope, tuning in results:
-            if scope == "global":
+            if scope is None:
                 global_weights = tuning.weights
                 notes[None] = provenance(tuning)
             else:
