@@ -143,3 +143,20 @@ def test_bad_uses_exit_with_one_line(ppp: Invoke, tmp_path: Path) -> None:
     assert result.exit_code == 1
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("Error: ") and "no database" in lines[0]
+
+
+def test_a_failing_solver_is_one_line_and_exit_1(
+    ppp: Invoke, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import scipy.optimize
+
+    class Failed:
+        status, x, message = 4, None, "Numerical difficulties."
+
+    monkeypatch.setattr(scipy.optimize, "linprog", lambda *args, **kwargs: Failed())
+    result = ppp("tune", "--three-weights", "--write")
+    assert result.exit_code == 1
+    assert result.stderr.strip().splitlines() == [
+        "Error: the linear program failed: Numerical difficulties."
+    ]
+    assert "saved" not in result.stderr

@@ -315,3 +315,44 @@ def test_planes_from_the_score_arrays_leave_out_padding_failures_and_unmarked_ru
     assert 0.25 * found.proactivity + 0.35 * found.personalization <= 0.1 + 1e-12
     assert found.mean_regret == pytest.approx(0.0, abs=1e-12)
     assert found.agreement == 1.0
+
+
+def test_runs_with_one_agent_or_identical_agents_keep_the_current_weights() -> None:
+    # Regret is 0 everywhere: every point is optimal, so the current weights stay.
+    one = Planes(
+        np.array([[0.7], [0.4]]),
+        np.array([[-0.3], [0.1]]),
+        np.array([[0.2], [0.0]]),
+        np.zeros(2, dtype=np.int64),
+        np.ones((2, 1), dtype=bool),
+    )
+    found = optimum(one, (0.25, 1.5))
+    assert found is not None
+    assert (found.proactivity, found.personalization) == (0.25, 1.5)
+    assert found.mean_regret == 0.0 and found.agreement == 1.0
+    same = Planes(
+        np.full((1, 3), 0.5),
+        np.full((1, 3), -0.1),
+        np.full((1, 3), 0.1),
+        np.array([2]),
+        np.ones((1, 3), dtype=bool),
+    )
+    found = optimum(same, (0.6, 0.6))
+    assert found is not None
+    assert (found.proactivity, found.personalization) == (0.6, 0.6)
+    assert found.mean_regret == 0.0
+    # The tie rule picks the first slot: the preferred third never agrees.
+    assert found.agreement == 0.0
+
+
+def test_a_failing_solver_is_one_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    import scipy.optimize
+
+    from ppp_tui.core import tuning2d
+
+    class Failed:
+        status, x, message = 2, None, "The problem is infeasible."
+
+    monkeypatch.setattr(scipy.optimize, "linprog", lambda *args, **kwargs: Failed())
+    with pytest.raises(tuning2d.TuningError, match="the linear program failed"):
+        optimum(random_planes(5, 3, 0))

@@ -257,15 +257,19 @@ def _tune_free(
     """`tune --three-weights`: proactivity and personalization free."""
     from ..core.scores import provenance, tune_scope_free, tune_stages_free
     from ..core.settings import Weights
+    from ..core.tuning2d import TuningError
     from ..storage.config_write import save_weights
     from .documents import tune_free_document
 
     results: list[tuple[str | None, Tuning2D]]
-    if per_stage:
-        results = list(tune_stages_free(scores))
-    else:
-        scope, tuning = tune_scope_free(scores, stage)
-        results = [] if tuning is None else [(scope, tuning)]
+    try:
+        if per_stage:
+            results = list(tune_stages_free(scores))
+        else:
+            scope, tuning = tune_scope_free(scores, stage)
+            results = [] if tuning is None else [(scope, tuning)]
+    except TuningError as error:
+        raise click.ClickException(str(error)) from None
     if not results:
         _nothing_to_tune(scores, stage, per_stage)
     if as_json:
