@@ -15,10 +15,13 @@ box (off its sides that are not the triangle's) is the global one, as the mean
 regret is convex; otherwise the box moves there and grows, at worst to the whole
 triangle. The first box is centred on the optimum of a sample of the runs.
 
-Among optimal points the one nearest the current weights wins (a second linear
-program: least L1 distance with the regret held at its minimum), so optimal weights
-are kept; then a rounded point is preferred when it is as good, and agreement breaks
-ties as in the one-weight tuner.
+The solver's point is good to its tolerances (about 1e-9), so it is snapped to the
+exact vertex it stands for: the intersection of the creases and sides through it.
+When that vertex is the only optimum (regret rises along every ray from it) it is
+the answer; otherwise the optimal point nearest the current weights wins (a second
+linear program: least L1 distance with the regret held at its minimum), so optimal
+weights are kept, a rounded point is preferred when it is as good, and agreement
+breaks ties as in the one-weight tuner.
 
 Resamples and folds are counts per run, so the same planes serve every bootstrap
 resample and every training fold.
@@ -237,7 +240,7 @@ def optimum(
         current = (middle, middle)
     center = start if start is not None else _first_center(planes, weight, box_runs, pair)
     exact, nearest = _solve(planes, weight, center, box_runs, current if settle else None, pair)
-    if not settle:
+    if nearest is None:  # the only optimum (or any will do)
         regret, agreement = planes.evaluate(*exact, None if counts is None else weight)
         return Optimum(exact[0], exact[1], regret, agreement)
     return _choose(planes, None if counts is None else weight, [nearest, exact], current, pair)
@@ -539,8 +542,9 @@ def _solve(
     box_runs: int,
     current: tuple[float, float] | None,
     pair: bool,
-) -> tuple[tuple[float, float], tuple[float, float]]:
-    """(an exact optimum, the optimum nearest `current`; the first if None)."""
+) -> tuple[tuple[float, float], tuple[float, float] | None]:
+    """(an exact optimum, the optimum nearest `current`: None if `current` is None or
+    the optimum is unique)."""
     if pair:
         center = ((center[0] + center[1]) / 2,) * 2
     while True:
@@ -551,7 +555,7 @@ def _solve(
             center, box_runs = exact, box_runs * 4
             continue
         if current is None or box.unique(exact, pair):
-            return exact, exact
+            return exact, None
         # The optimal points nearest `current`: least |w_p - c_p| + |w_s - c_s| with
         # the regret held at its minimum (two extra columns: the distances).
         width = box.cost.size + 2
