@@ -356,3 +356,23 @@ def test_a_failing_solver_is_one_clear_error(monkeypatch: pytest.MonkeyPatch) ->
     monkeypatch.setattr(scipy.optimize, "linprog", lambda *args, **kwargs: Failed())
     with pytest.raises(tuning2d.TuningError, match="the linear program failed"):
         optimum(random_planes(5, 3, 0))
+
+
+def test_tied_parallel_planes_are_no_crease() -> None:
+    # Agents with the same plane tie everywhere: no crease between them (this used to
+    # divide by zero while telling whether the optimum is unique). Few distinct
+    # values make such agents common.
+    rng = np.random.default_rng(1001)
+    runs, slots = int(rng.integers(1, 60)), int(rng.integers(1, 6))
+    a = rng.choice([0.5, 0.6, 0.7, 0.8], (runs, slots))
+    bp = rng.choice([-0.3, -0.25, 0.0, 0.05], (runs, slots))
+    bs = rng.choice([-0.3, -0.25, 0.0, 0.05], (runs, slots))
+    selectable = rng.random((runs, slots)) < 0.85
+    selectable[np.arange(runs), rng.integers(0, slots, runs)] = True
+    planes = Planes(a, bp, bs, rng.integers(0, slots, runs), selectable)
+    current = (float(rng.uniform(0, 1)), float(rng.uniform(0, 1)))
+    with np.errstate(all="raise"):
+        found = optimum(planes, current)
+    assert found is not None
+    best, _ = grid(planes)
+    assert max_regret(planes, found.proactivity, found.personalization) <= best + 1e-12

@@ -352,7 +352,8 @@ class _Box:
         if x[0] + x[1] >= FREE_SUM:
             feasible &= u[:, 0] + u[:, 1] <= 0
         u = u[feasible]
-        u = u / np.abs(u).sum(axis=1, keepdims=True)
+        norm = np.abs(u).sum(axis=1, keepdims=True)
+        u = u[norm[:, 0] > 0] / norm[norm[:, 0] > 0]  # parallel tied planes: no crease
         slopes = np.full((len(u), self.cost.size - 2), -np.inf)
         for k in range(len(u)):
             np.maximum.at(slopes[k], runs, bp * u[k, 0] + bs * u[k, 1])
