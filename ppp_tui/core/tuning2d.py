@@ -49,8 +49,6 @@ BoolArray = npt.NDArray[np.bool_]
 
 # The free weights' triangle: w_p, w_s >= 0 and w_p + w_s <= FREE_SUM.
 FREE_SUM = 2.0
-# Regret values within this of the minimum count as optimal (float noise only).
-REGRET_TOLERANCE = 1e-9
 # Runs with a crease through the first box (the linear program's size).
 BOX_RUNS = 2000
 # Runs with a crease through a resample's or a fold's box (around the full optimum).
