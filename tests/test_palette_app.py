@@ -96,7 +96,7 @@ async def test_export_from_the_palette_writes_the_runs_on_screen(
         await pilot.press("slash", *"demo-00012")
         await pilot.press("enter")
         await pilot.pause()
-        shown = sorted(runs.shown_run_ids())  # in the search's order of relevance
+        shown = sorted(runs.shown_run_ids() or [])  # in the search's order of relevance
         assert shown == [f"demo-00012{i}" for i in range(10)]
         await _palette(app, pilot, "Export CSV")
         await app.workers.wait_for_complete()
