@@ -223,3 +223,31 @@ async def test_typing_a_word_only_in_an_agent_output_shows_its_run(
         await _until(pilot, lambda: len(table.order) == 0)
         await pilot.press("escape")
         await _until(pilot, lambda: len(table.order) == 4)
+
+
+def test_a_demo_that_replaces_an_indexed_database_is_searched_afresh(tmp_path: Path) -> None:
+    from ppp_tui.storage.demo import write_demo
+
+    path = tmp_path / "runs.db"
+    with Store.open(path, create=True) as store:
+        _import(store, tmp_path, _run("r1", "Zeppelin parking", output="zeppelin"))
+        assert store.search("zeppelin") == ["r1"]
+        assert store.search_index_current()
+    write_demo(path, 30, seed=3, replace=True)  # built beside, then renamed over it
+    with Store.open(path) as store:
+        assert not store.search_index_current()
+        assert store.search("zeppelin") == []
+        first = store.run_infos()[0]
+        assert first.task is not None
+        assert first.id in store.search(first.task)
+        assert store.search(first.id) == [first.id]
+        assert store.search_index_current()
+
+
+def test_the_first_search_can_skip_indexing(store: Store) -> None:
+    # Before the index exists, a search without building it matches by substring.
+    assert not store.search_index_current()
+    assert store.search("auth2", build=False) == ["r1"]
+    assert store.search("verifier", build=False) == []
+    assert store.search("verifier") == ["r1"]
+    assert store.search("verifier", build=False) == ["r1"]

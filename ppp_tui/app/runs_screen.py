@@ -218,6 +218,11 @@ class RunsScreen(WorkspaceView):
     @work(thread=True, exclusive=True, group="search")
     def _search(self, store: Store, text: str, stage: str | None) -> None:
         try:
+            if not store.search_index_current():
+                # The first search indexes the database (seconds at 100k runs): the runs
+                # that match by id, spec or task show meanwhile.
+                quick = store.search(text, build=False)
+                self.app.call_from_thread(self._show_matches, text, stage, quick)
             found = store.search(text)
         except PPPError as error:
             self.app.call_from_thread(self.notify, str(error), severity="error", markup=False)

@@ -560,23 +560,30 @@ class Store:
 
     # -- search --------------------------------------------------------------------
 
-    def search(self, text: str, lock_wait: float = 0.1) -> list[str]:
+    def search(self, text: str, lock_wait: float = 0.1, build: bool = True) -> list[str]:
         """The ids of the runs whose task, agent outputs, questions, id or spec id hold
         every word of `text` (the last one as a prefix), the most relevant first.
 
-        The full-text index is built or brought up to date first (see search.py); a
-        database without one that cannot be written (read-only, or its lock held for
-        longer than `lock_wait` seconds) is searched by substring of id, spec id and
-        task instead, by id.
+        The full-text index is built or brought up to date first unless `build` is
+        False (see search.py); a database without one that cannot be written (read-only,
+        or its lock held for longer than `lock_wait` seconds) is searched by substring
+        of id, spec id and task instead, by id.
         """
         expression = search.match_expression(text)
         if expression is None:
             return []
         try:
-            if not search.is_current(self.conn):
+            if build and not search.is_current(self.conn):
                 search.update_index(self.path, lock_wait)
             if search.has_index(self.conn):
                 return search.ranked(self.conn, expression)
         except sqlite3.Error as error:
             raise database_error(self.path, error) from None
         return search.substring_matches(self._query, text)
+
+    def search_index_current(self) -> bool:
+        """Whether the full-text index holds every run (a search needs no indexing)."""
+        try:
+            return search.is_current(self.conn)
+        except sqlite3.Error as error:
+            raise database_error(self.path, error) from None
