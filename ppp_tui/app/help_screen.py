@@ -32,7 +32,7 @@ Keys
               (u uses it)
   d           dashboard: interaction over time, violations, effort,
               PPP on vs off
-  /           search runs by id, spec or task
+  /           search runs: tasks, agent outputs, questions, ids
   s / S       sort the runs by the next column / reverse it
               (or click a header)
   ctrl+p      command palette, themes included
