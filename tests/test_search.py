@@ -156,9 +156,18 @@ def test_an_index_whose_rows_vanished_is_rebuilt(store: Store) -> None:
     assert store.search("webhook") == ["r3", "r1"]
 
 
-def test_broad_queries_are_listed_by_id(store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_broad_queries_list_task_matches_first(
+    store: Store, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _import(
+        store,
+        tmp_path,
+        _run("q1", "Tidy up", question="Which webhook?"),
+        _run("o1", "Tidy up", output="webhook"),
+    )
     monkeypatch.setattr(search_module, "RANK_LIMIT", 1)
-    assert store.search("webhook") == ["r1", "r3"]
+    # Too many rows to rank: ids, specs and tasks first, then outputs, then questions.
+    assert store.search("webhook") == ["r3", "o1", "r1", "q1"]
 
 
 def test_match_expression_quotes_every_word() -> None:
