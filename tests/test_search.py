@@ -260,3 +260,20 @@ def test_the_first_search_can_skip_indexing(store: Store) -> None:
     assert store.search("verifier", build=False) == []
     assert store.search("verifier") == ["r1"]
     assert store.search("verifier", build=False) == ["r1"]
+
+
+def test_reading_an_existing_database_does_not_import_sqlite_utils(store: Store) -> None:
+    # sqlite-utils (and the numpy it imports) makes and migrates schemas and builds the
+    # search index; `rank` and the app's first page open a current database without it.
+    import subprocess
+    import sys
+
+    script = (
+        "import sys; from pathlib import Path; from ppp_tui.storage.store import Store\n"
+        "with Store.open(Path(sys.argv[1])) as s: s.get_run('r1'); s.run_infos()\n"
+        "print('sqlite_utils' in sys.modules)"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", script, str(store.path)], capture_output=True, text=True
+    )
+    assert result.stdout.split() == ["False"], result.stderr

@@ -2,7 +2,8 @@
 
 Opened on a connection in WAL mode (the app reads while an import writes) with foreign
 keys on; the schema and its migrations are in schema.py. Imports are one transaction
-each (importer.py parses, rows.py writes); the hot score reads are in score_reads.py.
+each (importer.py parses, rows.py writes); the hot score reads are in score_reads.py and
+the full-text search in search.py.
 """
 
 from __future__ import annotations
@@ -12,7 +13,6 @@ import sqlite3
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -36,8 +36,6 @@ from .schema import prepare
 from .score_reads import RunAgents
 
 if TYPE_CHECKING:
-    import sqlite_utils
-
     from ..core.columns import AgentColumns
     from .files import Record
     from .technical import Score
@@ -73,13 +71,6 @@ class Store:
     def __init__(self, path: Path, conn: sqlite3.Connection) -> None:
         self.path = path
         self.conn = conn
-
-    @cached_property
-    def db(self) -> sqlite_utils.Database:
-        """The same connection through sqlite-utils (imported on first use: `rank` is quick)."""
-        import sqlite_utils
-
-        return sqlite_utils.Database(self.conn)
 
     # -- opening -------------------------------------------------------------------
 
