@@ -2,19 +2,13 @@
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import pytest
+from helpers import HeldLoad
 
 from ppp_tui.storage.demo import write_demo
-
-if TYPE_CHECKING:
-    from textual.pilot import Pilot
-
-    from ppp_tui.app.app import PPPApp
 
 
 @pytest.fixture(scope="session")
@@ -31,15 +25,6 @@ def db(demo_db: Path, tmp_path: Path) -> Path:
     copy = tmp_path / "runs.db"
     copy.write_bytes(demo_db.read_bytes())
     return copy
-
-
-class HeldLoad(threading.Event):
-    """Set it to let the app's whole-database load go on."""
-
-    async def first_screen(self, app: PPPApp, pilot: Pilot[None]) -> None:
-        """Wait for the app's first screen: the first page of runs, the load held."""
-        while app.first_screen_seconds is None:
-            await pilot.pause()
 
 
 @pytest.fixture

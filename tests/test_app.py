@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
-from conftest import HeldLoad
+from helpers import HeldLoad
 from textual.widgets import OptionList, Select
 
 from ppp_tui.app.app import PPPApp

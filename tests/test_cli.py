@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
+from click.testing import CliRunner, Result
 
 from ppp_tui.cli import cli
 
@@ -39,7 +39,7 @@ AGENT_KEYS = {
 }
 
 
-def run(*args: str, input: str | None = None):
+def run(*args: str, input: str | None = None) -> Result:
     return CliRunner().invoke(cli, list(args), input=input)
 
 

@@ -548,8 +548,8 @@ def test_tune_per_stage_write_notes_each_stage_with_its_own_figures(
     assert marked("tune", "--per-stage", "--write").exit_code == 0
     document = tomlkit.parse(config.read_text())
     for tuned in documents:
-        table = document["ppp"]["weights"][tuned["scope"]]  # type: ignore[index]
-        note = table["technical"].trivia.comment  # type: ignore[union-attr]
+        table = document["ppp"]["weights"][tuned["scope"]]
+        note = table["technical"].trivia.comment
         assert f"from {tuned['marked_runs']} marked runs" in note
         assert f"-> {tuned['mean_regret']:.4f}" in note
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import os
 import signal
 import stat
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from types import FrameType
 
@@ -86,9 +86,9 @@ def test_a_character_device_is_refused_and_stays_a_device(
     device.write_text("")
     real_stat, real_lstat = os.stat, os.lstat
 
-    def as_device(real: type[os.stat_result] | object) -> object:
+    def as_device(real: Callable[..., os.stat_result]) -> object:
         def call(path: object, *args: object, **kwargs: object) -> os.stat_result:
-            result = real(path, *args, **kwargs)  # type: ignore[operator]
+            result = real(path, *args, **kwargs)
             if Path(str(path)).name != "null":
                 return result
             fields = list(result)

@@ -76,7 +76,7 @@ async def test_every_quit_path_asks_when_weights_are_unsaved(
         else:
             # The command palette's "Quit" calls the app's quit action.
             commands = {c.title: c for c in app.get_system_commands(app.screen)}
-            await commands["Quit"].callback()  # type: ignore[misc]
+            await commands["Quit"].callback()
         await pilot.pause()
         assert isinstance(app.screen, QuitScreen)
         assert app.is_running
@@ -400,7 +400,14 @@ async def test_80x24_dashboard_shows_every_panel(db: Path, tmp_path: Path) -> No
         while screen.computing:
             await pilot.pause(0.05)
         await pilot.pause()
-        for selector in ("#timeline", "#violations", "#stages", "#early-stop", "#flips", "#effort"):
+        for selector in (
+            "#timeline",
+            "#violations",
+            "#stages",
+            "#early-stop",
+            "#pick-changes",
+            "#effort",
+        ):
             widget = screen.query_one(selector)
             await _reveal(widget, pilot)
             assert _visible(widget), selector
@@ -412,7 +419,7 @@ async def test_80x24_dashboard_shows_every_panel(db: Path, tmp_path: Path) -> No
         assert screen.dashboard is not None
         most = screen.dashboard.preferences[0].preference
         assert most in app.export_screenshot().replace("&#160;", " ")
-        assert screen.query_one("#flips", DataTable).row_count > 0
+        assert screen.query_one("#pick-changes", DataTable).row_count > 0
         assert screen.query_one("#stages", DataTable).row_count > 0
 
 

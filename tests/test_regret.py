@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import numpy as np
+import numpy.typing as npt
 import pytest
 
 from ppp_tui.core import regret as regret_module
 from ppp_tui.core.model import Agent, Effort, Question, Run, Trajectory
 from ppp_tui.core.regret import (
     AgentRow,
+    Lines,
     Resampler,
     ScoreArrays,
     bootstrap,
@@ -19,9 +21,14 @@ from ppp_tui.core.regret import (
 from ppp_tui.core.scoring import TIE_SCALE, final_score, rank_run
 from ppp_tui.core.settings import STAGE_TUNED, Settings, Weights
 
+# (run id, stage, agents, preferred agent): what ScoreArrays.build takes.
+Row = tuple[str, str | None, list[AgentRow], str | None]
 
-def random_rows(rng: np.random.Generator, count: int, stages: tuple[str, ...] = ("implement",)):
-    rows = []
+
+def random_rows(
+    rng: np.random.Generator, count: int, stages: tuple[str, ...] = ("implement",)
+) -> list[Row]:
+    rows: list[Row] = []
     for r in range(count):
         k = int(rng.integers(1, 6))
         agents = [
@@ -41,7 +48,7 @@ def random_rows(rng: np.random.Generator, count: int, stages: tuple[str, ...] = 
     return rows
 
 
-def brute_force(lines, grid):
+def brute_force(lines: Lines, grid: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
     return np.array([lines.outcome(float(w)).mean_regret for w in grid])
 
 
@@ -164,7 +171,9 @@ def test_no_marked_runs_gives_nothing_to_tune() -> None:
 def test_cross_validation_scores_held_out_runs() -> None:
     rng = np.random.default_rng(5)
     lines = ScoreArrays.build(random_rows(rng, 50)).lines(Settings()).marked_only()
-    folds, regret, agreement = cross_validate(lines, 0.7, folds=5, seed=1)
+    validated = cross_validate(lines, 0.7, folds=5, seed=1)
+    assert validated is not None
+    folds, regret, agreement = validated
     assert folds == 5
     tuned = tune(lines, 0.7)
     assert tuned is not None
@@ -200,11 +209,11 @@ def test_configured_stage_weights_apply_per_run() -> None:
     assert outcome.final[1, 0] == pytest.approx(0.9 * 0.8)
 
 
-def near_flat_rows(rng: np.random.Generator, count: int, gap: float):
+def near_flat_rows(rng: np.random.Generator, count: int, gap: float) -> list[Row]:
     """Runs whose two agents' finals differ by at most `gap`, crossing anywhere in [0, 1]:
     mean regret stays within the tolerance across many breakpoints, so tuning is
     decided by agreement and distance, among many candidate intervals."""
-    rows = []
+    rows: list[Row] = []
     for r in range(count):
         tech, inter, cross = float(rng.random()), float(rng.random()), float(rng.random())
         a = AgentRow("a", tech, inter)
@@ -214,7 +223,7 @@ def near_flat_rows(rng: np.random.Generator, count: int, gap: float):
     return rows
 
 
-def reference_choice(lines, current: float) -> float:
+def reference_choice(lines: Lines, current: float) -> float:
     """SPEC 6's choice spelled out: every open interval of optimal breakpoints and (if
     few) every optimal breakpoint, scored by `outcome`, then the tie rule."""
     profile = regret_module._profile(lines)
@@ -265,7 +274,7 @@ def test_agreement_at_close_weights_matches_outcome(seed: int) -> None:
 def test_profile_is_exact_at_its_breakpoints(agents: int) -> None:
     """Envelope walk (including more slots than the packed first-max lookup handles)."""
     rng = np.random.default_rng(500 + agents)
-    rows = []
+    rows: list[Row] = []
     for r in range(80):
         k = int(rng.integers(1, agents + 1))
         members = [
@@ -316,7 +325,7 @@ def test_subset_by_mask_or_row_numbers() -> None:
         lines.subset(mask[:-1])
 
 
-def reference_breakpoints(lines) -> list[float]:
+def reference_breakpoints(lines: Lines) -> list[float]:
     """Every run's envelope walked one run at a time, in plain floats, as SPEC 6 walks it:
     start at the top line at w = 0 (ties: steepest, then slot order); move to the
     earliest crossing steeper line (ties within 1e-12: steepest, then slot order)."""
@@ -349,10 +358,10 @@ def reference_breakpoints(lines) -> list[float]:
     return xs
 
 
-def edge_rows(rng: np.random.Generator, count: int, agents: int):
+def edge_rows(rng: np.random.Generator, count: int, agents: int) -> list[Row]:
     """Lines that cross at w = 0 or w = 1 exactly (in decimals, not in floats), ties,
     and coincident lines: where rounding decides whether a walk moves."""
-    rows = []
+    rows: list[Row] = []
     for r in range(count):
         members = []
         base_t, base_i = float(rng.random()), float(rng.choice([0.1, 0.05, 0.0, -0.5]))
@@ -387,11 +396,13 @@ def test_breakpoints_match_a_run_by_run_walk(seed: int) -> None:
 INTERACTIONS = [0.1, 0.05, 0.0, -0.05, -0.1, -0.45, -0.5, -1.0]
 
 
-def hidden_rows(rng: np.random.Generator, count: int, hidden: float, noise: float = 0.03):
+def hidden_rows(
+    rng: np.random.Generator, count: int, hidden: float, noise: float = 0.03
+) -> list[Row]:
     """Runs marked by a simulated user, as the demo's: the agent with the best final under
     the hidden technical weight, plus a little noise (SPEC 2's fallback included)."""
     weights = Weights.from_technical(hidden)
-    rows = []
+    rows: list[Row] = []
     for r in range(count):
         agents = [
             AgentRow(
@@ -409,7 +420,7 @@ def hidden_rows(rng: np.random.Generator, count: int, hidden: float, noise: floa
     return rows
 
 
-def resampled_copy(lines, counts):
+def resampled_copy(lines: Lines, counts: npt.NDArray[np.int64]) -> Lines:
     """The runs drawn, explicitly: each run repeated `counts` times."""
     return lines.subset(np.repeat(np.arange(len(counts)), counts))
 

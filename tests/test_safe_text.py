@@ -9,33 +9,19 @@ on comes out, and --json still gives the exact values back.
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from click.testing import CliRunner, Result
+from helpers import HOSTILE, UNSAFE, hostile_runs, toml_key
 from hypothesis import given
 from hypothesis import strategies as st
 
 from ppp_tui import safe_text
 from ppp_tui.cli import cli
 from ppp_tui.safe_text import inline, json_escape, literal
-
-HOSTILE = {
-    "osc52": "\x1b]52;c;SGVsbG8=\x07",
-    "osc2": "\x1b]2;pwned\x07",
-    "clear": "\x1b[2J",
-    "csi8": "\x9b2J",
-    "bidi": "\u202egnp.exe",
-    "newline": "fake\nrow",
-    "close": "[/]",
-    "red": "[red]x[/red]",
-    "bold": "[/bold]",
-}
-# What no terminal output may hold: C0 but tab and newline, DEL, C1, bidi controls.
-UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 
 
 def test_inline_shows_every_control_character_on_one_line() -> None:
@@ -83,49 +69,15 @@ def test_json_escape_keeps_every_document(document: Any) -> None:
 # -- the command line --------------------------------------------------------------------
 
 
-def _runs() -> list[dict[str, Any]]:
-    runs = []
-    for key, text in HOSTILE.items():
-        runs.append(
-            {
-                "id": f"run-{key}{text}",
-                "spec_id": f"spec{text}",
-                "stage": f"st{text}",
-                "task": f"task {text}",
-                "created_at": "2025-11-16T10:00:00Z",
-                "preferences": ["json", f"pref{text}"],
-                "preferred_agent": f"b{text}",
-                "agents": [
-                    {
-                        "name": f"a{text}",
-                        "model": f"m{text}",
-                        "technical_score": 0.8,
-                        "trajectory": {
-                            "turns": [{"prompt": f"p{text}", "response": f"r{text}?"}],
-                            "questions": [{"text": f"Which {text}?", "turn": 1}],
-                            "violations": [{"preference": f"pref{text}", "turn": 1}],
-                        },
-                    },
-                    {"name": f"b{text}", "technical_score": 0.7, "output": f"out{text}"},
-                ],
-            }
-        )
-    return runs
-
-
-def _toml_key(key: str) -> str:
-    return json.dumps(key)  # a TOML basic string: JSON's escapes are TOML's
-
-
 @pytest.fixture(scope="module")
 def hostile(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     """A database and config.toml full of hostile text (runs imported, a stage table each)."""
     folder = tmp_path_factory.mktemp("hostile")
     runs = folder / "runs.json"
-    runs.write_text(json.dumps(_runs()), encoding="utf-8")
+    runs.write_text(json.dumps(hostile_runs()), encoding="utf-8")
     config = folder / "config.toml"
     tables = "".join(
-        f"\n[ppp.weights.{_toml_key('st' + text)}]\ntechnical = 0.6\ninteraction = 0.4\n"
+        f"\n[ppp.weights.{toml_key('st' + text)}]\ntechnical = 0.6\ninteraction = 0.4\n"
         for text in HOSTILE.values()
     )
     config.write_text("[ppp.weights]\ntechnical = 0.7\ninteraction = 0.3\n" + tables)
@@ -197,7 +149,7 @@ def test_a_newline_in_an_id_does_not_fake_a_table_row(hostile: dict[str, Path]) 
 
 
 def test_import_warnings_and_skipped_runs_are_shown_safely(tmp_path: Path) -> None:
-    runs = _runs()
+    runs = hostile_runs()
     runs.append({"id": "broken\x1b]2;x\x07", "agents": [{"name": "x\u202e"}]})
     path = tmp_path / "runs.json"
     path.write_text(json.dumps(runs), encoding="utf-8")
@@ -274,7 +226,7 @@ def test_json_values_round_trip_exactly(hostile: dict[str, Path]) -> None:
     shown = json.loads(_invoke(hostile, "config", "show", "--json").stdout)
     assert set(shown["weights"]) >= {f"st{t}" for t in HOSTILE.values()}
     lines = _invoke(hostile, "score", str(hostile["runs"]), "--json").stdout.splitlines()
-    assert [json.loads(line)["run_id"] for line in lines] == [r["id"] for r in _runs()]
+    assert [json.loads(line)["run_id"] for line in lines] == [r["id"] for r in hostile_runs()]
     questions = ["Which \x9b2J?", "Or \u202e\x1b]52;c;eA==\x07?"]
     classified = json.loads(_invoke(hostile, "classify", "--json", *questions).stdout)
     assert [c["question"] for c in classified] == questions
@@ -286,7 +238,7 @@ def test_export_csv_is_exact_in_a_pipe_and_safe_on_a_terminal(
     piped = _invoke(hostile, "export")
     assert piped.exit_code == 0, piped.output
     assert "run-osc52\x1b]52;c;SGVsbG8=\x07" in piped.stdout  # a pipe or file gets the data
-    monkeypatch.setattr("ppp_tui.cli.is_terminal", lambda stream: True)
+    monkeypatch.setattr("ppp_tui.cli.import_export.is_terminal", lambda stream: True)
     shown = _invoke(hostile, "export")
     assert shown.exit_code == 0, shown.output
     _assert_safe(shown)

@@ -14,7 +14,7 @@ import re
 from pathlib import Path
 
 import pytest
-from test_safe_text import HOSTILE, UNSAFE, _runs, _toml_key
+from helpers import HOSTILE, UNSAFE, hostile_runs, toml_key
 from textual.pilot import Pilot
 from textual.widgets import Select
 
@@ -33,7 +33,7 @@ TEXT = re.compile(r'<text [^>]*clip-path="url\(#terminal-\d+-line-(\d+)\)">([^<]
 def hostile_db(tmp_path: Path) -> Path:
     db = tmp_path / "hostile.db"
     with Store.open(db, create=True) as store:
-        store.import_records(Record("t", None, "$", run) for run in _runs())
+        store.import_records(Record("t", None, "$", run) for run in hostile_runs())
     return db
 
 
@@ -107,7 +107,9 @@ async def test_g_and_p_on_every_hostile_run(hostile_db: Path, tmp_path: Path) ->
             await pilot.press("escape")
             await pilot.pause()
         marks = [info.preferred for info in app.workspace.infos]  # type: ignore[union-attr]
-        assert sorted(marks) == sorted(f"a{text}" for text in HOSTILE.values())
+        assert sorted(str(mark) for mark in marks) == sorted(
+            f"a{text}" for text in HOSTILE.values()
+        )
 
 
 async def test_the_tuning_panel_scope_menu_and_stage_table(
@@ -161,7 +163,7 @@ async def test_markup_in_config_toml_keys_does_not_stop_the_app(
 ) -> None:
     config = tmp_path / "config.toml"
     tables = "".join(
-        f"\n[ppp.weights.{_toml_key('st' + text)}]\ntechnical = 0.6\ninteraction = 0.4\n"
+        f"\n[ppp.weights.{toml_key('st' + text)}]\ntechnical = 0.6\ninteraction = 0.4\n"
         for text in HOSTILE.values()
     )
     config.write_text(tables)

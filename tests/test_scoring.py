@@ -76,9 +76,9 @@ def test_seed000_agent_b_beats_agent_a_0_645_to_0_25() -> None:
     assert ranking.weights == Weights(0.7, 0.3)
     assert ranking.best_agent == "agent_b"
     b, a = ranking.agents
-    assert (b.r_proact, b.r_pers, b.interaction) == (approx(0.05), 0.0, approx(0.05))
+    assert (b.r_proact, b.r_pers, b.interaction) == approx((0.05, 0.0, 0.05))
     assert b.final == approx(0.645)
-    assert (a.r_proact, a.r_pers, a.interaction) == (approx(-1.5), 0.0, approx(-1.5))
+    assert (a.r_proact, a.r_pers, a.interaction) == approx((-1.5, 0.0, -1.5))
     assert a.final == approx(0.25)
     assert a.questions == (0, 0, 3)
     assert ranking.confidence == approx(0.645)
@@ -109,13 +109,13 @@ def test_seed003_balanced_agent1_wins_0_625_over_agent3_0_566_and_agent2_0_530()
 
     assert [s.name for s in ranking.agents] == ["agent1", "agent3", "agent2"]
     agent1, agent3, agent2 = ranking.agents
-    assert (agent1.r_proact, agent1.r_pers) == (approx(0.05), approx(0.05))
+    assert (agent1.r_proact, agent1.r_pers) == approx((0.05, 0.05))
     assert agent1.interaction == approx(0.10)
     assert agent1.final == approx(0.625)
-    assert (agent2.r_proact, agent2.r_pers) == (approx(-0.5), approx(0.05))
+    assert (agent2.r_proact, agent2.r_pers) == approx((-0.5, 0.05))
     assert agent2.interaction == approx(-0.45)
     assert agent2.final == approx(0.530)
-    assert (agent3.r_proact, agent3.r_pers) == (approx(0.05), approx(-0.03))
+    assert (agent3.r_proact, agent3.r_pers) == approx((0.05, -0.03))
     assert agent3.interaction == approx(0.02)
     assert agent3.final == approx(0.566)
     assert agent3.violations == 1

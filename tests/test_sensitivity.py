@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import random
 from itertools import pairwise
+from typing import cast
 
 import pytest
 
@@ -107,8 +108,8 @@ def test_the_breakpoints_are_the_exact_crossings() -> None:
     fast = Agent("fast", 0.95, Trajectory(questions=(Question("Which?", Effort.HIGH),)))
     run = Run("r", (steady, fast), preferences=("json",))
     assert run_flips(run, Settings()) == (
-        Flip(0.0, pytest.approx(0.55 / 0.7, abs=1e-15), "steady"),
-        Flip(pytest.approx(0.55 / 0.7, abs=1e-15), 1.0, "fast"),
+        Flip(0.0, cast(float, pytest.approx(0.55 / 0.7, abs=1e-15)), "steady"),
+        Flip(cast(float, pytest.approx(0.55 / 0.7, abs=1e-15)), 1.0, "fast"),
     )
     assert run_flips(run, Settings()) == run_flips(
         Run("r", (fast, steady), preferences=("json",)), Settings()
@@ -166,8 +167,8 @@ def test_no_trajectory_fallbacks() -> None:
     rising = Agent("rising", 0.82, Trajectory())  # 0.82w + 0.05(1-w): asked nothing
     run = Run("r", (flat, rising))
     assert run_flips(run, Settings()) == (
-        Flip(0.0, pytest.approx(0.73 / 0.77), "flat"),
-        Flip(pytest.approx(0.73 / 0.77), 1.0, "rising"),
+        Flip(0.0, cast(float, pytest.approx(0.73 / 0.77)), "flat"),
+        Flip(cast(float, pytest.approx(0.73 / 0.77)), 1.0, "rising"),
     )
     # Neutral: flat is 0.78w, below rising everywhere.
     assert run_flips(run, Settings(missing_trajectory="neutral")) == (Flip(0.0, 1.0, "rising"),)

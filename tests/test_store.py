@@ -20,6 +20,7 @@ from ppp_tui.core.errors import PPPError
 from ppp_tui.core.model import Effort, Severity, Source, Trajectory
 from ppp_tui.core.preferences import CATALOGUE
 from ppp_tui.core.runs import content_id
+from ppp_tui.core.scores import Scores, finals, ranks
 from ppp_tui.core.scoring import rank_run
 from ppp_tui.core.settings import (
     STAGE_TUNED,
@@ -29,12 +30,12 @@ from ppp_tui.core.settings import (
     Weights,
     preset,
 )
-from ppp_tui.reports import Scores, finals, ranks
 from ppp_tui.storage import database
 from ppp_tui.storage import rows as rows_module
 from ppp_tui.storage.config import load_settings
 from ppp_tui.storage.database import StoreError
 from ppp_tui.storage.files import read_records
+from ppp_tui.storage.importer import ImportReport
 from ppp_tui.storage.schema import OUR_TABLES, SCHEMA_VERSION
 from ppp_tui.storage.store import Store
 
@@ -49,7 +50,7 @@ def write_jsonl(path: Path, runs: list[Any]) -> Path:
     return path
 
 
-def import_file(store: Store, path: Path, **kwargs: Any):
+def import_file(store: Store, path: Path, **kwargs: Any) -> ImportReport:
     return store.import_records(read_records(str(path)), **kwargs)
 
 

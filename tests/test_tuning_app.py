@@ -5,17 +5,17 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from conftest import HeldLoad
-from textual.widgets import Select
+from helpers import HeldLoad
+from textual.widgets import DataTable, Select
 
 from ppp_tui.app.app import PPPApp
 from ppp_tui.app.flip_strip import FlipStrip
 from ppp_tui.app.run_screen import RunScreen
 from ppp_tui.app.slider import WeightSlider
 from ppp_tui.app.tuning_screen import GLOBAL, TuningScreen
+from ppp_tui.core.scores import tune_scope
 from ppp_tui.core.sensitivity import run_flips
 from ppp_tui.core.settings import Weights
-from ppp_tui.reports import tune_scope
 
 SIZE = (150, 45)
 
@@ -45,7 +45,9 @@ async def test_t_opens_the_panel_with_the_exact_optimum(db: Path, tmp_path: Path
         assert tuning.ci == expected.ci
         figures = str(screen.query_one("#tuning-figures").render())
         assert f"{expected.technical:.4f}" in figures and "cross-validation" in figures
-        assert screen.query_one("#tuning-stages").row_count == len(screen.result.stages) > 0
+        assert (
+            screen.query_one("#tuning-stages", DataTable).row_count == len(screen.result.stages) > 0
+        )
         # u moves the global weight to the optimum; saving stays a separate step.
         await pilot.press("u")
         await _tuned(app, pilot)
@@ -67,7 +69,7 @@ async def test_the_panel_follows_the_scope_and_new_marks(db: Path, tmp_path: Pat
         before = screen.result.tuning.marked_runs
         # A stage's own optimum, over that stage's marked runs only.
         stage = screen.result.stages[0][0]
-        screen.query_one("#tuning-scope").value = stage
+        screen.query_one("#tuning-scope", Select).value = stage
         await pilot.pause()
         screen = await _tuned(app, pilot)
         assert screen.result is not None and screen.result.scope == stage
@@ -81,7 +83,7 @@ async def test_the_panel_follows_the_scope_and_new_marks(db: Path, tmp_path: Pat
         screen = await _tuned(app, pilot)
         assert screen.result is not None and screen.result.tuning is not None
         assert screen.result.tuning.marked_runs == dict(screen.result.stages)[stage].marked_runs
-        screen.query_one("#tuning-scope").value = GLOBAL
+        screen.query_one("#tuning-scope", Select).value = GLOBAL
         await pilot.pause()
         screen = await _tuned(app, pilot)
         assert screen.result is not None and screen.result.tuning is not None
@@ -180,9 +182,9 @@ async def test_the_panel_opened_during_the_load_tunes_once_it_ends(
         await held_load.first_screen(app, pilot)
         await pilot.press("t")
         await pilot.pause()
-        screen = app.screen
-        assert isinstance(screen, TuningScreen) and screen.computing
-        assert "loading the database" in str(screen.query_one("#tuning-status").render())
+        opened = app.screen
+        assert isinstance(opened, TuningScreen) and opened.computing
+        assert "loading the database" in str(opened.query_one("#tuning-status").render())
         held_load.set()
         await app.load_done.wait()
         screen = await _tuned(app, pilot)

@@ -27,8 +27,9 @@ import numpy.typing as npt
 from ..core.early_stop import analyse
 from ..core.preferences import canonical
 from ..core.regret import Outcome, ScoreArrays
+from ..core.scores import Scores, stage_order
 from ..core.settings import Settings, Weights
-from ..reports import NO_STAGE, Scores, stage_order
+from ..core.stages import NO_STAGE
 from ..storage.store import Store
 
 FloatArray = npt.NDArray[np.float64]
@@ -111,13 +112,13 @@ class StageFigures:
     marked_runs: int
     agreement: float | None  # selected == preferred, over the marked runs
     mean_regret: float | None
-    flipped: int  # runs whose selected agent differs between PPP on and PPP off
+    changed_picks: int  # runs whose selected agent differs between PPP on and PPP off
     ppp_on_agreement: float | None
     ppp_off_agreement: float | None
 
 
 @dataclass(frozen=True)
-class Flip:
+class PickChange:
     """A run whose pick changes when PPP is turned off."""
 
     run_id: str
@@ -128,7 +129,7 @@ class Flip:
 
 
 @dataclass(frozen=True)
-class Flips:
+class PickChanges:
     """The runs whose pick changes when PPP is turned off, by run id, as columns (there
     can be tens of thousands)."""
 
@@ -141,11 +142,13 @@ class Flips:
     def __len__(self) -> int:
         return len(self.run_ids)
 
-    def rows(self, limit: int | None = None) -> list[Flip]:
-        """The first `limit` flips (all by default) as objects."""
+    def rows(self, limit: int | None = None) -> list[PickChange]:
+        """The first `limit` changed picks (all by default) as objects."""
         end = len(self) if limit is None else min(limit, len(self))
         columns = (self.run_ids, self.stages, self.ppp_on, self.ppp_off, self.preferred)
-        return [Flip(*values) for values in zip(*(c[:end].tolist() for c in columns), strict=True)]
+        return [
+            PickChange(*values) for values in zip(*(c[:end].tolist() for c in columns), strict=True)
+        ]
 
 
 @dataclass(frozen=True)
@@ -157,7 +160,7 @@ class StopReason:
 
 @dataclass(frozen=True)
 class EarlyStopFigures:
-    """Seed 004's early stop replayed over every run's iteration series."""
+    """The early stop replayed over every run's iteration series."""
 
     runs: int  # runs with an iteration series
     iterations: int  # iterations those runs ran
@@ -195,7 +198,7 @@ class Dashboard:
     effort: tuple[EffortCounts, ...]
     stages: tuple[StageFigures, ...]  # the six spec-kit stages first, no stage last
     total: StageFigures  # every run of the filter together
-    flips: Flips
+    pick_changes: PickChanges
     early_stop: EarlyStopFigures
 
     @classmethod
@@ -227,7 +230,7 @@ class Dashboard:
             on, off = _ppp_outcomes(arrays, settings, outcome)
             stages, total = _stage_figures(arrays, settings, outcome, on, off)
             timeline = _timeline(arrays, outcome, created)
-            flips = _flips(arrays, on, off)
+            pick_changes = _pick_changes(arrays, on, off)
             early_stop = _early_stop(iterations)
             (preferences, violations, violated), effort = tables.result()
         return cls(
@@ -240,7 +243,7 @@ class Dashboard:
             effort=effort,
             stages=stages,
             total=total,
-            flips=flips,
+            pick_changes=pick_changes,
             early_stop=early_stop,
         )
 
@@ -431,7 +434,7 @@ def _figures(
         marked_runs=marked,
         agreement=_rate(int(outcome.agree[mask].sum()), marked),
         mean_regret=float(np.nansum(outcome.regret[mask]) / marked) if marked else None,
-        flipped=int((on.selected[mask] != off.selected[mask]).sum()),
+        changed_picks=int((on.selected[mask] != off.selected[mask]).sum()),
         ppp_on_agreement=_rate(int(on.agree[mask].sum()), marked),
         ppp_off_agreement=_rate(int(off.agree[mask].sum()), marked),
     )
@@ -456,7 +459,7 @@ def _stage_figures(
     return stages, _figures(ALL_STAGES, None, None, everything, outcome, on, off)
 
 
-def _flips(arrays: ScoreArrays, on: Outcome, off: Outcome) -> Flips:
+def _pick_changes(arrays: ScoreArrays, on: Outcome, off: Outcome) -> PickChanges:
     rows = np.flatnonzero(on.selected != off.selected)
     names = arrays.names.take(rows, axis=0)
     at = np.arange(len(rows))
@@ -464,7 +467,7 @@ def _flips(arrays: ScoreArrays, on: Outcome, off: Outcome) -> Flips:
     marked: ObjectArray = np.full(len(rows), None, dtype=object)
     has_mark = preferred >= 0
     marked[has_mark] = names[at[has_mark], preferred[has_mark]]
-    return Flips(
+    return PickChanges(
         run_ids=arrays.run_ids[rows],
         stages=arrays.stages[rows],
         ppp_on=names[at, on.selected[rows]],

@@ -33,7 +33,7 @@ from .runs_screen import RunsScreen
 from .text import inline, literal
 
 if TYPE_CHECKING:
-    from ..reports import Scores
+    from ..core.scores import Scores
     from ..storage.store import RunInfo
     from .workspace import Workspace
 

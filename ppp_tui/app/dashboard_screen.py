@@ -1,5 +1,5 @@
 """The dashboard (`d`): interaction over time, the most violated preferences, question
-effort by source, agreement by stage, PPP on vs off with the runs whose pick flips,
+effort by source, agreement by stage, PPP on vs off with the runs whose pick changes,
 and early stop over the iteration series. Figures come from `ppp_tui.analysis.dashboard`,
 computed in a worker thread; the stage filter at the top applies to all of them."""
 
@@ -18,9 +18,9 @@ from textual.geometry import Size
 from textual.widgets import DataTable, Footer, Header, Select, Static
 
 from ..analysis.dashboard import Dashboard, StageFigures
+from ..core.scores import Scores
 from ..core.settings import Settings
-from ..faces import number
-from ..reports import Scores
+from ..safe_text import number
 from ..storage.store import Store
 from .dashboard_widgets import Chart, WholeText, nice_ticks, spread_ticks
 from .labels import stage_order, stage_tables
@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     from .app import PPPApp
     from .workspace import Workspace
 
-FLIPS_SHOWN = 1000  # rows of the flipped-runs list (there can be tens of thousands)
+CHANGED_PICKS_SHOWN = 1000  # rows of the changed picks' list (there can be tens of thousands)
 NAME_WIDTH = 16  # preference names in the bar chart
 EFFORT_COLOURS = {"low": "green", "medium": "orange", "high": "red"}
 # Period attribute: (legend, colour).
@@ -125,7 +125,7 @@ class DashboardScreen(RecomputingScreen[Request, Dashboard]):
     DashboardScreen.-narrow #early-stop {
         height: auto;
     }
-    DashboardScreen.-narrow #flips {
+    DashboardScreen.-narrow #pick-changes {
         height: 14;
     }
     DashboardScreen.-narrow #effort-panel {
@@ -145,7 +145,7 @@ class DashboardScreen(RecomputingScreen[Request, Dashboard]):
         width: auto;
         height: 100%;
     }
-    DashboardScreen #flips {
+    DashboardScreen #pick-changes {
         height: 100%;
     }
     DashboardScreen #early-stop {
@@ -186,7 +186,7 @@ class DashboardScreen(RecomputingScreen[Request, Dashboard]):
                 yield Static(id="early-stop", classes="panel")
             with Horizontal(id="dashboard-bottom", classes="row"):
                 yield DataTable(
-                    id="flips", classes="panel wide", cursor_type="row", zebra_stripes=True
+                    id="pick-changes", classes="panel wide", cursor_type="row", zebra_stripes=True
                 )
                 with Vertical(id="effort-panel", classes="panel narrow"):
                     yield Chart(id="effort")
@@ -200,12 +200,12 @@ class DashboardScreen(RecomputingScreen[Request, Dashboard]):
             "#violations": "Most violated preferences",
             "#stages": "By stage: agreement with your marks, PPP on vs off",
             "#early-stop": "Early stop",
-            "#flips": "Runs whose pick flips with PPP off",
+            "#pick-changes": "Runs whose pick changes with PPP off",
             "#effort-panel": "Question effort by label source",
         }
         for selector, title in titles.items():
             self.query_one(selector).border_title = title
-        self.query_one("#flips", DataTable).add_columns(
+        self.query_one("#pick-changes", DataTable).add_columns(
             "run", "stage", "PPP on", "PPP off", "preferred"
         )
         self.runs_loaded()
@@ -218,7 +218,7 @@ class DashboardScreen(RecomputingScreen[Request, Dashboard]):
             # The page scrolls: the keys scroll it first (tab reaches the runs list).
             self.query_one("#dashboard-body").focus(scroll_visible=False)
         else:
-            self.query_one("#flips", DataTable).focus(scroll_visible=False)
+            self.query_one("#pick-changes", DataTable).focus(scroll_visible=False)
 
     def runs_loaded(self) -> None:
         """The stages to filter by, and the runs screen's filter as the starting one."""
@@ -278,8 +278,8 @@ class DashboardScreen(RecomputingScreen[Request, Dashboard]):
         self.stage = event.value if isinstance(event.value, str) else None
         self.recompute(now=True)
 
-    @on(DataTable.RowSelected, "#flips")
-    def _open_flip(self, event: DataTable.RowSelected) -> None:
+    @on(DataTable.RowSelected, "#pick-changes")
+    def _open_pick_change(self, event: DataTable.RowSelected) -> None:
         if event.row_key.value is not None:
             self.post_message(OpenRun(event.row_key.value))
 
@@ -305,7 +305,7 @@ class DashboardScreen(RecomputingScreen[Request, Dashboard]):
         self.query_one("#dashboard-status", Static).update(Content("  ·  ".join(parts)))
         self._stages(dashboard, settings)
         self._early_stop(dashboard)
-        self._flips(dashboard)
+        self._pick_changes(dashboard)
         self._timeline(dashboard)
         self._violations(dashboard)
         self._effort(dashboard)
@@ -435,16 +435,16 @@ class DashboardScreen(RecomputingScreen[Request, Dashboard]):
             "marked",
             "agree",
             "regret",
-            "flipped",
+            "changed",
             "agree off",
         )
-        table.border_subtitle = "flipped, agree off: with PPP off (technical only)"
+        table.border_subtitle = "changed, agree off: with PPP off (technical only)"
         rows: list[StageFigures] = list(dashboard.stages)
         if len(rows) > 1:
             rows.append(dashboard.total)
         for row in rows:
             w = row.weights
-            share = row.flipped / row.runs if row.runs else None
+            share = row.changed_picks / row.runs if row.runs else None
             table.add_row(
                 cell(row.label, "bold" if w is None else ""),
                 *(
@@ -456,7 +456,7 @@ class DashboardScreen(RecomputingScreen[Request, Dashboard]):
                 f"{row.marked_runs:,}",
                 _percent(row.agreement),
                 number(row.mean_regret, 4),
-                f"{row.flipped:,} ({_percent(share)})",
+                f"{row.changed_picks:,} ({_percent(share)})",
                 _percent(row.ppp_off_agreement),
             )
 
@@ -481,27 +481,27 @@ class DashboardScreen(RecomputingScreen[Request, Dashboard]):
             ]
         widget.update(Content("\n".join(lines)))
 
-    def _flips(self, dashboard: Dashboard) -> None:
-        table = self.query_one("#flips", DataTable)
+    def _pick_changes(self, dashboard: Dashboard) -> None:
+        table = self.query_one("#pick-changes", DataTable)
         highlighted = None
         if table.row_count:
             highlighted = table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value
         table.clear()
-        flips = dashboard.flips
-        title = f"Runs whose pick flips with PPP off: {len(flips):,}"
-        if len(flips) > FLIPS_SHOWN:
-            title += f", the first {FLIPS_SHOWN:,} listed"
+        changes = dashboard.pick_changes
+        title = f"Runs whose pick changes with PPP off: {len(changes):,}"
+        if len(changes) > CHANGED_PICKS_SHOWN:
+            title += f", the first {CHANGED_PICKS_SHOWN:,} listed"
         table.border_title = title
-        table.border_subtitle = "enter opens a run" if len(flips) else ""
-        for flip in flips.rows(FLIPS_SHOWN):
-            agrees = flip.preferred is not None and flip.preferred == flip.ppp_on
+        table.border_subtitle = "enter opens a run" if len(changes) else ""
+        for change in changes.rows(CHANGED_PICKS_SHOWN):
+            agrees = change.preferred is not None and change.preferred == change.ppp_on
             table.add_row(
-                cell(flip.run_id),
-                cell(flip.stage or "—"),
-                cell(flip.ppp_on, "bold"),
-                cell(flip.ppp_off),
-                cell(flip.preferred or "—", "green" if agrees else ""),
-                key=flip.run_id,
+                cell(change.run_id),
+                cell(change.stage or "—"),
+                cell(change.ppp_on, "bold"),
+                cell(change.ppp_off),
+                cell(change.preferred or "—", "green" if agrees else ""),
+                key=change.run_id,
             )
         if highlighted is not None and highlighted in table.rows:
             # The same run stays under the cursor while weights or marks change.

@@ -27,7 +27,7 @@ from ..core.relevance import task_type
 from ..core.scoring import AgentScore, Ranking, rank_run, violation_penalty
 from ..core.sensitivity import flips
 from ..core.settings import Weights
-from ..faces import number
+from ..safe_text import number
 from .messages import MarkChanged, WeightsChanged, WeightsReset, WorkspaceView
 from .slider import WeightSlider
 from .text import cell, literal, plain

@@ -17,8 +17,7 @@ from textual.message import Message
 from textual.reactive import reactive
 from textual.widget import Widget
 
-STEP = 0.01
-PAGE = 0.1
+PAGE = 0.1  # pageup/pagedown (left/right step by 0.01)
 
 
 def snap(value: float) -> float:

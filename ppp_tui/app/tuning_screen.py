@@ -17,8 +17,8 @@ from textual.widgets import Button, DataTable, Footer, Header, Select, Static
 from textual_plotext import PlotextPlot
 
 from ..core.regret import Tuning
+from ..core.scores import Scores, provenance, tune_scope, tune_stages
 from ..core.settings import Weights
-from ..reports import Scores, provenance, tune_scope, tune_stages
 from .labels import stage_order
 from .messages import WeightsChanged
 from .recomputing import RecomputingScreen

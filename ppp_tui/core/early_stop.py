@@ -1,4 +1,4 @@
-"""Seed 004's early stop for an iterative refinement loop (the N^2 loop).
+"""Early stop for an iterative refinement loop (the N^2 loop).
 
 The loop stops when quality plateaus (no gain over the best by more than 0.1 for
 two iterations) or regresses (a drop of more than 0.3 from the previous one), and

@@ -1,4 +1,4 @@
-"""Seed 004: the task type of a run's task text, and relevance x confidence weighting."""
+"""The task type of a run's task text, and relevance x confidence weighting."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import re
 from enum import StrEnum
 from functools import cache
 
-# Seed 004: agents below this self-assessed relevance get the "low relevance" flag.
+# Agents below this self-assessed relevance get the "low relevance" flag.
 LOW_RELEVANCE = 0.5
 
 
@@ -77,7 +77,7 @@ def task_type(task: str | None) -> TaskType:
 
 
 def relevance_weight(relevance: float | None, confidence: float | None) -> float | None:
-    """Seed 004's synthesis weight: relevance x confidence (None if either is unknown)."""
+    """The synthesis weight: relevance x confidence (None if either is unknown)."""
     if relevance is None or confidence is None:
         return None
     return relevance * confidence

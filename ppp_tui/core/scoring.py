@@ -99,7 +99,7 @@ def coefficients(
     if not settings.enabled:
         return technical, 0.0, 0.0
     if interaction is None:
-        # The seeds' backward-compatible fallback, or "neutral": w_t * technical.
+        # The backward-compatible fallback (final = technical), or "neutral": w_t * technical.
         if settings.missing_trajectory == "neutral":
             return 0.0, technical, 0.0
         return technical, 0.0, 0.0
@@ -133,7 +133,7 @@ class AgentScore:
 
     @property
     def weight(self) -> float | None:
-        """Seed 004's relevance x confidence weight."""
+        """The relevance x confidence weight."""
         return relevance_weight(self.relevance, self.confidence)
 
     @property

@@ -1,4 +1,4 @@
-"""Every constant of the PPP formulas, with the SPEC defaults, and weight handling.
+"""Every constant of the PPP formulas, with the documented defaults, and weight handling.
 
 A `Settings` object is what config.toml becomes once read; the core never reads
 files itself. Weight pairs are validated here so that every face reports the same
@@ -158,7 +158,7 @@ PRESETS: tuple[Preset, ...] = (
     Preset("balanced", "Balanced 70/30", Weights(0.7, 0.3), _NO_STAGES),
     Preset("technical", "Technical 80/20", Weights(0.8, 0.2), _NO_STAGES),
     Preset("interaction", "Interaction 60/40", Weights(0.6, 0.4), _NO_STAGES),
-    # The seeds' fixed per-stage recommendations (not tuned on anyone's marks).
+    # The fixed per-stage recommendations (not tuned on anyone's marks).
     Preset("stage", "Stage defaults", Weights(0.7, 0.3), STAGE_TUNED),
     # The paper's own penalties (-0.1 / -0.5 per violating question) at 70/30.
     Preset("paper", "Paper", Weights(0.7, 0.3), _NO_STAGES, paper_penalties=True),

@@ -141,7 +141,7 @@ def db_path(explicit: str | Path | None = None) -> Path:
 
 
 def load_settings(path: Path) -> Settings:
-    """The settings `path` describes; a missing file means the SPEC defaults."""
+    """The settings `path` describes; a missing file means the defaults."""
     text = read_text(path)
     return Settings() if text is None else parse_settings(text, path)
 

@@ -136,7 +136,7 @@ def _edit(
     ppp = _sub_table(document, "ppp")
     if weights is not None:
         if any(key in ppp for key in OLDER_PAIR_KEYS):
-            # Seed 000's form stays in that form.
+            # A file in the older [ppp] technical_weight form stays in that form.
             _write_pair(ppp, weights, OLDER_PAIR_KEYS, one_line(None))
         else:
             _write_pair_table(ppp, "weights", weights, one_line(None))
