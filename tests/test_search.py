@@ -277,3 +277,26 @@ def test_reading_an_existing_database_does_not_import_sqlite_utils(store: Store)
         [sys.executable, "-c", script, str(store.path)], capture_output=True, text=True
     )
     assert result.stdout.split() == ["False"], result.stderr
+
+
+def test_runs_search_lists_the_matches_most_relevant_first(store: Store) -> None:
+    from click.testing import CliRunner
+
+    from ppp_tui.cli import cli
+
+    config = store.path.parent / "config.toml"
+    config.write_text("", encoding="utf-8")  # the default settings
+
+    def listed(*args: str) -> list[str]:
+        result = CliRunner().invoke(
+            cli,
+            ["runs", *args, "--json", "--db", str(store.path)],
+            env={"PPP_TUI_CONFIG": str(config)},
+        )
+        assert result.exit_code == 0, result.output
+        return [row["id"] for row in json.loads(result.stdout)]
+
+    assert listed("--search", "webhook") == ["r3", "r1"]
+    assert listed("--search", "bucket") == ["r2"]
+    assert listed("--search", '"(*') == []
+    assert listed() == ["r1", "r2", "r3", "r4"]
