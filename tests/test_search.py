@@ -156,9 +156,18 @@ def test_an_index_whose_rows_vanished_is_rebuilt(store: Store) -> None:
     assert store.search("webhook") == ["r3", "r1"]
 
 
-def test_broad_queries_are_listed_by_id(store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_broad_queries_list_task_matches_first(
+    store: Store, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _import(
+        store,
+        tmp_path,
+        _run("q1", "Tidy up", question="Which webhook?"),
+        _run("o1", "Tidy up", output="webhook"),
+    )
     monkeypatch.setattr(search_module, "RANK_LIMIT", 1)
-    assert store.search("webhook") == ["r1", "r3"]
+    # Too many rows to rank: ids, specs and tasks first, then outputs, then questions.
+    assert store.search("webhook") == ["r3", "o1", "r1", "q1"]
 
 
 def test_match_expression_quotes_every_word() -> None:
@@ -223,3 +232,71 @@ async def test_typing_a_word_only_in_an_agent_output_shows_its_run(
         await _until(pilot, lambda: len(table.order) == 0)
         await pilot.press("escape")
         await _until(pilot, lambda: len(table.order) == 4)
+
+
+def test_a_demo_that_replaces_an_indexed_database_is_searched_afresh(tmp_path: Path) -> None:
+    from ppp_tui.storage.demo import write_demo
+
+    path = tmp_path / "runs.db"
+    with Store.open(path, create=True) as store:
+        _import(store, tmp_path, _run("r1", "Zeppelin parking", output="zeppelin"))
+        assert store.search("zeppelin") == ["r1"]
+        assert store.search_index_current()
+    write_demo(path, 30, seed=3, replace=True)  # built beside, then renamed over it
+    with Store.open(path) as store:
+        assert not store.search_index_current()
+        assert store.search("zeppelin") == []
+        first = store.run_infos()[0]
+        assert first.task is not None
+        assert first.id in store.search(first.task)
+        assert store.search(first.id) == [first.id]
+        assert store.search_index_current()
+
+
+def test_the_first_search_can_skip_indexing(store: Store) -> None:
+    # Before the index exists, a search without building it matches by substring.
+    assert not store.search_index_current()
+    assert store.search("auth2", build=False) == ["r1"]
+    assert store.search("verifier", build=False) == []
+    assert store.search("verifier") == ["r1"]
+    assert store.search("verifier", build=False) == ["r1"]
+
+
+def test_reading_an_existing_database_does_not_import_sqlite_utils(store: Store) -> None:
+    # sqlite-utils (and the numpy it imports) makes and migrates schemas and builds the
+    # search index; `rank` and the app's first page open a current database without it.
+    import subprocess
+    import sys
+
+    script = (
+        "import sys; from pathlib import Path; from ppp_tui.storage.store import Store\n"
+        "with Store.open(Path(sys.argv[1])) as s: s.get_run('r1'); s.run_infos()\n"
+        "print('sqlite_utils' in sys.modules)"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", script, str(store.path)], capture_output=True, text=True
+    )
+    assert result.stdout.split() == ["False"], result.stderr
+
+
+def test_runs_search_lists_the_matches_most_relevant_first(store: Store) -> None:
+    from click.testing import CliRunner
+
+    from ppp_tui.cli import cli
+
+    config = store.path.parent / "config.toml"
+    config.write_text("", encoding="utf-8")  # the default settings
+
+    def listed(*args: str) -> list[str]:
+        result = CliRunner().invoke(
+            cli,
+            ["runs", *args, "--json", "--db", str(store.path)],
+            env={"PPP_TUI_CONFIG": str(config)},
+        )
+        assert result.exit_code == 0, result.output
+        return [row["id"] for row in json.loads(result.stdout)]
+
+    assert listed("--search", "webhook") == ["r3", "r1"]
+    assert listed("--search", "bucket") == ["r2"]
+    assert listed("--search", '"(*') == []
+    assert listed() == ["r1", "r2", "r3", "r4"]

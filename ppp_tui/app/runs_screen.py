@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from typing import TYPE_CHECKING
 
 from textual import on, work
@@ -17,6 +18,7 @@ from textual.widgets import (
     Select,
     Static,
 )
+from textual.worker import get_current_worker
 
 from ..core.errors import PPPError
 from .labels import NO_STAGE, NO_STAGE_VALUE, stage_order, stage_tables
@@ -43,7 +45,7 @@ class RunsScreen(WorkspaceView):
             "/",
             "search",
             "Search",
-            tooltip="Search the runs by id, spec or task",
+            tooltip="Search runs: tasks, agent outputs, questions, ids",
             id="runs.search",
             priority=True,
         ),
@@ -57,6 +59,7 @@ class RunsScreen(WorkspaceView):
         self._preview = preview  # the first runs and the total, while the rest loads
         self._stages: tuple[list[str], bool] = ([], False)  # the stage menu's choices
         self._searched_contents: tuple[int, ...] | None = None  # the database last searched
+        self._searching = threading.Lock()
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -230,7 +233,21 @@ class RunsScreen(WorkspaceView):
 
     @work(thread=True, exclusive=True, group="search")
     def _search(self, store: Store, text: str, stage: str | None) -> None:
+        # One search at a time on the shared connection (two threads running the same
+        # statement on it would share its cached statement); one the user has typed past
+        # since it was asked for is skipped.
+        with self._searching:
+            if get_current_worker().is_cancelled:
+                return
+            self._search_now(store, text, stage)
+
+    def _search_now(self, store: Store, text: str, stage: str | None) -> None:
         try:
+            if not store.search_index_current():
+                # The first search indexes the database (seconds at 100k runs): the runs
+                # that match by id, spec or task show meanwhile.
+                quick = store.search(text, build=False)
+                self.app.call_from_thread(self._show_matches, text, stage, quick)
             found = store.search(text)
         except PPPError as error:
             self.app.call_from_thread(self.notify, str(error), severity="error", markup=False)

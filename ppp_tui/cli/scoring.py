@@ -119,15 +119,24 @@ def _time_order(row: dict[str, Any]) -> tuple[int, float, str, str]:
 
 @click.command()
 @click.option("--stage", help=STAGE_HELP)
+@click.option(
+    "--search",
+    metavar="TEXT",
+    help="Only the runs whose task, id, spec id, an agent's output or a question holds every"
+    " word of TEXT (the last one as a prefix), the most relevant first.",
+)
 @click.option("--json", "as_json", is_flag=True, help="A JSON list of runs.")
 @db_options
-def runs(stage: str | None, as_json: bool, db: str | None, config: str | None) -> None:
+def runs(
+    stage: str | None, search: str | None, as_json: bool, db: str | None, config: str | None
+) -> None:
     """List runs, oldest first, with the agent selected under the configured weights and
     the mark.
 
     \b
     Example:
       ppp-tui runs --stage plan
+      ppp-tui runs --search "webhook retries"
       ppp-tui runs --json | jq '.[] | select(.regret > 0)'
     """
     from ..core.scores import Scores
@@ -140,6 +149,9 @@ def runs(stage: str | None, as_json: bool, db: str | None, config: str | None) -
         stage = stage_filter(store, stage)
         scores = Scores.load(store, settings, stage)
         infos = {info.id: info for info in store.run_infos(stage)}
+        # The first search of a database builds its index, waiting for a lock as long as
+        # any other command would.
+        found = None if search is None else store.search(search, lock_wait=5.0)
     arrays, outcome = scores.arrays, scores.outcome
     rows = []
     for i, run_id in enumerate(arrays.run_ids):
@@ -158,7 +170,11 @@ def runs(stage: str | None, as_json: bool, db: str | None, config: str | None) -
                 "regret": None if regret != regret else float(regret),
             }
         )
-    rows.sort(key=_time_order)
+    if found is None:
+        rows.sort(key=_time_order)
+    else:
+        place = {run_id: k for k, run_id in enumerate(found)}
+        rows = sorted((row for row in rows if row["id"] in place), key=lambda row: place[row["id"]])
     if as_json:
         emit_json(rows)
         return

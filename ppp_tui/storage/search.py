@@ -6,14 +6,14 @@ and reading it from there (external content, so no text is stored twice): `runs_
 run matches when one of its rows holds every word of the query, the last one as a
 prefix (the user is still typing it); runs are ranked by their best row's bm25.
 
-The indexes are built on the first search, not during an import or a demo (about
-3 s at 100k runs, more than a demo of that size takes in all), and brought up to date
-at every search: ppp-tui only ever adds rows (a `technical` update changes no indexed
-text), so the rows past the last one indexed are all that is new. A table whose last
-rows vanished (an outside edit) has its index rebuilt whole. A database
-that cannot be written (read-only, or locked by an import) and has no index, or an
-older one, is searched with the substring match the runs list always had: id, spec id
-and task.
+The indexes are built on the first search, not during an import or a demo: about 4 s
+at 100k runs, half of what a demo of that size may take in all (the runs screen shows the
+substring matches meanwhile). They are brought up to date at every search, 0.1 s after an
+import of 1000 runs: ppp-tui only ever adds rows (a `technical` update changes no indexed
+text), so the rows past the last one indexed are all that is new. A table whose last rows
+vanished (an outside edit) has its index rebuilt whole. A database that cannot be written
+(read-only, or locked by an import) and has no index is searched with the substring match
+the runs list always had: id, spec id and task.
 """
 
 from __future__ import annotations
@@ -39,9 +39,9 @@ _JOINS = {
     "trajectory_questions": " JOIN trajectory_questions AS q ON q.id = {fts}.rowid"
     " JOIN agents ON agents.id = q.trajectory_id",
 }
-# Above this many matching rows, runs are listed by id rather than ranked: bm25 would
-# cost about 0.6 s more at 300k rows (a word most of 100k runs hold).
-RANK_LIMIT = 30_000
+# Above this many matching rows, runs are not ranked by bm25, which costs about 10 us a
+# row (0.1 s at this limit, 3 s for a word in every row of 100k runs).
+RANK_LIMIT = 10_000
 
 
 def match_expression(text: str) -> str | None:
@@ -83,9 +83,10 @@ def _state(conn: sqlite3.Connection, table: str) -> tuple[int, int]:
 
 
 def update_index(path: Path, wait: float) -> bool:
-    """Create the indexes if missing and add the rows not indexed yet, in one transaction
-    on a connection of its own (the caller's stays free meanwhile); False if the database
-    cannot be written, or another process held its lock for longer than `wait` seconds."""
+    """Create the indexes if missing and add the rows not indexed yet, a transaction per
+    index (the write lock is held for at most about 2 s at 100k runs), on a connection of
+    its own (the caller's stays free meanwhile); False if the database cannot be written,
+    or another process held its lock for longer than `wait` seconds."""
     import sqlite_utils
 
     try:
@@ -93,11 +94,11 @@ def update_index(path: Path, wait: float) -> bool:
     except sqlite3.Error:
         return False
     try:
-        db = sqlite_utils.Database(conn, execute_plugins=False)
-        conn.execute("BEGIN IMMEDIATE")
+        db = sqlite_utils.Database(conn, recursive_triggers=False, execute_plugins=False)
         for table, columns, _ in _INDEXED:
+            conn.execute("BEGIN IMMEDIATE")
             _update(db, table, columns)
-        conn.execute("COMMIT")
+            conn.execute("COMMIT")
     except sqlite3.Error:
         return False
     finally:
@@ -128,9 +129,10 @@ def _update(db: sqlite_utils.Database, table: str, columns: tuple[str, ...]) -> 
 
 
 def ranked(conn: sqlite3.Connection, expression: str) -> list[str]:
-    """The ids of the runs matching an FTS5 `expression`, the most relevant first (by
-    their best row's bm25, then by id); by id alone when more than `RANK_LIMIT` rows
-    match, where bm25 costs most and ranks least (a word most runs hold)."""
+    """The ids of the runs matching an FTS5 `expression`, the most relevant first: by their
+    best row's bm25, then by id. When more than `RANK_LIMIT` rows match (a word most runs
+    hold, a first letter), where bm25 costs most and tells least, the runs whose id, spec
+    or task matches come first, then those matched by an output, then by a question."""
     matched = sum(
         conn.execute(
             f"SELECT count(*) FROM {table}_fts WHERE {table}_fts MATCH ?", (expression,)
@@ -141,16 +143,16 @@ def ranked(conn: sqlite3.Connection, expression: str) -> list[str]:
         return []
     rank = matched <= RANK_LIMIT
     parts = []
-    for table, _, join in _INDEXED:
+    for priority, (table, _, join) in enumerate(_INDEXED):
         fts = f"{table}_fts"
-        score = f"bm25({fts})" if rank else "0"
+        score = f"bm25({fts})" if rank else str(priority)
         parts.append(
             f"SELECT {join}, {score} AS score FROM {fts}"
             f"{_JOINS[table].format(fts=fts)} WHERE {fts} MATCH ?"
         )
-    order = "min(score), run_id" if rank else "run_id"
     rows = conn.execute(
-        f"SELECT run_id FROM ({' UNION ALL '.join(parts)}) GROUP BY run_id ORDER BY {order}",
+        f"SELECT run_id FROM ({' UNION ALL '.join(parts)}) GROUP BY run_id"
+        " ORDER BY min(score), run_id",
         (expression,) * len(_INDEXED),
     ).fetchall()
     return [row[0] for row in rows]

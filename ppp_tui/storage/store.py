@@ -2,7 +2,8 @@
 
 Opened on a connection in WAL mode (the app reads while an import writes) with foreign
 keys on; the schema and its migrations are in schema.py. Imports are one transaction
-each (importer.py parses, rows.py writes); the hot score reads are in score_reads.py.
+each (importer.py parses, rows.py writes); the hot score reads are in score_reads.py and
+the full-text search in search.py.
 """
 
 from __future__ import annotations
@@ -12,7 +13,6 @@ import sqlite3
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -36,8 +36,6 @@ from .schema import prepare
 from .score_reads import RunAgents
 
 if TYPE_CHECKING:
-    import sqlite_utils
-
     from ..core.columns import AgentColumns
     from .files import Record
     from .technical import Score
@@ -73,13 +71,6 @@ class Store:
     def __init__(self, path: Path, conn: sqlite3.Connection) -> None:
         self.path = path
         self.conn = conn
-
-    @cached_property
-    def db(self) -> sqlite_utils.Database:
-        """The same connection through sqlite-utils (imported on first use: `rank` is quick)."""
-        import sqlite_utils
-
-        return sqlite_utils.Database(self.conn)
 
     # -- opening -------------------------------------------------------------------
 
@@ -560,23 +551,30 @@ class Store:
 
     # -- search --------------------------------------------------------------------
 
-    def search(self, text: str, lock_wait: float = 0.1) -> list[str]:
+    def search(self, text: str, lock_wait: float = 0.1, build: bool = True) -> list[str]:
         """The ids of the runs whose task, agent outputs, questions, id or spec id hold
         every word of `text` (the last one as a prefix), the most relevant first.
 
-        The full-text index is built or brought up to date first (see search.py); a
-        database without one that cannot be written (read-only, or its lock held for
-        longer than `lock_wait` seconds) is searched by substring of id, spec id and
-        task instead, by id.
+        The full-text index is built or brought up to date first unless `build` is
+        False (see search.py); a database without one that cannot be written (read-only,
+        or its lock held for longer than `lock_wait` seconds) is searched by substring
+        of id, spec id and task instead, by id.
         """
         expression = search.match_expression(text)
         if expression is None:
             return []
         try:
-            if not search.is_current(self.conn):
+            if build and not search.is_current(self.conn):
                 search.update_index(self.path, lock_wait)
             if search.has_index(self.conn):
                 return search.ranked(self.conn, expression)
         except sqlite3.Error as error:
             raise database_error(self.path, error) from None
         return search.substring_matches(self._query, text)
+
+    def search_index_current(self) -> bool:
+        """Whether the full-text index holds every run (a search needs no indexing)."""
+        try:
+            return search.is_current(self.conn)
+        except sqlite3.Error as error:
+            raise database_error(self.path, error) from None
