@@ -101,10 +101,7 @@ def test_on_the_diagonal_the_edges_are_the_flip_points(seed: int) -> None:
     assert {f.agent for f in flips} == set(on_diagonal)
     for flip in flips:
         start, end = on_diagonal[flip.agent]
-        assert (start, end) == (
-            pytest.approx(flip.start, abs=1e-9),
-            pytest.approx(flip.end, abs=1e-9),
-        )
+        assert abs(start - flip.start) < 1e-9 and abs(end - flip.end) < 1e-9, (flip, start, end)
 
 
 def test_a_worked_example() -> None:
@@ -144,4 +141,5 @@ def test_twins_go_to_the_tie_rule_and_failures_never_win() -> None:
         ),
     )
     regions = run_regions(run, Settings())
-    assert [(r.agent, r.area) for r in regions] == [("amy", pytest.approx(TRIANGLE_AREA))]
+    assert [r.agent for r in regions] == ["amy"]
+    assert regions[0].area == pytest.approx(TRIANGLE_AREA)
