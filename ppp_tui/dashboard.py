@@ -27,8 +27,9 @@ import numpy.typing as npt
 from .core.early_stop import analyse
 from .core.preferences import canonical
 from .core.regret import Outcome, ScoreArrays
+from .core.scores import Scores, stage_order
 from .core.settings import Settings, Weights
-from .reports import NO_STAGE, Scores, stage_order
+from .core.stages import NO_STAGE
 from .storage.store import Store
 
 FloatArray = npt.NDArray[np.float64]

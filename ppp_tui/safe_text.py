@@ -81,3 +81,10 @@ def is_terminal(stream: IO[Any]) -> bool:
         return stream.isatty()
     except (AttributeError, ValueError):  # closed or not a real stream
         return False
+
+
+def number(value: float | None, digits: int = 3, signed: bool = False) -> str:
+    """A score as every face prints it: fixed decimals, "—" when absent."""
+    if value is None:
+        return "—"
+    return f"{value:+.{digits}f}" if signed else f"{value:.{digits}f}"

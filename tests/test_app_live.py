@@ -22,7 +22,7 @@ from ppp_tui.app.run_screen import RunScreen
 from ppp_tui.app.screens import RunsScreen
 from ppp_tui.app.workspace import Workspace
 from ppp_tui.cli import cli
-from ppp_tui.reports import Scores
+from ppp_tui.core.scores import Scores
 from ppp_tui.storage.store import RunInfo, Store
 
 SIZE = (140, 45)

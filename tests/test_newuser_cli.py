@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from click.testing import CliRunner, Result
 
-from ppp_tui import cli as cli_module
+from ppp_tui.cli import classifying as cli_module
 from ppp_tui.cli import cli
 from ppp_tui.core.stages import NO_STAGE, listing, ordered
 from ppp_tui.storage import demo as demo_module

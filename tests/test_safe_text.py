@@ -286,7 +286,7 @@ def test_export_csv_is_exact_in_a_pipe_and_safe_on_a_terminal(
     piped = _invoke(hostile, "export")
     assert piped.exit_code == 0, piped.output
     assert "run-osc52\x1b]52;c;SGVsbG8=\x07" in piped.stdout  # a pipe or file gets the data
-    monkeypatch.setattr("ppp_tui.cli.is_terminal", lambda stream: True)
+    monkeypatch.setattr("ppp_tui.cli.import_export.is_terminal", lambda stream: True)
     shown = _invoke(hostile, "export")
     assert shown.exit_code == 0, shown.output
     _assert_safe(shown)

@@ -253,7 +253,7 @@ def imported(example: Path, tmp_path: Path) -> Path:
 
 def test_failures_never_rank_first_anywhere(example: Path, tmp_path: Path) -> None:
     from ppp_tui.app.first_page import pick
-    from ppp_tui.reports import Scores
+    from ppp_tui.core.scores import Scores
 
     db = imported(example, tmp_path)
     # Weights where the interaction term alone decides: a failed agent with a positive
@@ -281,7 +281,7 @@ def test_arrays_from_runs_match_the_store_for_failed_agents(example: Path, tmp_p
     import numpy as np
 
     from ppp_tui.core.regret import ScoreArrays
-    from ppp_tui.reports import Scores
+    from ppp_tui.core.scores import Scores
 
     db = imported(example, tmp_path)
     settings = Settings(weights=Weights.from_technical(0.0))
@@ -658,7 +658,7 @@ def test_the_example_database_is_what_its_script_builds(tmp_path: Path) -> None:
 
 
 def test_a_database_written_before_failures_existed_keeps_working(tmp_path: Path) -> None:
-    from ppp_tui.reports import Scores
+    from ppp_tui.core.scores import Scores
     from ppp_tui.storage.schema import SCHEMA_VERSION
 
     path = tmp_path / "runs.db"
@@ -700,7 +700,7 @@ def _ids(db: Path) -> dict[str, str]:
 
 
 def test_technical_scores_from_a_csv_file_rerank_and_repack(example: Path, tmp_path: Path) -> None:
-    from ppp_tui.reports import Scores
+    from ppp_tui.core.scores import Scores
 
     db = imported(example, tmp_path)
     plan = _ids(db)["SPEC-KIT-101/plan"]

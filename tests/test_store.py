@@ -20,6 +20,7 @@ from ppp_tui.core.errors import PPPError
 from ppp_tui.core.model import Effort, Severity, Source, Trajectory
 from ppp_tui.core.preferences import CATALOGUE
 from ppp_tui.core.runs import content_id
+from ppp_tui.core.scores import Scores, finals, ranks
 from ppp_tui.core.scoring import rank_run
 from ppp_tui.core.settings import (
     STAGE_TUNED,
@@ -29,7 +30,6 @@ from ppp_tui.core.settings import (
     Weights,
     preset,
 )
-from ppp_tui.reports import Scores, finals, ranks
 from ppp_tui.storage import store as store_module
 from ppp_tui.storage.config import load_settings
 from ppp_tui.storage.files import read_records

@@ -13,8 +13,8 @@ from ppp_tui.app.flip_strip import FlipStrip
 from ppp_tui.app.run_screen import RunScreen
 from ppp_tui.app.slider import WeightSlider
 from ppp_tui.app.tuning_screen import GLOBAL, TuningScreen
+from ppp_tui.core.scores import tune_scope
 from ppp_tui.core.sensitivity import run_flips
-from ppp_tui.reports import tune_scope
 
 SIZE = (150, 45)
 

@@ -22,7 +22,7 @@ from .screens import HelpScreen, QuitScreen, RunsScreen
 from .text import inline, literal
 
 if TYPE_CHECKING:
-    from ..reports import Scores
+    from ..core.scores import Scores
     from ..storage.store import RunInfo
     from .workspace import Workspace
 

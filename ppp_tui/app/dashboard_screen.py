@@ -24,10 +24,10 @@ from textual.worker import get_current_worker
 from textual_plotext import PlotextPlot
 
 from ..core.errors import PPPError
+from ..core.scores import Scores
 from ..core.settings import Settings
 from ..dashboard import Dashboard, StageFigures
-from ..faces import number
-from ..reports import Scores
+from ..safe_text import number
 from ..storage.store import Store
 from .labels import stage_order, stage_tables
 from .recomputing import RecomputingScreen

@@ -27,7 +27,7 @@ from ..core.model import Run
 from ..core.relevance import task_type
 from ..core.scoring import AgentScore, Ranking, rank_run, violation_penalty
 from ..core.sensitivity import flips
-from ..faces import number
+from ..safe_text import number
 from .slider import WeightSlider
 from .text import cell, literal, plain
 from .weights_bar import WeightsBar

@@ -19,7 +19,7 @@ from textual.worker import get_current_worker
 from textual_plotext import PlotextPlot
 
 from ..core.regret import Tuning
-from ..reports import Scores, provenance, tune_scope, tune_stages
+from ..core.scores import Scores, provenance, tune_scope, tune_stages
 from .labels import stage_order
 from .recomputing import RecomputingScreen
 from .text import cell, literal

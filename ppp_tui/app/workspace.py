@@ -16,8 +16,8 @@ import numpy as np
 from ..core.errors import PPPError
 from ..core.preferences import paper_penalties
 from ..core.regret import Lines, Outcome
+from ..core.scores import Scores
 from ..core.settings import Settings, Weights, preset
-from ..reports import Scores
 from ..storage.store import RunInfo, Store
 from .first_page import RunRows
 

@@ -1,52 +1,19 @@
-"""Whole-database figures for the faces: the runs list, regret, tuning and export.
-
-Each report loads the store's flat agent columns once and works on arrays; the
-CLI prints the result and the terminal app shows it. The `*_document` functions
-give the `--json` shapes the command line prints.
+"""The command line's whole-database documents: `regret --json`, `tune --json` and
+the rows of `export`, built from a database's score arrays (`core.scores.Scores`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
 
-from .core.columns import AgentColumns
-from .core.regret import Lines, Outcome, ScoreArrays, Tuning, tune
-from .core.scoring import TIE_SCALE
-from .core.settings import Settings, Weights
-from .core.stages import NO_STAGE as NO_STAGE
-from .core.stages import ordered
-from .storage.store import Store
-
-
-@dataclass(frozen=True)
-class Scores:
-    """A database's score arrays under one set of settings, and their outcome."""
-
-    settings: Settings
-    columns: AgentColumns
-    arrays: ScoreArrays
-    lines: Lines
-    outcome: Outcome  # under each run's configured weights
-
-    @classmethod
-    def load(
-        cls,
-        store: Store,
-        settings: Settings,
-        stage: str | None = None,
-        marked_only: bool = False,
-        limit: int | None = None,
-    ) -> Scores:
-        """Scores of every run, or of `stage`'s, or only the marked ones (for regret, tuning),
-        or of the first `limit` runs."""
-        columns = store.agent_columns(settings, stage, marked_only, limit)
-        arrays = columns.score_arrays(settings)
-        lines = arrays.lines(settings)
-        return cls(settings, columns, arrays, lines, lines.outcome())
+from ..core.regret import Outcome, Tuning
+from ..core.scores import Scores, finals, ranks
+from ..core.settings import Weights
+from ..core.stages import NO_STAGE, ordered
+from ..storage.store import Store
 
 
 def _weights(weights: Weights) -> dict[str, float]:
@@ -115,52 +82,6 @@ def regret_document(
     }
 
 
-def provenance(tuning: Tuning) -> str:
-    """The comment written beside tuned weights: when, from what, and what it changed."""
-    from datetime import datetime
-
-    stamp = datetime.now().astimezone().strftime("%Y-%m-%d %H:%M")
-    return (
-        f"tuned {stamp} from {tuning.marked_runs} marked runs;"
-        f" mean regret {tuning.before_mean_regret:.4f} -> {tuning.mean_regret:.4f}"
-    )
-
-
-def tune_scope(
-    scores: Scores, stage: str | None, folds: int = 5, seed: int = 0
-) -> tuple[str, Tuning | None]:
-    """Tune the global weight over the marked runs it governs, or one stage's over its own.
-
-    A run whose stage has its own table is scored under that table, not the global
-    pair, so it neither informs nor is changed by a global tune.
-    """
-    if stage is None:
-        tables = scores.settings.stage_weights
-        governed = np.array([s not in tables for s in scores.arrays.stages], dtype=bool)
-        lines = scores.lines.subset(governed)
-        return "global", tune(lines, scores.settings.weights.technical, folds, seed)
-    lines = scores.lines.subset(scores.arrays.stage_mask(stage))
-    return stage, tune(lines, scores.settings.weights_for(stage).technical, folds, seed)
-
-
-def stage_order(stages: Iterable[str | None]) -> list[str | None]:
-    """The distinct stages: the six spec-kit stages in their order, then others by name,
-    then None (runs without a stage) if present."""
-    return ordered(stages)
-
-
-def tune_stages(scores: Scores) -> list[tuple[str, Tuning]]:
-    """Every stage with marked runs, the six spec-kit stages first."""
-    result = []
-    marked_stages = scores.arrays.stages[scores.arrays.marked]
-    for stage in stage_order(s for s in marked_stages if s is not None):
-        assert stage is not None
-        scope, tuning = tune_scope(scores, stage)
-        if tuning is not None:
-            result.append((scope, tuning))
-    return result
-
-
 def tune_document(scope: str, tuning: Tuning) -> dict[str, Any]:
     """`tune --json` for one scope."""
     before = Weights.from_technical(tuning.before_technical)
@@ -188,39 +109,6 @@ def tune_document(scope: str, tuning: Tuning) -> dict[str, Any]:
         # The tuned technical weight's 95% bootstrap interval.
         "ci": list(tuning.ci) if tuning.ci is not None else None,
     }
-
-
-def finals(scores: Scores) -> np.ndarray[Any, np.dtype[np.float64]]:
-    """(runs, slots) every agent's final score under each run's configured weights.
-    Selection never picks a failed agent beside a working one (its line starts at
-    -inf in `scores.outcome`); its real final is given here."""
-    outcome = scores.outcome
-    shut = scores.arrays.valid & np.isneginf(outcome.final)
-    if not shut.any():
-        return outcome.final
-    real = scores.arrays.lines(scores.settings, failures_last=False).outcome().final
-    result: np.ndarray[Any, np.dtype[np.float64]] = np.where(shut, real, outcome.final)
-    return result
-
-
-def ranks(
-    outcome: Outcome,
-    arrays: ScoreArrays,
-    final: np.ndarray[Any, np.dtype[np.float64]] | None = None,
-) -> np.ndarray[Any, np.dtype[np.int64]]:
-    """(runs, slots) rank of every agent (final, then technical, then name), failed agents
-    after working ones; 0 in padding. `final`: the real finals (`finals`), so that failed
-    agents rank among themselves by them too."""
-    values = outcome.final if final is None else final
-    quantised = np.where(arrays.valid, np.round(values * TIE_SCALE), -np.inf)
-    # Working agents, then failed ones beside a working one (selection's -inf), then
-    # padding; within each, final descending. Slots are already in tie-break order
-    # (technical desc, name) and lexsort is stable, so that applies the whole rule.
-    group = np.where(arrays.valid, np.isneginf(outcome.final).astype(np.int64), 2)
-    order = np.lexsort((-quantised, group), axis=1)
-    result = np.empty_like(order)
-    np.put_along_axis(result, order, np.arange(1, order.shape[1] + 1)[None, :], axis=1)
-    return np.where(arrays.valid, result, 0)
 
 
 EXPORT_COLUMNS = (

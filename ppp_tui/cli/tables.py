@@ -1,4 +1,5 @@
-"""Shared presentation for the faces: the `--json` documents and plain-text tables."""
+"""The command line's view of one run's ranking: its `rank --json` document and its
+plain-text table, and fitting text to a column."""
 
 from __future__ import annotations
 
@@ -8,10 +9,10 @@ from typing import Any
 
 import click
 
-from .core.model import Run
-from .core.scoring import Ranking
-from .core.sensitivity import Flip
-from .safe_text import inline
+from ..core.model import Run
+from ..core.scoring import Ranking
+from ..core.sensitivity import Flip
+from ..safe_text import inline, number
 
 
 def rank_document(
@@ -62,13 +63,6 @@ def cut(text: str | None, width: int) -> str:
     so the cut shows."""
     text = inline(text)
     return text if len(text) <= width else text[: width - 1] + "…"
-
-
-def number(value: float | None, digits: int = 3, signed: bool = False) -> str:
-    """A score as every face prints it: fixed decimals, "—" when absent."""
-    if value is None:
-        return "—"
-    return f"{value:+.{digits}f}" if signed else f"{value:.{digits}f}"
 
 
 def render_ranking(run: Run, ranking: Ranking, flips: Sequence[Flip] | None = None) -> None:

@@ -1,0 +1,194 @@
+"""The terminal app's commands: `browse`, and `serve` for a web browser."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from ..safe_text import inline
+from .common import Env, db_options
+
+_DEMO_HELP = (
+    "Open the demo database (kept in the user cache folder, or written to --db) with its"
+    " own config.toml beside it, so tuning the demo leaves your config alone."
+)
+_REPLACE_HELP = "With --demo --db: replace a database that already holds runs."
+
+
+@click.command()
+@click.option("--demo", "use_demo", is_flag=True, help=_DEMO_HELP)
+@click.option("--replace", is_flag=True, help=_REPLACE_HELP)
+@db_options
+def browse(use_demo: bool, replace: bool, db: str | None, config: str | None) -> None:
+    """The terminal app: runs, agents side by side, live weights, marks.
+
+    \b
+    Example:
+      ppp-tui browse --demo
+      ppp-tui browse --db runs.db --config config.toml
+    """
+    from ..app.app import PPPApp
+
+    env = Env(db, config)
+    path, config_path = _app_paths(env, db, use_demo, replace)
+    PPPApp(path, config_path).run()
+
+
+def _demo_config(path: Path) -> Path:
+    """The config.toml of a demo database: beside it, named after it."""
+    return path.with_name(f"{path.stem}.config.toml")
+
+
+def _app_paths(env: Env, db: str | None, use_demo: bool, replace: bool) -> tuple[Path, Path]:
+    """The database and config.toml the app opens.
+
+    Without --demo, the resolved ones. With --demo, the demo database: the one in the
+    user cache folder (generated when missing or made by an older generator, else
+    reused with its marks), or a fresh one at --db (refused over a database holding
+    runs unless `replace`); its config.toml sits beside it unless --config is given.
+    """
+    if replace and not use_demo:
+        raise click.UsageError("--replace goes with --demo")
+    if not use_demo:
+        if env.config_given and not env.config_path.exists():
+            click.echo(
+                f"note: {env.config_path} does not exist yet: the defaults apply,"
+                " and saving weights creates it",
+                err=True,
+            )
+        return env.db_path, env.config_path
+    from ..storage.demo import DEMO_SIZE, GENERATOR_VERSION, write_demo
+
+    if db is None:
+        import platformdirs
+
+        from ..storage.config import APP_NAME
+
+        path = platformdirs.user_cache_path(APP_NAME) / "demo.db"
+        stamp = path.with_name(f"{path.name}.generator")
+        wanted = f"generator {GENERATOR_VERSION}, {DEMO_SIZE} runs, seed 0\n"
+        try:
+            current = path.exists() and stamp.read_text(encoding="utf-8") == wanted
+        except OSError:
+            current = False
+        if current:
+            click.echo(f"demo database: {inline(path)} (reused; kept between sessions)", err=True)
+        else:
+            click.echo(f"generating {DEMO_SIZE} demo runs into {inline(path)} …", err=True)
+            stamp.unlink(missing_ok=True)
+            write_demo(path, DEMO_SIZE, 0, replace=True)
+            try:
+                stamp.write_text(wanted, encoding="utf-8")
+            except OSError as error:  # the demo works; it is just generated again next time
+                click.echo(f"warning: {inline(stamp)}: cannot write ({error.strerror})", err=True)
+    else:
+        path = env.db_path
+        write_demo(path, DEMO_SIZE, 0, replace=replace)
+        click.echo(f"demo database: {inline(path)} ({DEMO_SIZE} runs generated)", err=True)
+    config_path = env.config_path if env.config_given else _demo_config(path)
+    click.echo(f"demo config: {inline(config_path)} (the demo's saved weights go here)", err=True)
+    return path, config_path
+
+
+@click.command()
+@click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
+@click.option(
+    "--port", default=8000, show_default=True, type=click.IntRange(1, 65535), help="Port."
+)
+@click.option("--demo", "use_demo", is_flag=True, help=_DEMO_HELP)
+@click.option("--replace", is_flag=True, help=_REPLACE_HELP)
+@click.option(
+    "--max-sessions",
+    default=4,
+    show_default=True,
+    type=click.IntRange(1, 1000),
+    help="Browser sessions (one app process each) open at once; more are refused.",
+)
+@click.option(
+    "--token",
+    envvar="PPP_TUI_SERVE_TOKEN",
+    help="Secret the address must carry (?token=…); made up for you when --host is not"
+    " a loopback address. Also read from $PPP_TUI_SERVE_TOKEN.",
+)
+@db_options
+def serve(
+    host: str,
+    port: int,
+    use_demo: bool,
+    replace: bool,
+    max_sessions: int,
+    token: str | None,
+    db: str | None,
+    config: str | None,
+) -> None:
+    """The terminal app in a web browser (textual-serve); each visitor gets their own app.
+
+    Only pages this server serves may open sessions (a page on another site is
+    refused), at most --max-sessions at once. On an address other than loopback anyone
+    on the network can reach it: a token is then required, and printed in the address.
+
+    \b
+    Example:
+      ppp-tui serve --demo
+      ppp-tui serve --db runs.db --port 8080
+      ppp-tui serve --host 0.0.0.0 --token "$(openssl rand -hex 16)"
+    """
+    import os
+    import shlex
+    import socket
+    from urllib.parse import quote
+
+    from ..serving import GuardedServer, is_loopback, new_token
+
+    env = Env(db, config)
+    path, config_path = _app_paths(env, db, use_demo, replace)
+    if not path.exists():
+        raise click.ClickException(
+            f"{path}: no database here; create one with `ppp-tui import FILE` or `ppp-tui demo`"
+        )
+    where = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+    try:  # a clear line now rather than a server that fails to start
+        found = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    except (OSError, UnicodeError):  # a resolver code, not an errno ("Unknown error -2")
+        raise click.ClickException(f"cannot listen on {where}: unknown host") from None
+    try:
+        for family, _, _, _, sockaddr in found:  # the server listens on each of them
+            with socket.create_server((str(sockaddr[0]), port), family=family):
+                pass
+    except (OSError, ValueError) as error:
+        errno = getattr(error, "errno", None)
+        reason = os.strerror(errno) if errno else str(error)
+        raise click.ClickException(f"cannot listen on {where}: {reason}") from None
+    command = shlex.join(
+        [
+            sys.executable,
+            "-m",
+            "ppp_tui",
+            "browse",
+            "--db",
+            str(path),
+            "--config",
+            str(config_path),
+        ]
+    )
+    loopback = is_loopback(host)
+    if token == "":
+        raise click.BadParameter("must not be empty", param_hint="--token")
+    if not loopback:
+        token = token or new_token()
+        click.echo(
+            f"WARNING: {inline(host)} is not a loopback address: anyone who can reach this"
+            " machine on the network can open the app (read the runs, write marks) with the"
+            " token below. Traffic is not encrypted.",
+            err=True,
+        )
+    address = f"http://{where}/"
+    if token:
+        address += f"?token={quote(token, safe='')}"
+    click.echo(f"serving {inline(path)} at {inline(address)} (ctrl+c stops)", err=True)
+    server = GuardedServer(
+        command, host, port, title="ppp-tui", token=token, max_sessions=max_sessions
+    )
+    server.serve()

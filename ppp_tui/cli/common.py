@@ -1,0 +1,237 @@
+"""What every command shares: the group's error handling, JSON output, the weight
+parameter type, --db/--config and their resolution, --stage, progress and import reports."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+import click
+
+from ..core.errors import PPPError
+from ..safe_text import inline, json_escape
+
+if TYPE_CHECKING:
+    from ..core.settings import Settings
+    from ..storage.store import ImportReport, Store
+
+
+def _neutralise(error: click.ClickException) -> None:
+    """Show the message's control characters (click quotes arguments as given)."""
+    # click types `message` as Final, but its exceptions are built to be shown later.
+    setattr(error, "message", inline(error.message))  # noqa: B010
+
+
+class Group(click.Group):
+    """Turns ppp-tui's typed errors into one-line messages with exit code 1.
+
+    Every message quotes data (a file name, a run id, a config key) with its control
+    characters made visible, click's own usage errors included.
+    """
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        try:
+            return super().parse_args(ctx, args)
+        except click.ClickException as error:
+            _neutralise(error)
+            raise
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except PPPError as error:
+            raise click.ClickException(inline(error)) from None
+        except click.ClickException as error:
+            _neutralise(error)
+            raise
+        except BrokenPipeError:  # `ppp-tui ... | head`
+            sys.stderr.close()
+            sys.exit(0)
+
+
+def clean(value: Any) -> Any:
+    """Floats without binary noise: 0.645, not 0.6450000000000001."""
+    kind = type(value)
+    if kind is float:
+        return round(value, 10)
+    if kind is dict:
+        return {key: clean(item) for key, item in value.items()}
+    if kind is list or kind is tuple:
+        return [clean(item) for item in value]
+    if isinstance(value, float):  # numpy floats
+        return round(float(value), 10)
+    return value
+
+
+# Lists longer than this print one compact item per line (e.g. regret's marked runs).
+_LONG_LIST = 50
+
+
+def _pretty(value: Any, indent: str = "") -> str:
+    """json.dumps(indent=2), except that long lists hold one compact item per line.
+
+    The compact items go through json's C encoder, which an indented dump never uses:
+    100k-row documents print in a fraction of the time.
+    """
+    if value and type(value) is dict:
+        inner = indent + "  "
+        items = [
+            f"{inner}{json.dumps(key, ensure_ascii=False)}: {_pretty(item, inner)}"
+            for key, item in value.items()
+        ]
+        return "{\n" + ",\n".join(items) + "\n" + indent + "}"
+    if value and type(value) is list:
+        inner = indent + "  "
+        if len(value) > _LONG_LIST:
+            items = [inner + json.dumps(item, ensure_ascii=False) for item in value]
+        else:
+            items = [inner + _pretty(item, inner) for item in value]
+        return "[\n" + ",\n".join(items) + "\n" + indent + "]"
+    return json.dumps(value, ensure_ascii=False)
+
+
+def emit_json(document: Any, lines: bool = False) -> None:
+    """A document as JSON: pretty, or on one line (`lines`: one document per line).
+
+    The values are exact; the characters a terminal would act on are written as
+    \\uXXXX escapes (json.dumps already escapes C0 controls).
+    """
+    document = clean(document)
+    if lines:
+        click.echo(json_escape(json.dumps(document, ensure_ascii=False)))
+    else:
+        click.echo(json_escape(_pretty(document)))
+
+
+class _Weight(click.ParamType):  # type: ignore[type-arg]
+    """A weight between 0 and 1 inclusive: nan, inf and values outside are usage errors."""
+
+    name = "weight"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        import math
+
+        try:
+            weight = float(value)
+        except (TypeError, ValueError):
+            self.fail(f"{value!r} is not a number", param, ctx)
+        if not math.isfinite(weight) or not 0.0 <= weight <= 1.0:
+            self.fail(f"{value!r} is not a weight between 0 and 1", param, ctx)
+        return weight
+
+
+WEIGHT = _Weight()
+
+
+def db_options(command: Callable[..., Any]) -> Callable[..., Any]:
+    """--db and --config on every command, resolved by `Env`."""
+    command = click.option(
+        "--config",
+        "config",
+        type=click.Path(dir_okay=False),
+        help="config.toml (else $PPP_TUI_CONFIG, ./config.toml, the user config folder).",
+    )(command)
+    command = click.option(
+        "--db",
+        "db",
+        type=click.Path(dir_okay=False),
+        help="The run database (else $PPP_TUI_DB, the user data folder's ppp-tui/runs.db).",
+    )(command)
+    return command
+
+
+STAGE_HELP = 'Only this stage\'s runs; "(no stage)" (or "") selects the runs without a stage.'
+
+
+def stage_filter(store: Store, stage: str | None) -> str | None:
+    """The store's filter for --stage STAGE: None for every run, "(no stage)" for the
+    runs without one. A stage no run has is an error that lists the known ones."""
+    if stage is None:
+        return None
+    from ..core.stages import NO_STAGE, listing
+
+    known = store.stages()
+    wanted = None if stage in ("", NO_STAGE) else stage
+    if wanted not in known:
+        missing = "no runs without a stage" if wanted is None else f"no stage {stage!r}"
+        raise click.ClickException(f"{missing}; known stages: {inline(listing(known))}")
+    return NO_STAGE if wanted is None else wanted
+
+
+class Env:
+    """Where the database and config.toml are, and loading them on demand."""
+
+    def __init__(self, db: str | None, config: str | None) -> None:
+        import os
+
+        from ..storage.config import CONFIG_ENV, config_path, db_path, ignored_local_config
+
+        self.db_path = db_path(db)
+        self.config_path = config_path(config)
+        # Why ./config.toml was passed over, for the commands that say which file they use.
+        self.config_note = ignored_local_config(config)
+        # A path the user named (--config or $PPP_TUI_CONFIG) must exist to be read.
+        self.config_given = bool(config or os.environ.get(CONFIG_ENV))
+
+    def settings(self, creating: bool = False) -> Settings:
+        """The configured settings; an explicitly named config.toml that does not exist is
+        an error unless the command is about to create it (`creating`)."""
+        from ..storage.config import load_settings
+
+        if self.config_given and not creating:
+            self.require_config()
+        return load_settings(self.config_path)
+
+    def require_config(self) -> None:
+        """Refuse an explicitly named config.toml that does not exist."""
+        path = self.config_path
+        if self.config_given and not path.exists():
+            raise click.ClickException(
+                f"{path}: no such config file; create it with"
+                f" `ppp-tui config init --config {path}` or leave out --config"
+            )
+
+    def store(self, create: bool = False) -> Store:
+        from ..storage.store import Store
+
+        return Store.open(self.db_path, create=create)
+
+
+def progress_bar(total: int) -> Any:
+    """A rich progress bar on standard error for long imports, else nothing."""
+    from contextlib import nullcontext
+
+    if total < 500 or not sys.stderr.isatty():
+        return nullcontext(None)
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
+
+    return Progress(
+        "[progress.description]{task.description}",
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeRemainingColumn(),
+        console=Console(stderr=True),
+        transient=True,
+    )
+
+
+def report_import(report: ImportReport, where: str) -> None:
+    for line in report.invalid:
+        click.echo(f"skipped invalid run: {inline(line)}", err=True)
+    if report.unknown_preferences:
+        names = ", ".join(inline(name) for name in sorted(report.unknown_preferences))
+        click.echo(
+            f"warning: unknown preference(s) {names}: each violation costs the default 0.05",
+            err=True,
+        )
+    parts = [f"imported {report.added} run{'s' * (report.added != 1)} into {inline(where)}"]
+    if report.skipped:
+        parts.append(f"{report.skipped} already present")
+    if report.invalid:
+        parts.append(f"{len(report.invalid)} invalid skipped")
+    if report.marks:
+        parts.append(f"{report.marks} preferred mark{'s' * (report.marks != 1)}")
+    click.echo("; ".join(parts))

@@ -1,0 +1,34 @@
+"""`demo`: a generated database to explore."""
+
+from __future__ import annotations
+
+import click
+
+from .common import Env, db_options, progress_bar, report_import
+
+
+@click.command()
+@click.option(
+    "--runs", "count", type=click.IntRange(1, 10_000_000), default=2000, show_default=True
+)
+@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--replace", is_flag=True, help="Replace a database that already holds runs.")
+@db_options
+def demo(count: int, seed: int, replace: bool, db: str | None, config: str | None) -> None:
+    """Write a realistic, deterministic demo database (the same runs for the same seed).
+
+    \b
+    Example:
+      ppp-tui demo --db demo.db --runs 5000 --seed 7
+      ppp-tui browse --db demo.db
+    """
+    from ..storage.demo import write_demo
+
+    env = Env(db, config)
+    with progress_bar(count) as bar:
+        step = None
+        if bar is not None:
+            task = bar.add_task("generating", total=count)
+            step = lambda n: bar.advance(task, n)  # noqa: E731
+        report = write_demo(env.db_path, count, seed, replace=replace, progress=step)
+    report_import(report, str(env.db_path))

@@ -1,0 +1,178 @@
+"""Ranking agents: `score` (files, no database), `rank` (one stored run), `runs` (the list)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import click
+
+from ..safe_text import inline
+from .common import STAGE_HELP, WEIGHT, Env, db_options, emit_json, stage_filter
+
+
+@click.command()
+@click.argument("files", nargs=-1, required=True, type=click.Path(allow_dash=True))
+@click.option(
+    "--technical",
+    type=WEIGHT,
+    help="Technical weight (interaction = 1 - technical); default: the configured weights.",
+)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["auto", "json", "jsonl", "spec-kit"]),
+    default="auto",
+    show_default=True,
+    help="Input format; auto decides by content (a SQLite file is spec-kit's database).",
+)
+@click.option("--json", "as_json", is_flag=True, help="One rank document per run (JSON Lines).")
+@db_options
+def score(
+    files: Sequence[str],
+    technical: float | None,
+    fmt: str,
+    as_json: bool,
+    db: str | None,
+    config: str | None,
+) -> None:
+    """Rank the runs of JSON / JSON Lines FILES (or spec-kit databases) without touching
+    the database.
+
+    \b
+    Example:
+      ppp-tui score runs.jsonl
+      cat runs.jsonl | ppp-tui score - --technical 0.6 --json
+    """
+    from ..core.scoring import rank_run
+    from ..core.settings import Weights
+    from ..storage.formats import open_any
+    from .tables import rank_document, render_ranking
+
+    del db  # score never touches the database
+    settings = Env(None, config).settings()
+    weights = Weights.from_technical(technical) if technical is not None else None
+    for name in files:
+        warn = lambda m: click.echo(f"warning: {inline(m)}", err=True)  # noqa: E731
+        for record in open_any(name, fmt, warn).records:
+            run = record.parse()
+            ranking = rank_run(run, settings, weights)
+            if as_json:
+                emit_json(rank_document(ranking, None, run), lines=True)
+            else:
+                render_ranking(run, ranking)
+
+
+@click.command()
+@click.argument("run_id")
+@click.option("--technical", type=WEIGHT, help="Technical weight to rank under.")
+@click.option("--json", "as_json", is_flag=True, help="The run's agents and scores as JSON.")
+@db_options
+def rank(
+    run_id: str, technical: float | None, as_json: bool, db: str | None, config: str | None
+) -> None:
+    """Rank one run's agents (the configured weights of its stage unless --technical).
+
+    Also lists which agent ranks first over which technical weights (its flip points).
+
+    \b
+    Example:
+      ppp-tui rank run-0042
+      ppp-tui rank run-0042 --technical 0.6 --json
+    """
+    from ..core.scoring import rank_run
+    from ..core.sensitivity import flips
+    from ..core.settings import Weights
+    from .tables import rank_document, render_ranking
+
+    env = Env(db, config)
+    settings = env.settings()
+    with env.store() as store:
+        run = store.get_run(run_id)
+    weights = Weights.from_technical(technical) if technical is not None else None
+    ranking = rank_run(run, settings, weights)
+    # Who ranks first over every technical weight (the slider's whole range).
+    intervals = flips(ranking.agents, settings)
+    if as_json:
+        emit_json(rank_document(ranking, intervals, run))
+    else:
+        render_ranking(run, ranking, intervals)
+
+
+def _time_order(row: dict[str, Any]) -> tuple[int, float, str, str]:
+    """Runs in time order (created_at as a moment, whatever its offset or precision);
+    runs without a readable time last, by id."""
+    from datetime import UTC, datetime
+
+    created = row["created_at"]
+    if isinstance(created, str):
+        try:
+            moment = datetime.fromisoformat(created.replace("Z", "+00:00"))
+        except ValueError:
+            pass
+        else:
+            if moment.tzinfo is None:
+                moment = moment.replace(tzinfo=UTC)
+            return (0, moment.timestamp(), "", row["id"])
+    return (1, 0.0, str(created or ""), row["id"])
+
+
+@click.command()
+@click.option("--stage", help=STAGE_HELP)
+@click.option("--json", "as_json", is_flag=True, help="A JSON list of runs.")
+@db_options
+def runs(stage: str | None, as_json: bool, db: str | None, config: str | None) -> None:
+    """List runs, oldest first, with the agent selected under the configured weights and
+    the mark.
+
+    \b
+    Example:
+      ppp-tui runs --stage plan
+      ppp-tui runs --json | jq '.[] | select(.regret > 0)'
+    """
+    from ..core.scores import Scores
+    from ..safe_text import number
+    from .tables import cut
+
+    env = Env(db, config)
+    settings = env.settings()
+    with env.store() as store:
+        stage = stage_filter(store, stage)
+        scores = Scores.load(store, settings, stage)
+        infos = {info.id: info for info in store.run_infos(stage)}
+    arrays, outcome = scores.arrays, scores.outcome
+    rows = []
+    for i, run_id in enumerate(arrays.run_ids):
+        info = infos[run_id]
+        regret = outcome.regret[i]
+        rows.append(
+            {
+                "id": run_id,
+                "spec_id": info.spec_id,
+                "stage": info.stage,
+                "task_type": info.task_type,
+                "created_at": info.created_at,
+                "agents": info.agents,
+                "selected": arrays.names[i, outcome.selected[i]],
+                "preferred": info.preferred,
+                "regret": None if regret != regret else float(regret),
+            }
+        )
+    rows.sort(key=_time_order)
+    if as_json:
+        emit_json(rows)
+        return
+    # Ids are what `rank` and `prefer` take, so the column fits them (up to 40 columns).
+    width = min(max([22, *(len(cut(row["id"], 41)) for row in rows)]), 40)
+    click.echo(
+        f"{'id':<{width}} {'spec':<14} {'stage':<10} {'task type':<16} {'agents':>6}"
+        f"  {'selected':<14} {'preferred':<14} {'regret':>7}"
+    )
+    for row in rows:
+        click.echo(
+            f"{cut(row['id'], width):<{width}} {cut(row['spec_id'], 14):<14}"
+            f" {cut(row['stage'], 10):<10}"
+            f" {row['task_type']:<16} {row['agents']:>6}  {cut(row['selected'], 14):<14}"
+            f" {cut(row['preferred'], 14):<14} {number(row['regret']):>7}"
+        )
+    click.echo(f"{len(rows)} run{'s' * (len(rows) != 1)}", err=True)

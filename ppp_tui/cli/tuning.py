@@ -1,0 +1,199 @@
+"""Your preferred agents and what they say about the weights: `prefer`, `regret`, `tune`."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import click
+
+from ..safe_text import inline
+from .common import STAGE_HELP, Env, db_options, emit_json, stage_filter
+
+if TYPE_CHECKING:
+    from ..core.regret import Tuning
+
+
+@click.command()
+@click.argument("run_id")
+@click.argument("agent", required=False)
+@click.option("--clear", is_flag=True, help="Remove the run's preferred mark.")
+@db_options
+def prefer(run_id: str, agent: str | None, clear: bool, db: str | None, config: str | None) -> None:
+    """Mark AGENT as the one you preferred for RUN_ID (every change is kept).
+
+    \b
+    Example:
+      ppp-tui prefer run-0042 claude-code
+      ppp-tui prefer run-0042 --clear
+    """
+    if clear == (agent is not None):
+        raise click.UsageError("give an AGENT, or --clear (not both)")
+    env = Env(db, config)
+    with env.store() as store:
+        before = store.get_run(run_id).preferred_agent
+        store.mark(run_id, agent, source="cli")
+    was = f" (was {inline(before)})" if before and before != agent else ""
+    if agent is None:
+        click.echo(f"{inline(run_id)}: preferred mark cleared{was}")
+    else:
+        click.echo(f"{inline(run_id)}: preferred agent is {inline(agent)}{was}")
+
+
+@click.command()
+@click.option("--stage", help=STAGE_HELP)
+@click.option("--json", "as_json", is_flag=True, help="One JSON document: regret and agreement.")
+@db_options
+def regret(stage: str | None, as_json: bool, db: str | None, config: str | None) -> None:
+    """Mean regret and agreement over the marked runs, under the configured weights.
+
+    \b
+    Example:
+      ppp-tui regret
+      ppp-tui regret --stage implement --json
+    """
+    from ..core.scores import Scores
+    from ..core.stages import NO_STAGE
+    from ..safe_text import number
+    from .documents import regret_document
+    from .tables import cut
+
+    env = Env(db, config)
+    settings = env.settings()
+    with env.store() as store:
+        stage = stage_filter(store, stage)
+        scores = Scores.load(store, settings, stage, marked_only=True)
+        # Only marked runs are loaded; every stage of the database still gets its entry.
+        stages = [s for s in store.stages() if stage is None or s == stage]
+        if stage == NO_STAGE:
+            stages = [None]
+    document = regret_document(scores, stage, runs=as_json, stages=stages)
+    if as_json:
+        emit_json(document)
+        return
+    if not document["marked_runs"]:
+        where = "" if stage is None else f" in {stage}"
+        click.echo(
+            f"no marked runs{where} yet: mark preferred agents with `ppp-tui prefer RUN AGENT`"
+        )
+        return
+    w = document["weights"]
+    click.echo(
+        f"weights {w['technical']:.2f}/{w['interaction']:.2f}: "
+        f"{document['marked_runs']} marked runs, mean regret {number(document['mean_regret'], 4)},"
+        f" agreement {document['agreement']:.1%}"
+    )
+    click.echo(
+        f"  {'stage':<14} {'weights':>9} {'marked':>7} {'mean regret':>12} {'agreement':>10}"
+    )
+    for name, figures in document["per_stage"].items():
+        if not figures["marked_runs"]:
+            continue
+        sw = figures["weights"]
+        click.echo(
+            f"  {cut(name, 14):<14} {sw['technical']:.2f}/{sw['interaction']:.2f}"
+            f" {figures['marked_runs']:>7} {number(figures['mean_regret'], 4):>12}"
+            f" {figures['agreement']:>10.1%}"
+        )
+
+
+def _render_tuning(scope: str, tuning: Tuning) -> None:
+    cv = ""
+    if tuning.cv_folds:
+        cv = (
+            f"; {tuning.cv_folds}-fold CV: regret {tuning.cv_mean_regret:.4f},"
+            f" agreement {tuning.cv_agreement:.1%}"
+        )
+    click.echo(
+        f"{inline(scope)}: {tuning.marked_runs} marked runs;"
+        f" technical {tuning.before_technical:.4g}"
+        f" -> {tuning.technical:.4f} (interaction {tuning.interaction:.4f}); mean regret"
+        f" {tuning.before_mean_regret:.4f} -> {tuning.mean_regret:.4f}; agreement"
+        f" {tuning.before_agreement:.1%} -> {tuning.agreement:.1%}{cv}"
+    )
+    if tuning.ci is not None:
+        low, high = tuning.ci
+        click.echo(
+            f"  95% interval of the tuned weight: {low:.4f}-{high:.4f}"
+            f" ({tuning.ci_resamples} bootstrap resamples)"
+        )
+
+
+@click.command()
+@click.option("--stage", help="Tune this stage's weights on its own marked runs (a known stage).")
+@click.option("--per-stage", is_flag=True, help="Tune every stage that has marked runs.")
+@click.option("--write", is_flag=True, help="Save the tuned weights to config.toml.")
+@click.option("--json", "as_json", is_flag=True, help="JSON: the tuned weights and their figures.")
+@db_options
+def tune(
+    stage: str | None,
+    per_stage: bool,
+    write: bool,
+    as_json: bool,
+    db: str | None,
+    config: str | None,
+) -> None:
+    """Fit the technical weight to your preferred marks (exact minimum of mean regret).
+
+    Also reports k-fold cross-validated figures and a 95% bootstrap interval of the
+    tuned weight (200 seeded resamples of the marked runs).
+
+    \b
+    Example:
+      ppp-tui tune
+      ppp-tui tune --per-stage --write
+    """
+    from ..core.scores import Scores, provenance, tune_scope, tune_stages
+    from ..core.settings import Weights
+    from ..core.stages import NO_STAGE
+    from ..storage.config_write import save_weights
+    from .documents import tune_document
+
+    if stage is not None and per_stage:
+        raise click.UsageError("--stage and --per-stage exclude each other")
+    env = Env(db, config)
+    settings = env.settings(creating=write)
+    with env.store() as store:
+        if stage_filter(store, stage) == NO_STAGE:
+            raise click.UsageError(
+                "runs without a stage use the global weights: tune them without --stage"
+            )
+        scores = Scores.load(store, settings, marked_only=True)
+    if per_stage:
+        results = tune_stages(scores)
+    else:
+        scope, tuning = tune_scope(scores, stage)
+        results = [] if tuning is None else [(scope, tuning)]
+    if not results:
+        if stage is None and not per_stage and scores.arrays.marked.any():
+            raise click.ClickException(
+                "no marked runs use the global weights (each marked run's stage has its"
+                " own table); tune those with --stage STAGE or --per-stage"
+            )
+        where = f" in stage {stage!r}" if stage else ""
+        raise click.ClickException(
+            f"no marked runs{where} to tune on; mark preferred agents with"
+            " `ppp-tui prefer RUN AGENT` or in the app (p)"
+        )
+    if as_json:
+        documents = [tune_document(scope, tuning) for scope, tuning in results]
+        emit_json(documents if per_stage else documents[0])
+    else:
+        for scope, tuning in results:
+            _render_tuning(scope, tuning)
+    if write:
+        global_weights = None
+        stages: dict[str, Weights] = {}
+        # Each pair's note tells its own tuning: its stage's marked runs and regret.
+        notes: dict[str | None, str] = {}
+        for scope, tuning in results:
+            tuned = Weights.from_technical(tuning.technical)
+            if scope == "global":
+                global_weights = tuned
+                notes[None] = provenance(tuning)
+            else:
+                stages[scope] = tuned
+                notes[scope] = provenance(tuning)
+        save_weights(env.config_path, global_weights, stages, notes=notes)
+        click.echo(f"saved to {inline(env.config_path)}", err=True)
+        if env.config_note:
+            click.echo(f"note: {inline(env.config_note)}", err=True)
