@@ -10,10 +10,12 @@ from conftest import HeldLoad
 from textual.widgets import OptionList, Select
 
 from ppp_tui.app.app import PPPApp
+from ppp_tui.app.help_screen import HelpScreen
 from ppp_tui.app.labels import stage_order
+from ppp_tui.app.quit_screen import QuitScreen
 from ppp_tui.app.run_screen import RunScreen
+from ppp_tui.app.runs_screen import RunsScreen
 from ppp_tui.app.runs_table import RunsTable
-from ppp_tui.app.screens import HelpScreen, QuitScreen, RunsScreen
 from ppp_tui.app.slider import WeightSlider
 from ppp_tui.storage.config import load_settings
 from ppp_tui.storage.files import Record

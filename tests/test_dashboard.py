@@ -12,13 +12,13 @@ from typing import Any
 
 import pytest
 
+from ppp_tui.analysis.dashboard import Dashboard, Period, unit_for
 from ppp_tui.core.early_stop import analyse
 from ppp_tui.core.model import Run
 from ppp_tui.core.preferences import canonical
 from ppp_tui.core.scores import Scores
 from ppp_tui.core.scoring import rank_run
 from ppp_tui.core.settings import STAGE_TUNED, Settings, Weights
-from ppp_tui.dashboard import Dashboard, Period, unit_for
 from ppp_tui.storage.files import Record
 from ppp_tui.storage.store import Store
 

@@ -10,11 +10,12 @@ import pytest
 from conftest import HeldLoad
 from textual.widgets import DataTable, Select
 
+from ppp_tui.analysis.dashboard import Dashboard
 from ppp_tui.app.app import PPPApp
 from ppp_tui.app.dashboard_screen import FLIPS_SHOWN, DashboardScreen
+from ppp_tui.app.help_screen import HelpScreen
 from ppp_tui.app.run_screen import RunScreen
-from ppp_tui.app.screens import HelpScreen, RunsScreen
-from ppp_tui.dashboard import Dashboard
+from ppp_tui.app.runs_screen import RunsScreen
 
 SIZE = (140, 45)
 

@@ -10,7 +10,7 @@ CHECK = """
 import sys
 import ppp_tui.core.columns, ppp_tui.core.regret, ppp_tui.core.runs, ppp_tui.core.effort
 import ppp_tui.storage.store, ppp_tui.storage.config, ppp_tui.storage.demo
-import ppp_tui.storage.speckit, ppp_tui.core.scores, ppp_tui.cli, ppp_tui.dashboard
+import ppp_tui.storage.speckit, ppp_tui.core.scores, ppp_tui.cli, ppp_tui.analysis.dashboard
 loaded = sorted(m for m in sys.modules if m.split('.')[0] in ('textual', 'textual_plotext'))
 print(','.join(loaded))
 """

@@ -12,8 +12,10 @@ from textual.widgets import DataTable, Input, Label, Select, Static
 
 from ppp_tui.app.app import PPPApp
 from ppp_tui.app.dashboard_screen import DashboardScreen
+from ppp_tui.app.help_screen import HelpScreen
+from ppp_tui.app.quit_screen import QuitScreen
 from ppp_tui.app.run_screen import RunScreen
-from ppp_tui.app.screens import HelpScreen, QuitScreen, RunsScreen
+from ppp_tui.app.runs_screen import RunsScreen
 from ppp_tui.app.slider import WeightSlider
 from ppp_tui.app.tuning_screen import TuningScreen
 from ppp_tui.app.weights_bar import WeightsBar

@@ -18,7 +18,9 @@ from ..core.settings import Settings, preset
 from ..storage.config import load_settings
 from ..storage.store import DatabaseLocked, Store
 from .first_page import RunRows, first_page
-from .screens import HelpScreen, QuitScreen, RunsScreen
+from .help_screen import HelpScreen
+from .quit_screen import QuitScreen
+from .runs_screen import RunsScreen
 from .text import inline, literal
 
 if TYPE_CHECKING:

@@ -1,34 +1,31 @@
 """The dashboard (`d`): interaction over time, the most violated preferences, question
 effort by source, agreement by stage, PPP on vs off with the runs whose pick flips,
-and early stop over the iteration series. Figures come from `ppp_tui.dashboard`,
+and early stop over the iteration series. Figures come from `ppp_tui.analysis.dashboard`,
 computed in a worker thread; the stage filter at the top applies to all of them."""
 
 from __future__ import annotations
 
 import math
 import time
-from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from textual import on, work
-from textual.app import ComposeResult, RenderResult
+from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.geometry import Size
 from textual.message import Message
-from textual.reactive import reactive
-from textual.widget import Widget
 from textual.widgets import DataTable, Footer, Header, Select, Static
 from textual.worker import get_current_worker
-from textual_plotext import PlotextPlot
 
+from ..analysis.dashboard import Dashboard, StageFigures
 from ..core.errors import PPPError
 from ..core.scores import Scores
 from ..core.settings import Settings
-from ..dashboard import Dashboard, StageFigures
 from ..safe_text import number
 from ..storage.store import Store
+from .dashboard_widgets import Chart, WholeText, nice_ticks, spread_ticks
 from .labels import stage_order, stage_tables
 from .recomputing import RecomputingScreen
 from .text import cell, literal, plain
@@ -58,40 +55,6 @@ def _count(value: int) -> str:
     if value >= 10_000:
         return f"{value / 1000:.0f}k"
     return f"{value:,}"
-
-
-class Chart(PlotextPlot):
-    """A plotext chart drawn when it renders, for its size then: bars get a text row
-    each and date labels as many as fit, whatever the terminal's size."""
-
-    def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
-        super().__init__(id=id, classes=classes)
-        self._draw: Callable[[Any, Size], None] | None = None
-        self._drawn_for: Size | None = None
-
-    def show(self, draw: Callable[[Any, Size], None]) -> None:
-        """Draw with `draw(plt, size)` from now on."""
-        self._draw, self._drawn_for = draw, None
-        self.refresh()
-
-    def render(self) -> RenderResult:
-        if self._draw is not None and self._drawn_for != self.size:
-            plt = self.plt
-            plt.clear_data()
-            plt.clear_figure()
-            self._draw(plt, self.size)
-            self._drawn_for = self.size
-        return super().render()
-
-
-class WholeText(Widget):
-    """Plain text shown only when all of its lines fit: never a table cut in half."""
-
-    text: reactive[str] = reactive("")
-
-    def render(self) -> RenderResult:
-        fits = self.text.count("\n") + 1 <= self.size.height
-        return Content(self.text) if fits else Content("")
 
 
 class DashboardScreen(RecomputingScreen):
@@ -399,13 +362,13 @@ class DashboardScreen(RecomputingScreen):
                 if v is not None and math.isfinite(v)  # no ticks from an infinity or NaN
             ]
             if values:
-                ticks = _nice_ticks(min(values), max(values))
+                ticks = nice_ticks(min(values), max(values))
                 digits = max(2, math.ceil(-math.log10(ticks[1] - ticks[0])))
                 plt.yticks(ticks, [f"{v:+.{digits}f}" for v in ticks])
                 plt.ylim(ticks[0], ticks[-1])
             # As many date labels as fit under the chart.
             fit = max(2, (size.width - 10) // (len(periods[0].label) + 3))
-            shown = _ticks(len(periods), fit)
+            shown = spread_ticks(len(periods), fit)
             plt.xticks(shown, [periods[i].label for i in shown])
             plt.xlim(0, max(1, len(periods) - 1))
 
@@ -559,22 +522,3 @@ class DashboardScreen(RecomputingScreen):
         if highlighted is not None and highlighted in table.rows:
             # The same run stays under the cursor while weights or marks change.
             table.move_cursor(row=table.get_row_index(highlighted), animate=False)
-
-
-def _ticks(count: int, most: int) -> list[int]:
-    """At most `most` evenly spread positions out of `count`, the first and last included."""
-    if count <= most:
-        return list(range(count))
-    step = (count - 1) / (most - 1)
-    return sorted({round(i * step) for i in range(most)})
-
-
-def _nice_ticks(low: float, high: float, most: int = 5) -> list[float]:
-    """Round tick values (steps of 1, 2 or 5 times a power of ten) covering [low, high]."""
-    span = high - low or abs(high) or 1.0
-    raw = span / (most - 1)
-    power = 10 ** math.floor(math.log10(raw))
-    step = next(m * power for m in (1, 2, 5, 10) if m * power >= raw)
-    start = math.floor(low / step) * step
-    count = math.ceil((high - start) / step - 1e-9) + 1
-    return [round(start + i * step, 10) for i in range(max(2, count))]

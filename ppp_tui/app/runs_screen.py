@@ -1,4 +1,4 @@
-"""The app's screens: the runs list, one run side by side, help, and quit."""
+"""The runs list: every run, with the agent selected under the current weights and the mark."""
 
 from __future__ import annotations
 
@@ -7,16 +7,14 @@ from typing import TYPE_CHECKING
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.containers import Horizontal
 from textual.content import Content
 from textual.css.query import NoMatches
-from textual.screen import ModalScreen, Screen
+from textual.screen import Screen
 from textual.widgets import (
-    Button,
     Footer,
     Header,
     Input,
-    Label,
     Select,
     Static,
 )
@@ -234,73 +232,3 @@ class RunsScreen(Screen[None]):
     @on(RunsTable.Opened)
     def _open(self, event: RunsTable.Opened) -> None:
         self.app.open_run(event.run_id)
-
-
-class HelpScreen(ModalScreen[None]):
-    """Every key, and what the scores mean."""
-
-    BINDINGS = [Binding("escape,q,question_mark", "dismiss", "Close")]
-    VERTICAL_BREAKPOINTS = [(0, "-short"), (42, "-tall")]  # the help box is 41 rows high
-
-    # Every line fits the help box at 80 columns (74 characters), so none wraps.
-    TEXT = """\
-Keys
-  enter       open the highlighted run
-  escape      back
-  left/right  move the focused slider by 0.01 (pageup/pagedown: 0.1)
-  [ / ]       technical weight -0.05 / +0.05, from anywhere
-  p           mark the highlighted agent as the one you preferred
-              (again: clear the mark)
-  g           slider scope: global weights, or the run's stage table
-  r           reset the weights to what config.toml holds
-  ctrl+s      save the weights to config.toml
-  t           tuning panel: regret and agreement curves, the optimum
-              (u uses it)
-  d           dashboard: interaction over time, violations, effort,
-              PPP on vs off
-  /           search runs by id, spec or task
-  s / S       sort the runs by the next column / reverse it
-              (or click a header)
-  ctrl+p      command palette, themes included
-  ?           this help
-  q, ctrl+q   quit (asks first if weights are unsaved)
-
-A run's agents
-  mark        selected: ranked first under the weights; ★ preferred:
-              your mark; ★ selected: both
-
-Scores
-  R_Proact     +0.05 with no questions or only low-effort ones,
-               else -(0.1 x medium + 0.5 x high)
-  R_Pers       -(sum of violation penalties);
-               else +0.05 if the run states a preference
-  interaction  R_Proact + R_Pers
-  final        w_t x technical + w_i x interaction
-               (no trajectory: technical)
-  regret       final(selected) - final(preferred), over the runs you
-               marked
-"""
-
-    def compose(self) -> ComposeResult:
-        with Vertical(id="help"):
-            yield Label("ppp-tui help", id="help-title")
-            with VerticalScroll(id="help-body"):  # scrolls on a small terminal
-                yield Static(Content(self.TEXT))
-            yield Label("escape to close · up/down scroll", id="help-close")
-
-
-class QuitScreen(ModalScreen[str]):
-    """Asked before quitting with unsaved weights: save, discard, or stay."""
-
-    BINDINGS = [Binding("escape", "dismiss('cancel')", "Cancel")]
-
-    def compose(self) -> ComposeResult:
-        with Vertical(id="quit"):
-            yield Label("The weights have unsaved changes. Save them to config.toml?")
-            with Horizontal(id="quit-buttons"):
-                yield Button("Save and quit", variant="primary", id="save")
-                yield Button("Quit without saving", variant="error", id="discard")
-                yield Button("Cancel", id="cancel")
-
-    def on_button_pressed(self, event: Button.Pressed) -> None:
-        self.dismiss(event.button.id or "cancel")

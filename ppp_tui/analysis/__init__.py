@@ -1,0 +1,1 @@
+"""Figures computed over a whole database: the dashboard's."""
