@@ -24,12 +24,13 @@ from textual.widgets import (
 
 from ..core.early_stop import analyse
 from ..core.model import Run
+from ..core.regions import rerank
 from ..core.relevance import task_type
 from ..core.scoring import AgentScore, Ranking, rank_run, violation_penalty
 from ..core.sensitivity import flips
 from ..safe_text import number
-from .slider import WeightSlider
 from .text import cell, literal, plain
+from .weight_sliders import Triple, WeightSliders
 from .weights_bar import WeightsBar
 
 if TYPE_CHECKING:
@@ -119,6 +120,20 @@ class RunScreen(Screen[None]):
         Binding("p", "prefer", "Prefer", id="run.prefer"),
         Binding("g", "toggle_scope", "Scope", id="run.scope"),
         Binding("r", "reset", "Reset", id="run.reset"),
+        # The three weights walk together (the others follow to keep the rule).
+        Binding("left_square_bracket", "weight(0, -1)", "Tech -0.05", show=False, key_display="["),
+        Binding("right_square_bracket", "weight(0, 1)", "Tech +0.05", show=False, key_display="]"),
+        Binding("left_parenthesis", "weight(1, -1)", "Proact -0.05", show=False, key_display="("),
+        Binding("right_parenthesis", "weight(1, 1)", "Proact +0.05", show=False, key_display=")"),
+        Binding("less_than_sign", "weight(2, -1)", "Pers -0.05", show=False, key_display="<"),
+        Binding("greater_than_sign", "weight(2, 1)", "Pers +0.05", show=False, key_display=">"),
+        Binding(
+            "l",
+            "cycle_lock",
+            "Lock",
+            tooltip="Hold one weight: none, technical, proactivity, personalization",
+            id="run.lock",
+        ),
     ]
 
     app: PPPApp
@@ -132,6 +147,9 @@ class RunScreen(Screen[None]):
         self._columns: list[ColumnKey] = []
         self._cells: dict[str, tuple[Any, ...]] = {}  # what each agent's row shows now
         self._covered_at: object = None  # the workspace's state when a screen covered this
+        # The three weights last set on the sliders, per scope (while the technical weight
+        # is still the one they set: a preset or reset brings back the pair form).
+        self._free: dict[str | None, Triple] = {}
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -230,7 +248,7 @@ class RunScreen(Screen[None]):
         workspace = self.app.workspace
         assert workspace is not None
         before = {a.name: a.rank for a in self.ranking.agents} if self.ranking else {}
-        self.ranking = rank_run(self.run, workspace.settings)
+        self.ranking = self._rank(rank_run(self.run, workspace.settings))
         now = time.monotonic()
         for agent in self.ranking.agents:
             if agent.name in before and before[agent.name] != agent.rank:
@@ -382,16 +400,47 @@ class RunScreen(Screen[None]):
         workspace = self.app.workspace
         assert workspace is not None
         bar = self.query_one(WeightsBar)
-        technical = workspace.weights_for(self.scope).technical
-        bar.show(technical, self.scope, workspace.dirty)
+        bar.show(self.three_weights(), self.scope, workspace.dirty)
         if self.ranking is not None:  # unchanged by a weight step: no repaint then
             bar.show_flips(flips(self.ranking.agents, workspace.settings))
         bar.show_figures(workspace.figures())
 
-    @on(WeightSlider.Changed)
-    def _slider_moved(self, event: WeightSlider.Changed) -> None:
+    # -- the three weights ---------------------------------------------------------
+
+    def three_weights(self) -> Triple:
+        """(technical, proactivity, personalization) of the scope being edited."""
+        workspace = self.app.workspace
+        assert workspace is not None
+        technical = workspace.weights_for(self.scope).technical
+        free = self._free.get(self.scope)
+        if free is not None and abs(free[0] - technical) < 1e-9:
+            return free
+        interaction = round(1.0 - technical, 12)
+        return technical, interaction, interaction
+
+    def _rank(self, ranking: Ranking) -> Ranking:
+        """The ranking under the three weights (the pair's when the two free ones agree)."""
+        _, proactivity, personalization = self.three_weights()
+        if proactivity == personalization:
+            return ranking
+        workspace = self.app.workspace
+        assert workspace is not None
+        return rerank(ranking, proactivity, personalization, workspace.settings)
+
+    @on(WeightSliders.Changed)
+    def _sliders_moved(self, event: WeightSliders.Changed) -> None:
         event.stop()
-        self.app.change_weight(event.value, self.scope, started=time.perf_counter())
+        self._free[self.scope] = event.weights
+        self.app.change_weight(event.weights[0], self.scope, started=time.perf_counter())
+
+    def action_weight(self, k: int, direction: int) -> None:
+        """Step one weight by 0.05; the others walk."""
+        self.query_one(WeightsBar).sliders.step(k, direction * 0.05)
+
+    def action_cycle_lock(self) -> None:
+        bar = self.query_one(WeightsBar)
+        self.notify(bar.sliders.cycle_lock().capitalize(), timeout=2)
+        bar.show_lock()
 
     @on(WeightsBar.PresetChosen)
     def _preset(self, event: WeightsBar.PresetChosen) -> None:
