@@ -24,11 +24,12 @@ from textual.widgets import (
 
 from ..core.early_stop import analyse
 from ..core.model import Run
-from ..core.regions import rerank
+from ..core.regions import regions, rerank
 from ..core.relevance import task_type
 from ..core.scoring import AgentScore, Ranking, rank_run, violation_penalty
 from ..core.sensitivity import flips
 from ..safe_text import number
+from .flip_map import FlipMap, FlipMapPanel
 from .text import cell, literal, plain
 from .weight_sliders import Triple, WeightSliders
 from .weights_bar import WeightsBar
@@ -127,6 +128,7 @@ class RunScreen(Screen[None]):
         Binding("right_parenthesis", "weight(1, 1)", "Proact +0.05", show=False, key_display=")"),
         Binding("less_than_sign", "weight(2, -1)", "Pers -0.05", show=False, key_display="<"),
         Binding("greater_than_sign", "weight(2, 1)", "Pers +0.05", show=False, key_display=">"),
+        Binding("m", "flip_map", "Map", tooltip="Who ranks first at every weight", id="run.map"),
         Binding(
             "l",
             "cycle_lock",
@@ -150,6 +152,7 @@ class RunScreen(Screen[None]):
         # The three weights last set on the sliders, per scope (while the technical weight
         # is still the one they set: a preset or reset brings back the pair form).
         self._free: dict[str | None, Triple] = {}
+        self._before_map = "tab-questions"  # the tab m goes back to from the flip map
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -167,6 +170,8 @@ class RunScreen(Screen[None]):
                     yield VerticalScroll(Static(id="output"))
                 with TabPane("Iterations", id="tab-iterations"):
                     yield Static(id="iterations")
+                with TabPane("Flip map", id="tab-map"):
+                    yield FlipMapPanel()
                 if self.run.consensus is not None:
                     with TabPane("Consensus", id="tab-consensus"):
                         yield VerticalScroll(Static(consensus_text(self.run), id="consensus"))
@@ -404,6 +409,7 @@ class RunScreen(Screen[None]):
         if self.ranking is not None:  # unchanged by a weight step: no repaint then
             bar.show_flips(flips(self.ranking.agents, workspace.settings))
         bar.show_figures(workspace.figures())
+        self._show_map()
 
     # -- the three weights ---------------------------------------------------------
 
@@ -432,6 +438,32 @@ class RunScreen(Screen[None]):
         event.stop()
         self._free[self.scope] = event.weights
         self.app.change_weight(event.weights[0], self.scope, started=time.perf_counter())
+
+    def _show_map(self) -> None:
+        """The flip map: the regions (they change with the scores, not the weights) and
+        the current weights on it."""
+        workspace = self.app.workspace
+        assert workspace is not None and self.ranking is not None
+        _, proactivity, personalization = self.three_weights()
+        self.query_one(FlipMapPanel).show(
+            regions(self.ranking.agents, workspace.settings),
+            (proactivity, personalization),
+            self.ranking.best_agent,
+        )
+
+    @on(FlipMap.Picked)
+    def _map_picked(self, event: FlipMap.Picked) -> None:
+        event.stop()
+        self.query_one(WeightsBar).sliders.place(event.proactivity, event.personalization)
+
+    def action_flip_map(self) -> None:
+        """Show the flip map, or go back to the tab shown before it."""
+        tabs = self.query_one("#detail", TabbedContent)
+        if tabs.active == "tab-map":
+            tabs.active = self._before_map
+        else:
+            self._before_map = tabs.active
+            tabs.active = "tab-map"
 
     def action_weight(self, k: int, direction: int) -> None:
         """Step one weight by 0.05; the others walk."""

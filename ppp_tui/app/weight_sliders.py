@@ -183,6 +183,14 @@ class WeightSliders(Vertical):
         self.show(walked)
         self.post_message(self.Changed(self, walked))
 
+    def place(self, proactivity: float, personalization: float) -> None:
+        """Set both free weights at once (the flip map); technical is what the rule
+        leaves. The lock does not apply: a point of the map is all three weights."""
+        technical = _clean(1.0 - (proactivity + personalization) / 2.0)
+        weights = (technical, _clean(proactivity), _clean(personalization))
+        self.show(weights)
+        self.post_message(self.Changed(self, weights))
+
     def step(self, k: int, delta: float) -> None:
         """Move weight `k` by `delta` (keys), to the nearest multiple of 0.01."""
         self.move(k, round(self._weights[k] + delta, 2))

@@ -85,7 +85,7 @@ def plane(score: AgentScore, settings: Settings) -> Plane:
     return Plane(score.name, score.technical, score.failure is not None, c, p, q_p, q_s)
 
 
-def _area(polygon: Sequence[Point]) -> float:
+def polygon_area(polygon: Sequence[Point]) -> float:
     """The polygon's area (shoelace; positive counter-clockwise)."""
     total = 0.0
     for k, (x0, y0) in enumerate(polygon):
@@ -94,7 +94,7 @@ def _area(polygon: Sequence[Point]) -> float:
     return total / 2.0
 
 
-def _clip(polygon: list[Point], a: float, b: float, c: float) -> list[Point]:
+def clip_polygon(polygon: list[Point], a: float, b: float, c: float) -> list[Point]:
     """The part of a convex polygon where a + b * x + c * y >= 0 (Sutherland-Hodgman)."""
     result: list[Point] = []
     count = len(polygon)
@@ -135,11 +135,20 @@ class Region:
 
     @property
     def area(self) -> float:
-        return _area(self.vertices)
+        return polygon_area(self.vertices)
 
     def weights(self) -> tuple[tuple[float, float, float], ...]:
         """Each vertex as (technical, proactivity, personalization)."""
         return tuple((technical_of(p, s), p, s) for p, s in self.vertices)
+
+    def half_planes(self) -> tuple[tuple[float, float, float], ...]:
+        """The region as half-planes a + b * w_p + c * w_s >= 0, one per edge."""
+        planes = []
+        count = len(self.vertices)
+        for k in range(count):
+            (x0, y0), (x1, y1) = self.vertices[k], self.vertices[(k + 1) % count]
+            planes.append(((y1 - y0) * x0 - (x1 - x0) * y0, -(y1 - y0), x1 - x0))
+        return tuple(planes)
 
     def contains(self, w_p: float, w_s: float, tolerance: float = 1e-9) -> bool:
         """True when the point is inside or on the edge (within `tolerance`)."""
@@ -190,8 +199,10 @@ def regions(agents: Sequence[AgentScore], settings: Settings) -> tuple[Region, .
                 if _tie_order(other) < _tie_order(mine):
                     polygon = []
                 continue
-            polygon = _clip(polygon, mine.a - other.a, mine.b_p - other.b_p, mine.b_s - other.b_s)
-        if len(polygon) >= 3 and _area(polygon) > _SAME_POINT:
+            polygon = clip_polygon(
+                polygon, mine.a - other.a, mine.b_p - other.b_p, mine.b_s - other.b_s
+            )
+        if len(polygon) >= 3 and polygon_area(polygon) > _SAME_POINT:
             result.append(Region(mine.agent, tuple(polygon)))
     return tuple(result)
 
