@@ -61,6 +61,9 @@ def pixel_owners(regions: tuple[Region, ...], columns: int, rows: int) -> list[l
                 continue
             pixel: list[Point] = [(left, bottom), (right, bottom), (right, top), (left, top)]
             pixel = clip_polygon(pixel, 2.0, -1.0, -1.0)  # inside the triangle
+            if not pixel or polygon_area(pixel) <= _SLIVER * width * height:
+                line.append(None)  # touches the diagonal edge at a corner only
+                continue
             meets = []
             for region in regions:
                 # Is the pixel's part of the triangle met by this region?
@@ -73,7 +76,7 @@ def pixel_owners(regions: tuple[Region, ...], columns: int, rows: int) -> list[l
                     meets.append(region.agent)
                     if len(meets) > 1:
                         break
-            line.append(meets[0] if len(meets) == 1 else "")
+            line.append(meets[0] if len(meets) == 1 else "" if meets else None)
         owners.append(line)
     return owners
 
