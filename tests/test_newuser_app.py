@@ -206,7 +206,8 @@ async def test_g_alone_is_no_change(db: Path, tmp_path: Path) -> None:
 
 
 async def _choose_preset(app: PPPApp, pilot, key: str) -> None:  # type: ignore[no-untyped-def]
-    app.screen.query_one(WeightsBar).post_message(WeightsBar.PresetChosen(key))
+    # As if chosen from the bar's menu: the bar names the scope it shows.
+    app.screen.query_one(WeightsBar).query_one(Select).value = key
     await pilot.pause()
     await app.workers.wait_for_complete()
     await pilot.pause()

@@ -15,6 +15,7 @@ from ppp_tui.app.slider import WeightSlider
 from ppp_tui.app.tuning_screen import GLOBAL, TuningScreen
 from ppp_tui.core.scores import tune_scope
 from ppp_tui.core.sensitivity import run_flips
+from ppp_tui.core.settings import Weights
 
 SIZE = (150, 45)
 
@@ -117,7 +118,8 @@ async def test_the_flip_strip_shows_who_wins_where(db: Path, tmp_path: Path) -> 
         screen = app.screen
         assert isinstance(screen, RunScreen)
         second = screen.query_one(FlipStrip).flips[1]
-        app.change_weight((second.start + second.end) / 2, screen.scope, started=0.0)
+        middle = Weights.from_technical((second.start + second.end) / 2)
+        app.change_weights(middle, screen.scope, started=0.0)
         await pilot.pause()
         assert screen.ranking is not None and screen.ranking.best_agent == second.agent
 

@@ -14,11 +14,20 @@ from textual.binding import Binding
 from textual.message import Message
 
 from ..core.errors import PPPError
-from ..core.settings import Settings, preset
+from ..core.settings import Settings, Weights, preset
 from ..storage.config import load_settings
 from ..storage.store import DatabaseLocked, Store
 from .first_page import RunRows, first_page
 from .help_screen import HelpScreen
+from .messages import (
+    MarkChanged,
+    OpenRun,
+    PresetChosen,
+    StageFiltered,
+    WeightsChanged,
+    WeightsReset,
+    WorkspaceView,
+)
 from .quit_screen import QuitScreen
 from .runs_screen import RunsScreen
 from .text import inline, literal
@@ -30,7 +39,7 @@ if TYPE_CHECKING:
 
 # What the first page read, for the load worker to go on with: the open database and
 # the settings.
-Opened = tuple[Store, Settings]
+FirstRead = tuple[Store, Settings]
 
 WEIGHT_STEP = 0.05
 PREVIEW_RUNS = 200  # runs shown while the whole database loads
@@ -102,20 +111,21 @@ class PPPApp(App[None]):
         # would show it undone, so its result is dropped.
         self._own_marks = 0
         self._mark_waiting = False  # a mark waits for another process's lock
+        self.stage_filter: str | None = None  # the stage the runs list is filtered by
         self.sub_title = inline(db_path)
 
     def on_mount(self) -> None:
-        opened, preview = self._first_page()
+        first, preview = self._first_page()
         self.push_screen(RunsScreen(preview))
-        self.call_after_refresh(self._first_screen_painted, opened)
+        self.call_after_refresh(self._first_screen_painted, first)
 
-    def _first_screen_painted(self, opened: Opened | None) -> None:
+    def _first_screen_painted(self, first: FirstRead | None) -> None:
         self.first_screen_seconds = time.perf_counter() - self._created
         # The whole load (and numpy's import) starts only now, so the two do not
         # share the interpreter while the first screen draws.
-        self.load(opened)
+        self.load(first)
 
-    def _first_page(self) -> tuple[Opened | None, tuple[RunRows, int] | None]:
+    def _first_page(self) -> tuple[FirstRead | None, tuple[RunRows, int] | None]:
         """The first runs, read on the UI thread for the first screen (a few ms).
 
         Anything slow or wrong (a lock, a migration, an error) is left to the load
@@ -133,13 +143,13 @@ class PPPApp(App[None]):
             return None, None
 
     @work(thread=True, exclusive=True, group="load")
-    def load(self, opened: Opened | None = None) -> None:
+    def load(self, first: FirstRead | None = None) -> None:
         """Open the database (unless the first page did) and load its arrays off the UI
         thread."""
         from .workspace import Workspace
 
         try:
-            if opened is None:
+            if first is None:
                 config_error = None
                 try:
                     settings = load_settings(self.config_path)
@@ -148,7 +158,7 @@ class PPPApp(App[None]):
                 store = Store.open(self.db_path, create=False)
                 workspace = Workspace(store, self.config_path, settings, config_error)
             else:
-                workspace = Workspace(opened[0], self.config_path, opened[1])
+                workspace = Workspace(first[0], self.config_path, first[1])
             # Read before the data: a change made while it loads is seen on the next look.
             self._data_version = workspace.store.data_version()
             workspace.load()
@@ -271,6 +281,28 @@ class PPPApp(App[None]):
                 return screen
         raise LookupError("no runs screen")
 
+    # -- what the screens ask for ----------------------------------------------------
+
+    def on_open_run(self, message: OpenRun) -> None:
+        self.open_run(message.run_id)
+
+    def on_mark_changed(self, message: MarkChanged) -> None:
+        self.mark_preferred(message.run_id, message.agent)
+
+    def on_weights_changed(self, message: WeightsChanged) -> None:
+        self.change_weights(
+            message.weights, message.scope, message.started, provenance=message.provenance
+        )
+
+    def on_preset_chosen(self, message: PresetChosen) -> None:
+        self.apply_preset(message.key, message.scope)
+
+    def on_weights_reset(self, message: WeightsReset) -> None:
+        self.reset_weights()
+
+    def on_stage_filtered(self, message: StageFiltered) -> None:
+        self.stage_filter = message.stage
+
     # -- runs ----------------------------------------------------------------------
 
     def open_run(self, run_id: str) -> None:
@@ -348,12 +380,23 @@ class PPPApp(App[None]):
 
     # -- weights -------------------------------------------------------------------
 
-    def change_weight(self, technical: float, scope: str | None, started: float) -> None:
-        """The slider's hot path: new weights, then every view that depends on them."""
+    def change_weights(
+        self,
+        weights: Weights,
+        scope: str | None,
+        started: float,
+        *,
+        provenance: str | None = None,
+    ) -> None:
+        """The slider's hot path: new weights for one scope (a stage's table, or None for
+        global), then every view that depends on them. `provenance`, for tuned weights,
+        is written beside them when they are saved."""
         workspace = self.workspace
         if workspace is None or not workspace.loaded:
             return
-        workspace.set_technical(technical, scope)
+        if provenance is not None:
+            workspace.tuned[scope] = (weights.technical, provenance)
+        workspace.set_weights(weights, scope)
         self._weights_changed()
         self.call_after_refresh(self._record_step, started)
 
@@ -362,18 +405,21 @@ class PPPApp(App[None]):
 
     def _weights_changed(self) -> None:
         """Refresh what is on screen; the runs list refreshes itself when it shows again."""
-        refresh = getattr(self.screen, "weights_changed", None)  # the runs list, a run
-        if refresh is not None:
-            refresh()
+        if isinstance(self.screen, WorkspaceView):  # the help and quit boxes show none
+            self.screen.workspace_changed()
+
+    def _scope(self) -> str | None:
+        """The weights the screen on top edits: a run's stage table, else global."""
+        return self.screen.scope if isinstance(self.screen, WorkspaceView) else None
 
     def action_nudge(self, direction: int) -> None:
         workspace = self.workspace
         if workspace is None or not workspace.loaded:
             return
-        scope = getattr(self.screen, "scope", None)  # a run's scope, else global
+        scope = self._scope()
         current = workspace.weights_for(scope).technical
         target = min(1.0, max(0.0, round(current + direction * WEIGHT_STEP, 2)))
-        self.change_weight(target, scope, started=time.perf_counter())
+        self.change_weights(Weights.from_technical(target), scope, started=time.perf_counter())
 
     def apply_preset(self, key: str, scope: str | None) -> None:
         """A preset on the scope the weights bar shows (global, or a stage's table)."""
@@ -436,7 +482,7 @@ class PPPApp(App[None]):
 
         if isinstance(self.screen, TuningScreen):
             return
-        self.push_screen(TuningScreen(getattr(self.screen, "scope", None)))
+        self.push_screen(TuningScreen(self._scope()))
 
     def action_dashboard(self) -> None:
         """The dashboard; if one is open under other screens, back to it."""
@@ -445,7 +491,7 @@ class PPPApp(App[None]):
         open_ = [s for s in self.screen_stack if isinstance(s, DashboardScreen)]
         if not open_:
             # It starts on the stage the runs list is filtered by.
-            self.push_screen(DashboardScreen(self._runs_screen().stage_filter))
+            self.push_screen(DashboardScreen(self.stage_filter))
             return
         while self.screen is not open_[0]:
             self.pop_screen()

@@ -6,32 +6,31 @@ computed in a worker thread; the stage filter at the top applies to all of them.
 from __future__ import annotations
 
 import math
-import time
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from textual import on, work
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.geometry import Size
-from textual.message import Message
 from textual.widgets import DataTable, Footer, Header, Select, Static
-from textual.worker import get_current_worker
 
 from ..analysis.dashboard import Dashboard, StageFigures
-from ..core.errors import PPPError
 from ..core.scores import Scores
 from ..core.settings import Settings
 from ..safe_text import number
 from ..storage.store import Store
 from .dashboard_widgets import Chart, WholeText, nice_ticks, spread_ticks
 from .labels import stage_order, stage_tables
+from .messages import OpenRun
 from .recomputing import RecomputingScreen
-from .text import cell, literal, plain
+from .text import cell, literal
 
 if TYPE_CHECKING:
     from .app import PPPApp
+    from .workspace import Workspace
 
 FLIPS_SHOWN = 1000  # rows of the flipped-runs list (there can be tens of thousands)
 NAME_WIDTH = 16  # preference names in the bar chart
@@ -57,7 +56,19 @@ def _count(value: int) -> str:
     return f"{value:,}"
 
 
-class DashboardScreen(RecomputingScreen):
+@dataclass(frozen=True)
+class Request:
+    """What the figures are computed from: the stage (None: all), and the workspace's
+    weights and marks (`state`; the database and arrays go with it)."""
+
+    stage: str | None
+    state: object
+    store: Store = field(compare=False)
+    settings: Settings = field(compare=False)
+    scores: Scores = field(compare=False)
+
+
+class DashboardScreen(RecomputingScreen[Request, Dashboard]):
     """Whole-database figures, for every run or one stage's."""
 
     BINDINGS = [Binding("escape", "app.pop_screen", "Back", id="dashboard.back")]
@@ -156,15 +167,6 @@ class DashboardScreen(RecomputingScreen):
 
     app: PPPApp
 
-    class Computed(Message):
-        """A computation's figures (None if it failed) and a note for the status line."""
-
-        def __init__(self, generation: int, dashboard: Dashboard | None, note: str) -> None:
-            super().__init__()
-            self.generation = generation
-            self.dashboard = dashboard
-            self.note = note
-
     def __init__(self, stage: str | None = None) -> None:
         super().__init__()
         self.stage = stage
@@ -206,7 +208,7 @@ class DashboardScreen(RecomputingScreen):
         self.query_one("#flips", DataTable).add_columns(
             "run", "stage", "PPP on", "PPP off", "preferred"
         )
-        self._runs_loaded()
+        self.runs_loaded()
         self._focus_first()
         self.recompute(now=True)
 
@@ -218,7 +220,7 @@ class DashboardScreen(RecomputingScreen):
         else:
             self.query_one("#flips", DataTable).focus(scroll_visible=False)
 
-    def _runs_loaded(self) -> None:
+    def runs_loaded(self) -> None:
         """The stages to filter by, and the runs screen's filter as the starting one."""
         workspace = self.app.workspace
         if workspace is None or not workspace.loaded:
@@ -234,43 +236,30 @@ class DashboardScreen(RecomputingScreen):
 
     # -- computing -----------------------------------------------------------------
 
-    def _inputs(self) -> Any:
-        """What the figures depend on, to tell whether they are out of date."""
-        workspace = self.app.workspace
-        if workspace is None or workspace.scores is None:
-            return None
-        return (self.stage, workspace.state())
-
-    def _start(self) -> None:
-        workspace = self.app.workspace
-        assert workspace is not None and workspace.scores is not None
-        self._generation += 1
-        self._computed_for = self._inputs()
-        self._set_status("computing…")
-        if self.dashboard is None or self.dashboard.stage != self.stage:
-            self._set_loading(True)
-        self._compute(
-            self._generation, workspace.store, workspace.settings, workspace.scores, self.stage
+    def request(self, workspace: Workspace) -> Request:
+        assert workspace.scores is not None
+        return Request(
+            self.stage, workspace.state(), workspace.store, workspace.settings, workspace.scores
         )
 
-    @work(thread=True, exclusive=True, group="dashboard")
-    def _compute(
-        self, generation: int, store: Store, settings: Settings, scores: Scores, stage: str | None
-    ) -> None:
-        started = time.perf_counter()
-        try:
-            dashboard = Dashboard.load(store, settings, stage, scores=scores)
-        except PPPError as error:
-            self.post_message(self.Computed(generation, None, str(error)))
-            return
-        if not get_current_worker().is_cancelled:
-            seconds = time.perf_counter() - started
-            self.post_message(self.Computed(generation, dashboard, f"computed in {seconds:.2f} s"))
+    def started(self, request: Request) -> None:
+        super().started(request)
+        if self.dashboard is None or self.dashboard.stage != request.stage:
+            self._set_loading(True)
 
-    def on_dashboard_screen_computed(self, message: Computed) -> None:
-        if message.generation != self._generation:
-            return  # a newer computation is on its way
-        self._awaiting = False
+    def compute(self, request: Request) -> Dashboard:
+        return Dashboard.load(request.store, request.settings, request.stage, scores=request.scores)
+
+    def show(self, result: Dashboard, seconds: float) -> None:
+        self._loaded()
+        self.dashboard = result
+        self._show(f"computed in {seconds:.2f} s")
+
+    def failed(self, error: str) -> None:
+        self._loaded()
+        super().failed(error)
+
+    def _loaded(self) -> None:
         self._set_loading(False)
         if (
             self.dashboard is None
@@ -279,11 +268,6 @@ class DashboardScreen(RecomputingScreen):
         ):
             # The first figures' loading blurred the list: its focus goes back.
             self._focus_first()
-        if message.dashboard is None:
-            self.query_one("#dashboard-status", Static).update(plain(message.note))
-            return
-        self.dashboard = message.dashboard
-        self._show(message.note)
 
     def _set_loading(self, loading: bool) -> None:
         for widget in self.query(".panel"):
@@ -297,7 +281,7 @@ class DashboardScreen(RecomputingScreen):
     @on(DataTable.RowSelected, "#flips")
     def _open_flip(self, event: DataTable.RowSelected) -> None:
         if event.row_key.value is not None:
-            self.app.open_run(event.row_key.value)
+            self.post_message(OpenRun(event.row_key.value))
 
     # -- showing -------------------------------------------------------------------
 

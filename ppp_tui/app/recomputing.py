@@ -4,45 +4,92 @@ of date. The tuning panel and the dashboard."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+import time
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Generic, TypeVar, cast
 
 from textual import work
 from textual.content import Content
-from textual.screen import Screen
+from textual.message import Message
 from textual.timer import Timer
 from textual.widgets import Static
+from textual.worker import get_current_worker
+
+from ..core.errors import PPPError
+from .messages import WorkspaceView
+from .text import plain
 
 if TYPE_CHECKING:
     from .app import PPPApp
+    from .workspace import Workspace
 
 # Changes closer together than this (a slider held down) are computed for once.
 DEBOUNCE_S = 0.15
 
+RequestT = TypeVar("RequestT")
+ResultT = TypeVar("ResultT")
 
-class RecomputingScreen(Screen[None]):
-    """Subclasses say what their figures depend on (`_inputs`), list their menus once
-    the runs are there (`_runs_loaded`) and start a computation on the loaded workspace
-    (`_start`: it sets `_computed_for`, bumps `_generation` and clears `_awaiting` when
-    the newest result arrives). `STATUS` is the widget that tells how it goes."""
+
+class RecomputingScreen(WorkspaceView, Generic[RequestT, ResultT]):
+    """Owns the worker, the debounce and which result is the newest; a subclass gives
+
+    - `request(workspace)`: on the UI thread, what the figures are computed from. Two
+      equal requests give the same figures, so a request's equality must cover all
+      they depend on (fields holding the arrays can be left out of it with
+      `field(compare=False)`, as long as another field, such as the workspace's
+      state, changes with them);
+    - `compute(request)`: in a worker thread, the figures (a `PPPError` becomes a line
+      on the status widget);
+    - `show(result, seconds)`: on the UI thread, the newest figures.
+
+    `STATUS` is the widget that tells how it goes; `runs_loaded` lists menus once the
+    runs are there, `started` and `failed` can add to what the status line says.
+    """
 
     app: PPPApp
     STATUS = ""
 
+    @dataclass
+    class Computed(Message):
+        """A computation's result, or the error it ended with."""
+
+        generation: int
+        result: object
+        error: str | None
+        seconds: float
+
+        bubble = False  # the screen's own business
+
     def __init__(self) -> None:
         super().__init__()
         self._generation = 0  # the latest computation asked for; older results are dropped
-        self._computed_for: Any = None  # what the shown figures were computed from
+        self._computed_for: RequestT | None = None  # what the shown figures came from
         self._pending: Timer | None = None  # a recomputation waiting for changes to settle
         self._awaiting = False  # a computation is under way (or waits for the database)
 
-    def _inputs(self) -> Any:
+    # -- what a subclass gives ---------------------------------------------------------
+
+    def request(self, workspace: Workspace) -> RequestT:
         raise NotImplementedError
 
-    def _start(self) -> None:
+    def compute(self, request: RequestT) -> ResultT:
         raise NotImplementedError
 
-    def _runs_loaded(self) -> None:
+    def show(self, result: ResultT, seconds: float) -> None:
+        raise NotImplementedError
+
+    def runs_loaded(self) -> None:
         """The whole database has loaded (also when it had before the screen opened)."""
+
+    def started(self, request: RequestT) -> None:
+        """A computation has started on `request`."""
+        self._set_status("computing…")
+
+    def failed(self, error: str) -> None:
+        """A computation ended with `error`: the figures shown stay."""
+        self.query_one(self.STATUS, Static).update(plain(error))
+
+    # -- the bookkeeping ---------------------------------------------------------------
 
     def _set_status(self, text: str) -> None:
         self.query_one(self.STATUS, Static).update(Content(text))
@@ -52,13 +99,19 @@ class RecomputingScreen(Screen[None]):
         """Figures are asked for and not shown yet."""
         return self._pending is not None or self._awaiting
 
-    def weights_changed(self) -> None:
-        """Weights or marks changed (the app calls this): compute again."""
+    def workspace_changed(self) -> None:
+        """Weights or marks changed: compute again, once they settle."""
         self.recompute()
 
     def on_screen_resume(self) -> None:
         # Weights or marks may have changed while another screen was on top.
-        if self._computed_for is not None and self._computed_for != self._inputs():
+        workspace = self.app.workspace
+        if (
+            self._computed_for is not None
+            and workspace is not None
+            and workspace.loaded
+            and self._computed_for != self.request(workspace)
+        ):
             self.recompute()
 
     def recompute(self, now: bool = False) -> None:
@@ -74,11 +127,36 @@ class RecomputingScreen(Screen[None]):
         self._pending = None
         self._awaiting = True
         workspace = self.app.workspace
-        if workspace is None or workspace.scores is None:
+        if workspace is None or not workspace.loaded:
             self._set_status("loading the database…")
             self._when_loaded()
             return
-        self._start()
+        request = self.request(workspace)
+        self._generation += 1
+        self._computed_for = request
+        self.started(request)
+        self._compute(self._generation, request)
+
+    @work(thread=True, exclusive=True, group="recompute")
+    def _compute(self, generation: int, request: RequestT) -> None:
+        began = time.perf_counter()
+        try:
+            result: object = self.compute(request)
+            error = None
+        except PPPError as caught:
+            result, error = None, str(caught)
+        if not get_current_worker().is_cancelled:
+            seconds = time.perf_counter() - began
+            self.post_message(self.Computed(generation, result, error, seconds))
+
+    def on_recomputing_screen_computed(self, message: RecomputingScreen.Computed) -> None:
+        if message.generation != self._generation:
+            return  # a newer computation is on its way
+        self._awaiting = False
+        if message.error is not None:
+            self.failed(message.error)
+            return
+        self.show(cast(ResultT, message.result), message.seconds)
 
     @work(exclusive=True, group="recompute-wait")
     async def _when_loaded(self) -> None:
@@ -87,5 +165,5 @@ class RecomputingScreen(Screen[None]):
             self._awaiting = False
             self._set_status("the database could not be opened")
             return
-        self._runs_loaded()
+        self.runs_loaded()
         self.recompute(now=True)

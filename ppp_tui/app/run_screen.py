@@ -12,7 +12,6 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
-from textual.screen import Screen
 from textual.widgets import (
     DataTable,
     Footer,
@@ -28,8 +27,10 @@ from ..core.regions import regions, rerank
 from ..core.relevance import task_type
 from ..core.scoring import AgentScore, Ranking, rank_run, violation_penalty
 from ..core.sensitivity import flips
+from ..core.settings import Weights
 from ..safe_text import number
 from .flip_map import FlipMap, FlipMapPanel
+from .messages import MarkChanged, WeightsChanged, WeightsReset, WorkspaceView
 from .text import cell, literal, plain
 from .weight_sliders import Triple, WeightSliders
 from .weights_bar import WeightsBar
@@ -113,7 +114,7 @@ def _bar(value: float | None, width: int = 8) -> str:
     return "█" * filled + "░" * (width - filled) + f" {value:.2f}"
 
 
-class RunScreen(Screen[None]):
+class RunScreen(WorkspaceView):
     """One run's agents side by side, the highlighted agent's detail, and the weights."""
 
     BINDINGS = [
@@ -144,7 +145,7 @@ class RunScreen(Screen[None]):
         super().__init__()
         self.run = run
         self.ranking: Ranking | None = None
-        self.scope: str | None = None
+        self._scope: str | None = None  # the weights bar's: a stage's table, or global
         self._flash: dict[str, float] = {}
         self._columns: list[ColumnKey] = []
         self._cells: dict[str, tuple[Any, ...]] = {}  # what each agent's row shows now
@@ -181,7 +182,7 @@ class RunScreen(Screen[None]):
     def on_mount(self) -> None:
         workspace = self.app.workspace
         assert workspace is not None
-        self.scope = workspace.scope_of(self.run.stage)
+        self._scope = workspace.scope_of(self.run.stage)
         agents = self.query_one("#agents", DataTable)
         # What decides the pick first, so 80 columns show it; the rest scrolls.
         self._columns = agents.add_columns(
@@ -384,8 +385,11 @@ class RunScreen(Screen[None]):
 
     # -- weights -----------------------------------------------------------------
 
-    def weights_changed(self) -> None:
-        """The app's weights or marks changed."""
+    @property
+    def scope(self) -> str | None:
+        return self._scope
+
+    def workspace_changed(self) -> None:
         self.refresh_ranking()
         self.sync_weights()
 
@@ -399,7 +403,7 @@ class RunScreen(Screen[None]):
         workspace = self.app.workspace
         covered_at = self._covered_at
         if workspace is not None and covered_at is not None and workspace.state() != covered_at:
-            self.weights_changed()
+            self.workspace_changed()
 
     def sync_weights(self) -> None:
         workspace = self.app.workspace
@@ -437,7 +441,8 @@ class RunScreen(Screen[None]):
     def _sliders_moved(self, event: WeightSliders.Changed) -> None:
         event.stop()
         self._free[self.scope] = event.weights
-        self.app.change_weight(event.weights[0], self.scope, started=time.perf_counter())
+        weights = Weights.from_technical(event.weights[0])
+        self.post_message(WeightsChanged(weights, self.scope, time.perf_counter()))
 
     def _show_map(self) -> None:
         """The flip map: the regions (they change with the scores, not the weights) and
@@ -474,10 +479,6 @@ class RunScreen(Screen[None]):
         self.notify(bar.sliders.cycle_lock().capitalize(), timeout=2)
         bar.show_lock()
 
-    @on(WeightsBar.PresetChosen)
-    def _preset(self, event: WeightsBar.PresetChosen) -> None:
-        self.app.apply_preset(event.key, self.scope)
-
     def action_toggle_scope(self) -> None:
         """Edit the global pair, or this run's stage's own table."""
         workspace = self.app.workspace
@@ -488,16 +489,16 @@ class RunScreen(Screen[None]):
         if self.scope is None:
             # Switching is no change: a stage without its own table gets one only when
             # its weight is moved (starting from the weights the run has now).
-            self.scope = self.run.stage
+            self._scope = self.run.stage
         else:
-            self.scope = None
+            self._scope = None
         self.sync_weights()
 
     def action_reset(self) -> None:
-        self.app.reset_weights()
+        self.post_message(WeightsReset())
 
     def action_prefer(self) -> None:
         name = self._highlighted_name()
         if name is None:
             return
-        self.app.mark_preferred(self.run.id, None if name == self._preferred() else name)
+        self.post_message(MarkChanged(self.run.id, None if name == self._preferred() else name))

@@ -10,7 +10,6 @@ from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.content import Content
 from textual.css.query import NoMatches
-from textual.screen import Screen
 from textual.widgets import (
     Footer,
     Header,
@@ -20,6 +19,7 @@ from textual.widgets import (
 )
 
 from .labels import NO_STAGE, NO_STAGE_VALUE, stage_order, stage_tables
+from .messages import StageFiltered, WorkspaceView
 from .runs_table import RunsTable
 from .text import literal, plain
 
@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     from .first_page import RunRows
 
 
-class RunsScreen(Screen[None]):
+class RunsScreen(WorkspaceView):
     """Every run, with the agent selected under the current weights and the mark."""
 
     AUTO_FOCUS = "#runs"  # the table, not the search box, from the first frame
@@ -129,8 +129,7 @@ class RunsScreen(Screen[None]):
             f"first {len(rows.infos):,} of {total:,} runs shown · loading the rest…"
         )
 
-    def weights_changed(self) -> None:
-        """The app's weights or marks changed."""
+    def workspace_changed(self) -> None:
         self.populate()
 
     def populate(self) -> None:
@@ -207,6 +206,7 @@ class RunsScreen(Screen[None]):
     @on(Select.Changed, "#stage-filter")
     def _stage_changed(self) -> None:
         self._apply_filter()
+        self.post_message(StageFiltered(self.stage_filter))  # where the dashboard opens
 
     @on(Input.Changed, "#search")
     def _search_changed(self) -> None:
@@ -228,7 +228,3 @@ class RunsScreen(Screen[None]):
         if search.value:
             search.value = ""
         self.table.focus()
-
-    @on(RunsTable.Opened)
-    def _open(self, event: RunsTable.Opened) -> None:
-        self.app.open_run(event.run_id)

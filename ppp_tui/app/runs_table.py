@@ -17,12 +17,12 @@ from rich.style import Style
 from textual import events
 from textual.binding import Binding
 from textual.geometry import Size
-from textual.message import Message
 from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from .first_page import RunRows
+from .messages import OpenRun
 from .text import literal
 
 if TYPE_CHECKING:
@@ -97,11 +97,6 @@ class RunsTable(ScrollView, can_focus=True):
     cursor: reactive[int] = reactive(0)
     sort_key: reactive[str] = reactive("")
     sort_descending: reactive[bool] = reactive(False)
-
-    class Opened(Message):
-        def __init__(self, run_id: str) -> None:
-            super().__init__()
-            self.run_id = run_id
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
@@ -292,7 +287,7 @@ class RunsTable(ScrollView, can_focus=True):
     def action_open(self) -> None:
         run_id = self.current_run()
         if run_id is not None:
-            self.post_message(self.Opened(run_id))
+            self.post_message(OpenRun(run_id))  # the app opens it
 
     def sort_by(self, key: str, descending: bool = False) -> None:
         self.sort_key = key

@@ -5,29 +5,40 @@ and "use optimal", which moves the weights (saving stays ctrl+s)."""
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING
 
-from textual import on, work
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
-from textual.message import Message
 from textual.widgets import Button, DataTable, Footer, Header, Select, Static
-from textual.worker import get_current_worker
 from textual_plotext import PlotextPlot
 
 from ..core.regret import Tuning
 from ..core.scores import Scores, provenance, tune_scope, tune_stages
+from ..core.settings import Weights
 from .labels import stage_order
+from .messages import WeightsChanged
 from .recomputing import RecomputingScreen
 from .text import cell, literal
 
 if TYPE_CHECKING:
     from .app import PPPApp
+    from .workspace import Workspace
 
 GLOBAL = "__global__"  # the scope menu's value for the global weights
+
+
+@dataclass(frozen=True)
+class Request:
+    """What a tuning is computed from: the scope, and the workspace's weights and marks
+    (`state`; the arrays under the weights being edited go with it)."""
+
+    scope: str  # GLOBAL or a stage
+    state: object
+    scores: Scores = field(compare=False)
 
 
 @dataclass(frozen=True)
@@ -40,7 +51,7 @@ class Result:
     stages: list[tuple[str, Tuning]]
 
 
-class TuningScreen(RecomputingScreen):
+class TuningScreen(RecomputingScreen[Request, Result]):
     """Mean regret and agreement over the technical weight, and where they are best."""
 
     # Below 110 columns the figures and the per-stage table stack (class -narrow).
@@ -51,12 +62,6 @@ class TuningScreen(RecomputingScreen):
     ]
 
     app: PPPApp
-
-    class Computed(Message):
-        def __init__(self, generation: int, result: Result) -> None:
-            super().__init__()
-            self.generation = generation
-            self.result = result
 
     def __init__(self, scope: str | None = None) -> None:
         super().__init__()
@@ -94,10 +99,10 @@ class TuningScreen(RecomputingScreen):
         self.query_one("#tuning-stages", DataTable).add_columns(
             "stage", "marked", "current", "optimum", "95% interval", "mean regret", "agreement"
         )
-        self._runs_loaded()
+        self.runs_loaded()
         self.recompute(now=True)
 
-    def _runs_loaded(self) -> None:
+    def runs_loaded(self) -> None:
         """The scope menu: global, and each stage with runs."""
         workspace = self.app.workspace
         if workspace is None or workspace.scores is None:
@@ -113,35 +118,24 @@ class TuningScreen(RecomputingScreen):
 
     # -- computing -------------------------------------------------------------------
 
-    def _inputs(self) -> Any:
-        """What the result depends on, to tell whether it is out of date."""
-        workspace = self.app.workspace
-        return None if workspace is None else (self._scope, workspace.state())
-
-    def _start(self) -> None:
-        workspace = self.app.workspace
-        assert workspace is not None and workspace.scores is not None
-        self._generation += 1
-        self._computed_for = self._inputs()
-        self._set_status("tuning…")
+    def request(self, workspace: Workspace) -> Request:
+        assert workspace.scores is not None
         # The arrays under the weights being edited (their penalties are the loaded ones).
         scores = replace(workspace.scores, settings=workspace.settings)
-        self._compute(self._generation, self._scope, scores)
+        return Request(self._scope, workspace.state(), scores)
 
-    @work(thread=True, exclusive=True, group="tuning")
-    def _compute(self, generation: int, scope: str, scores: Scores) -> None:
-        stage = None if scope == GLOBAL else scope
+    def started(self, request: Request) -> None:
+        self._set_status("tuning…")
+
+    def compute(self, request: Request) -> Result:
+        scores = request.scores
+        stage = None if request.scope == GLOBAL else request.scope
         _, tuning = tune_scope(scores, stage)
         current = scores.settings.weights_for(stage).technical
-        result = Result(scope, current, tuning, tune_stages(scores))
-        if not get_current_worker().is_cancelled:
-            self.post_message(self.Computed(generation, result))
+        return Result(request.scope, current, tuning, tune_stages(scores))
 
-    def on_tuning_screen_computed(self, message: Computed) -> None:
-        if message.generation != self._generation:
-            return  # a newer computation is on its way
-        self._awaiting = False
-        self.result = message.result
+    def show(self, result: Result, seconds: float) -> None:
+        self.result = result
         self._show()
 
     @on(Select.Changed, "#tuning-scope")
@@ -276,11 +270,15 @@ class TuningScreen(RecomputingScreen):
             return
         stage = None if result.scope == GLOBAL else result.scope
         technical = result.tuning.technical
-        workspace = self.app.workspace
-        if workspace is not None:
-            # Saving these weights writes where they came from beside them.
-            workspace.tuned[stage] = (technical, provenance(result.tuning))
-        self.app.change_weight(technical, stage, started=time.perf_counter())
+        # Saving these weights writes where they came from beside them.
+        self.post_message(
+            WeightsChanged(
+                Weights.from_technical(technical),
+                stage,
+                time.perf_counter(),
+                provenance=provenance(result.tuning),
+            )
+        )
         where = "global weights" if stage is None else f"stage {literal(stage, True)}"
         self.notify(f"{where}: technical {technical:.4f} (ctrl+s saves it)", markup=False)
 

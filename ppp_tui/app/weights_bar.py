@@ -5,12 +5,12 @@ from __future__ import annotations
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
-from textual.message import Message
 from textual.widgets import Label, Select
 
 from ..core.sensitivity import Flip
 from ..core.settings import PRESETS
 from .flip_strip import FlipStrip
+from .messages import PresetChosen
 from .slider import WeightSlider
 from .text import literal
 from .weight_sliders import Triple, WeightSliders
@@ -40,11 +40,6 @@ class WeightsBar(Horizontal):
 
     NARROW = 110  # below this width the bar is laid out for small terminals
 
-    class PresetChosen(Message):
-        def __init__(self, key: str) -> None:
-            super().__init__()
-            self.key = key
-
     def compose(self) -> ComposeResult:
         with Vertical(id="weights-track"):
             yield WeightSliders(id="weights-sliders")
@@ -65,6 +60,7 @@ class WeightsBar(Horizontal):
         super().__init__()
         self._figures: Figures | None = None
         self._weights: Triple | None = None
+        self._scope: str | None = None  # the scope shown, which a preset applies to
 
     def on_resize(self) -> None:
         narrow = self.size.width < self.NARROW
@@ -98,6 +94,7 @@ class WeightsBar(Horizontal):
         """Reflect the three weights without posting a Changed message."""
         self.sliders.show(weights)
         self._weights = weights
+        self._scope = scope
         self._set("#weights-pair", self._pair(weights))
         self._set("#weights-scope", f"scope: {literal(scope, True)}" if scope else "scope: global")
         self._set("#weights-dirty", "● unsaved" if dirty else "")
@@ -142,6 +139,6 @@ class WeightsBar(Horizontal):
     def on_select_changed(self, event: Select.Changed) -> None:
         event.stop()
         if isinstance(event.value, str):
-            self.post_message(self.PresetChosen(event.value))
+            self.post_message(PresetChosen(event.value, self._scope))  # the app applies it
             with event.select.prevent(Select.Changed):
                 event.select.clear()

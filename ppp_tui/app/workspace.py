@@ -1,7 +1,7 @@
 """What the terminal app works on: the database's arrays, the weights being edited.
 
 No textual here: the screens call this, and tests can drive it directly. The
-slider's hot path is `set_technical`: it changes one weight pair and recomputes
+slider's hot path is `set_weights`: it changes one scope's weights and recomputes
 agreement and mean regret over every marked run with array arithmetic.
 """
 
@@ -98,9 +98,8 @@ class Workspace:
             return stage
         return None
 
-    def set_technical(self, technical: float, scope: str | None) -> Figures:
+    def set_weights(self, weights: Weights, scope: str | None) -> Figures:
         """The slider's step: new weights for one scope, then agreement and regret."""
-        weights = Weights.from_technical(technical)
         self.settings = self.settings.with_weights(weights, scope)
         return self.figures()
 

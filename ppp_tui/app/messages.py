@@ -1,0 +1,82 @@
+"""What the screens ask of the app, as typed messages.
+
+A screen never calls another screen or the app's internals: it posts one of these,
+the message bubbles from the screen to the app, and the app handles it in one place
+(it owns the workspace, the database and the screen stack). The app then tells the
+screen on top that the workspace changed (`WorkspaceView.workspace_changed`); the
+screens under it catch up when they show again.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from textual.message import Message
+from textual.screen import Screen
+
+from ..core.settings import Weights
+
+
+@dataclass
+class OpenRun(Message):
+    """Open one run side by side (from the runs list, the dashboard, the palette)."""
+
+    run_id: str
+
+
+@dataclass
+class WeightsChanged(Message):
+    """The user moved the weights of one scope (a slider, a key, "use optimal").
+
+    `scope` is a stage whose own table is edited, or None for the global weights;
+    `started` is when the input arrived (`time.perf_counter()`), for the step latency;
+    `provenance`, when the weights come from the tuner, is written beside them on save.
+    """
+
+    weights: Weights
+    scope: str | None
+    started: float
+    provenance: str | None = field(default=None, kw_only=True)
+
+
+@dataclass
+class MarkChanged(Message):
+    """Mark `agent` as the run's preferred one (None clears the mark)."""
+
+    run_id: str
+    agent: str | None
+
+
+@dataclass
+class PresetChosen(Message):
+    """Apply a preset (its key) to one scope: a stage's table, or None for global."""
+
+    key: str
+    scope: str | None
+
+
+@dataclass
+class WeightsReset(Message):
+    """Back to the weights config.toml holds."""
+
+
+@dataclass
+class StageFiltered(Message):
+    """The runs list is now filtered by this stage (None: every stage); the dashboard
+    opens on it."""
+
+    stage: str | None
+
+
+class WorkspaceView(Screen[None]):
+    """A screen that shows the workspace: the app tells it when weights or marks change
+    (only while it is on top; under another screen it catches up when it shows again)."""
+
+    @property
+    def scope(self) -> str | None:
+        """The weights this screen edits: a stage's own table, or None for global."""
+        return None
+
+    def workspace_changed(self) -> None:
+        """The weights or the marks changed: show them."""
+        raise NotImplementedError
