@@ -192,7 +192,7 @@ def _save_stages(config: Path, writer: int, saves: int, start: Barrier) -> None:
     start.wait()
     for k in range(saves):
         technical = round(0.5 + 0.01 * k, 2)
-        save_weights(config, stages={f"w{writer}_{k}": Weights(technical, 1 - technical)})
+        save_weights(config, stages={f"w{writer}_{k}": Weights.pair(technical, 1 - technical)})
 
 
 def test_concurrent_config_saves_never_undo_each_other(tmp_path: Path) -> None:

@@ -105,16 +105,16 @@ def test_db_lookup_is_flag_then_environment_then_user_data_folder(
 def test_no_file_means_the_spec_defaults(here: Path) -> None:
     settings = load_settings(Path("missing.toml"))
     assert settings == Settings()
-    assert settings.weights == Weights(0.7, 0.3)
+    assert settings.weights == Weights.pair(0.7, 0.3)
     assert dict(settings.stage_weights) == {}
 
 
 def test_the_spec_example_reads_as_written_and_unknown_keys_are_ignored(here: Path) -> None:
     settings = load_text(USER_FILE)
     assert settings.missing_trajectory == "neutral"
-    assert settings.weights == Weights(0.7, 0.3)
-    assert settings.weights_for("plan") == Weights(0.6, 0.4)
-    assert settings.weights_for("audit") == Weights(0.7, 0.3)  # no table: the global pair
+    assert settings.weights == Weights.pair(0.7, 0.3)
+    assert settings.weights_for("plan") == Weights.pair(0.6, 0.4)
+    assert settings.weights_for("audit") == Weights.pair(0.7, 0.3)  # no table: the global pair
     assert settings.proactivity == ProactivitySettings(0.05, 0.1, 0.5)
     assert dict(settings.penalties) == {"lang_ita": 0.1}
 
@@ -125,15 +125,15 @@ def test_any_stage_name_has_its_own_table_and_constants_override_one_by_one(here
         "[ppp.personalization]\nmajor_penalty = 0.04\n"
         "[ppp.penalties]\nno_commas = 0.2\n"
     )
-    assert dict(settings.stage_weights) == {"code-review": Weights(0.9, 0.1)}
-    assert settings.weights == Weights(0.7, 0.3)
+    assert dict(settings.stage_weights) == {"code-review": Weights.pair(0.9, 0.1)}
+    assert settings.weights == Weights.pair(0.7, 0.3)
     assert settings.personalization == PersonalizationSettings(major_penalty=0.04)
     assert dict(settings.penalties) == {"commas": 0.2}  # seed 000's alias
 
 
 def test_the_older_seed_000_form_is_read(here: Path) -> None:
     settings = load_text("[ppp]\ntechnical_weight = 0.8\ninteraction_weight = 0.2\n")
-    assert settings.weights == Weights(0.8, 0.2)
+    assert settings.weights == Weights.pair(0.8, 0.2)
 
 
 @pytest.mark.parametrize(
@@ -223,7 +223,7 @@ def test_an_unreadable_file_is_a_config_error_too(here: Path) -> None:
 
 def test_a_save_changes_only_the_weight_lines(here: Path) -> None:
     CONFIG.write_text(USER_FILE)
-    save_weights(CONFIG, Weights(0.65, 0.35), {"plan": Weights(0.55, 0.45)})
+    save_weights(CONFIG, Weights.pair(0.65, 0.35), {"plan": Weights.pair(0.55, 0.45)})
     expected = USER_FILE.replace(
         "technical = 0.7\ninteraction = 0.3", "technical = 0.65\ninteraction = 0.35"
     ).replace("technical = 0.6\ninteraction = 0.4", "technical = 0.55\ninteraction = 0.45")
@@ -235,33 +235,33 @@ def test_a_new_stage_table_goes_after_the_weights_and_before_the_next_tables_com
     here: Path,
 ) -> None:
     CONFIG.write_text(USER_FILE)
-    save_weights(CONFIG, stages={"audit": Weights(0.8, 0.2)})
+    save_weights(CONFIG, stages={"audit": Weights.pair(0.8, 0.2)})
     new_table = "[ppp.weights.audit]\ntechnical = 0.8\ninteraction = 0.2\n\n"
     assert CONFIG.read_text() == USER_FILE.replace(
         "# proactivity costs\n", new_table + "# proactivity costs\n"
     )
-    assert load_settings(CONFIG).weights_for("audit") == Weights(0.8, 0.2)
+    assert load_settings(CONFIG).weights_for("audit") == Weights.pair(0.8, 0.2)
 
 
 def test_the_older_form_is_saved_in_its_form(here: Path) -> None:
     CONFIG.write_text("[ppp]\ntechnical_weight = 0.7  # seed 000\ninteraction_weight = 0.3\n")
-    save_weights(CONFIG, Weights(0.6, 0.4), {"plan": Weights(0.5, 0.5)})
+    save_weights(CONFIG, Weights.pair(0.6, 0.4), {"plan": Weights.pair(0.5, 0.5)})
     assert CONFIG.read_text() == (
         "[ppp]\ntechnical_weight = 0.6  # seed 000\ninteraction_weight = 0.4\n\n"
         "[ppp.weights.plan]\ntechnical = 0.5\ninteraction = 0.5\n"
     )
     settings = load_settings(CONFIG)
     assert (settings.weights, settings.weights_for("plan")) == (
-        Weights(0.6, 0.4),
-        Weights(0.5, 0.5),
+        Weights.pair(0.6, 0.4),
+        Weights.pair(0.5, 0.5),
     )
 
 
 def test_a_missing_file_is_created_with_only_the_weights(here: Path) -> None:
     path = here / "config.toml"
-    save_weights(path, stages={"plan": Weights(0.6, 0.4)})
+    save_weights(path, stages={"plan": Weights.pair(0.6, 0.4)})
     assert path.read_text() == "[ppp.weights.plan]\ntechnical = 0.6\ninteraction = 0.4\n"
-    save_weights(path, Weights(0.75, 0.25))
+    save_weights(path, Weights.pair(0.75, 0.25))
     assert path.read_text() == (
         "[ppp.weights]\ntechnical = 0.75\ninteraction = 0.25\n\n"
         "[ppp.weights.plan]\ntechnical = 0.6\ninteraction = 0.4\n"
@@ -271,13 +271,13 @@ def test_a_missing_file_is_created_with_only_the_weights(here: Path) -> None:
 def test_tuned_weights_are_saved_to_six_decimals_and_round_ones_stay_round(here: Path) -> None:
     """Both weights of a pair have the same precision and sum to exactly 1.0."""
     tuned = Weights.from_technical(0.7078507078507079)
-    save_weights(CONFIG, tuned, {"plan": Weights(0.7, 0.3), "audit": Weights(0.8, 0.2)})
+    save_weights(CONFIG, tuned, {"plan": Weights.pair(0.7, 0.3), "audit": Weights.pair(0.8, 0.2)})
     text = CONFIG.read_text()
     assert "[ppp.weights]\ntechnical = 0.707851\ninteraction = 0.292149\n" in text
     assert "[ppp.weights.plan]\ntechnical = 0.7\ninteraction = 0.3\n" in text
     assert "[ppp.weights.audit]\ntechnical = 0.8\ninteraction = 0.2\n" in text
     saved = load_settings(CONFIG).weights
-    assert saved == Weights(0.707851, 0.292149)
+    assert saved == Weights.pair(0.707851, 0.292149)
     assert saved.technical + saved.interaction == 1.0
 
 
@@ -293,26 +293,26 @@ def test_every_saved_pair_sums_to_exactly_one() -> None:
 def test_the_provenance_note_is_replaced_not_accumulated(here: Path) -> None:
     CONFIG.write_text("[ppp.weights]\ntechnical = 0.7  # chosen by hand\ninteraction = 0.3\n")
     first = "tuned 2026-11-22 14:03 from 412 marked runs, mean regret 0.031 -> 0.012"
-    save_weights(CONFIG, Weights(0.64, 0.36), note=first)
+    save_weights(CONFIG, Weights.pair(0.64, 0.36), note=first)
     # The user's own comment keeps its line to itself; ours goes on the line above.
     assert CONFIG.read_text() == (
         f"[ppp.weights]\n# ppp-tui: {first}\ntechnical = 0.64  # chosen by hand\n"
         "interaction = 0.36\n"
     )
-    save_weights(CONFIG, Weights(0.66, 0.34), note="tuned 2026-11-23 from 450 marked runs")
+    save_weights(CONFIG, Weights.pair(0.66, 0.34), note="tuned 2026-11-23 from 450 marked runs")
     assert CONFIG.read_text() == (
         "[ppp.weights]\n# ppp-tui: tuned 2026-11-23 from 450 marked runs\n"
         "technical = 0.66  # chosen by hand\ninteraction = 0.34\n"
     )
     # Weights saved without a note drop ours: it described weights no longer there.
-    save_weights(CONFIG, Weights(0.7, 0.3))
+    save_weights(CONFIG, Weights.pair(0.7, 0.3))
     assert CONFIG.read_text() == (
         "[ppp.weights]\ntechnical = 0.7  # chosen by hand\ninteraction = 0.3\n"
     )
 
 
 def test_a_note_on_a_new_stage_table_sits_beside_its_weights(here: Path) -> None:
-    save_weights(CONFIG, stages={"plan": Weights(0.6, 0.4)}, note="tuned from 12\nmarked runs")
+    save_weights(CONFIG, stages={"plan": Weights.pair(0.6, 0.4)}, note="tuned from 12\nmarked runs")
     assert CONFIG.read_text() == (
         "[ppp.weights.plan]\ntechnical = 0.6  # ppp-tui: tuned from 12 marked runs\n"
         "interaction = 0.4\n"
@@ -330,22 +330,22 @@ def test_an_invalid_file_is_never_overwritten(here: Path, text: str, reason: str
     CONFIG.write_text(text)
     before = CONFIG.read_bytes()
     with pytest.raises(ConfigError, match=rf"^config\.toml: .*{reason}.*weights not saved"):
-        save_weights(CONFIG, Weights(0.6, 0.4))
+        save_weights(CONFIG, Weights.pair(0.6, 0.4))
     assert CONFIG.read_bytes() == before
 
 
 def test_an_inline_weights_table_is_updated_in_place_but_cannot_take_a_stage(here: Path) -> None:
     CONFIG.write_text("[ppp]\nweights = { technical = 0.7, interaction = 0.3 }\n")
-    save_weights(CONFIG, Weights(0.6, 0.4), note="no room for me")
+    save_weights(CONFIG, Weights.pair(0.6, 0.4), note="no room for me")
     assert CONFIG.read_text() == "[ppp]\nweights = { technical = 0.6, interaction = 0.4 }\n"
     with pytest.raises(ConfigError, match=r"^config\.toml: cannot update this file \(Inline"):
-        save_weights(CONFIG, stages={"plan": Weights(0.5, 0.5)})
+        save_weights(CONFIG, stages={"plan": Weights.pair(0.5, 0.5)})
     assert CONFIG.read_text() == "[ppp]\nweights = { technical = 0.6, interaction = 0.4 }\n"
 
 
 def test_a_stage_cannot_be_named_like_a_weight(here: Path) -> None:
     with pytest.raises(ConfigError, match="'technical' cannot name a stage table"):
-        save_weights(CONFIG, stages={"technical": Weights(0.6, 0.4)})
+        save_weights(CONFIG, stages={"technical": Weights.pair(0.6, 0.4)})
     assert not CONFIG.exists()
 
 
@@ -359,7 +359,7 @@ def test_a_failed_rename_leaves_the_old_file_and_no_temporary_file(
 
     monkeypatch.setattr(os, "replace", crash)
     with pytest.raises(ConfigError, match=r"^config\.toml: cannot write \(No space left"):
-        save_weights(CONFIG, Weights(0.6, 0.4))
+        save_weights(CONFIG, Weights.pair(0.6, 0.4))
     assert CONFIG.read_text() == USER_FILE
     # The writers' lock file stays (deleting it could race a waiting writer).
     assert sorted(p.name for p in here.iterdir()) == [".config.toml.lock", "config.toml"]
@@ -371,15 +371,15 @@ def test_a_save_keeps_the_file_mode_and_a_symlink(here: Path) -> None:
     real.write_text(USER_FILE)
     real.chmod(0o600)
     CONFIG.symlink_to(real)
-    save_weights(CONFIG, Weights(0.6, 0.4))
+    save_weights(CONFIG, Weights.pair(0.6, 0.4))
     assert CONFIG.is_symlink()
     assert stat.S_IMODE(real.stat().st_mode) == 0o600
-    assert load_settings(real).weights == Weights(0.6, 0.4)
+    assert load_settings(real).weights == Weights.pair(0.6, 0.4)
 
 
 def test_windows_line_endings_stay_windows_line_endings(here: Path) -> None:
     CONFIG.write_bytes(b"[ppp.weights]\r\ntechnical = 0.7\r\ninteraction = 0.3\r\n")
-    save_weights(CONFIG, Weights(0.6, 0.4), {"plan": Weights(0.5, 0.5)})
+    save_weights(CONFIG, Weights.pair(0.6, 0.4), {"plan": Weights.pair(0.5, 0.5)})
     assert CONFIG.read_bytes() == (
         b"[ppp.weights]\r\ntechnical = 0.6\r\ninteraction = 0.4\r\n\r\n"
         b"[ppp.weights.plan]\r\ntechnical = 0.5\r\ninteraction = 0.5\r\n"
@@ -393,9 +393,9 @@ def test_init_writes_the_spec_example_with_the_seeds_stage_recommendations(here:
     assert init_config(CONFIG) == CONFIG
     assert CONFIG.read_text() == example_config()
     settings = load_settings(CONFIG)
-    assert settings.weights == Weights(0.7, 0.3)
+    assert settings.weights == Weights.pair(0.7, 0.3)
     assert dict(settings.stage_weights) == dict(STAGE_TUNED)
-    assert settings.weights_for("validate") == Weights(0.75, 0.25)
+    assert settings.weights_for("validate") == Weights.pair(0.75, 0.25)
     assert (settings.proactivity, settings.personalization) == (
         ProactivitySettings(),
         PersonalizationSettings(),
@@ -414,7 +414,9 @@ def test_init_refuses_to_overwrite_unless_forced(here: Path) -> None:
 
 def test_the_example_file_takes_a_tuned_save_like_any_other(here: Path) -> None:
     init_config(CONFIG)
-    save_weights(CONFIG, Weights(0.62, 0.38), {"audit": Weights(0.85, 0.15)}, note="tuned")
+    save_weights(
+        CONFIG, Weights.pair(0.62, 0.38), {"audit": Weights.pair(0.85, 0.15)}, note="tuned"
+    )
     expected = (
         example_config()
         .replace(

@@ -74,7 +74,7 @@ def test_a_named_pipe_is_never_opened_for_reading_or_replaced(here: Path, no_han
     with pytest.raises(
         ConfigError, match=r"^config\.toml: is a named pipe \(FIFO\), not a regular"
     ):
-        save_weights(CONFIG, Weights(0.6, 0.4))
+        save_weights(CONFIG, Weights.pair(0.6, 0.4))
     assert stat.S_ISFIFO(os.lstat(CONFIG).st_mode)
 
 
@@ -102,7 +102,7 @@ def test_a_character_device_is_refused_and_stays_a_device(
     with pytest.raises(ConfigError, match=r"null: is a character device, not a config file"):
         load_settings(device)
     with pytest.raises(ConfigError, match=r"null: is a character device, not a regular file"):
-        save_weights(device, Weights(0.6, 0.4))
+        save_weights(device, Weights.pair(0.6, 0.4))
     with pytest.raises(ConfigError, match=r"null: is a character device, not a regular file"):
         init_config(device, force=True)
     monkeypatch.undo()
@@ -112,7 +112,7 @@ def test_a_character_device_is_refused_and_stays_a_device(
 def test_a_dangling_symlink_does_not_create_its_target(here: Path) -> None:
     CONFIG.symlink_to(here / "elsewhere" / "ppp.toml")
     with pytest.raises(ConfigError, match=r"is a symbolic link to .*ppp\.toml, which does not"):
-        save_weights(CONFIG, Weights(0.6, 0.4))
+        save_weights(CONFIG, Weights.pair(0.6, 0.4))
     assert not (here / "elsewhere").exists()
 
 
@@ -121,7 +121,7 @@ def test_a_symlink_to_another_programs_toml_gets_no_ppp_tables(here: Path) -> No
     other.write_text('[project]\nname = "x"\n')
     CONFIG.symlink_to(other)
     with pytest.raises(ConfigError, match=r"has no \[ppp\] table \(another program's file\?\)"):
-        save_weights(CONFIG, Weights(0.6, 0.4))
+        save_weights(CONFIG, Weights.pair(0.6, 0.4))
     assert other.read_text() == '[project]\nname = "x"\n'
 
 
@@ -129,12 +129,12 @@ def test_a_file_in_a_missing_folder_is_refused_but_the_user_config_folder_is_mad
     here: Path,
 ) -> None:
     with pytest.raises(ConfigError, match=r"no such folder .*nowhere; not written"):
-        save_weights(here / "nowhere" / "config.toml", Weights(0.6, 0.4))
+        save_weights(here / "nowhere" / "config.toml", Weights.pair(0.6, 0.4))
     assert not (here / "nowhere").exists()
     user = platformdirs.user_config_path("ppp-tui") / "config.toml"
     assert user.is_relative_to(here / "xdg")
-    save_weights(user, Weights(0.6, 0.4))
-    assert load_settings(user).weights == Weights(0.6, 0.4)
+    save_weights(user, Weights.pair(0.6, 0.4))
+    assert load_settings(user).weights == Weights.pair(0.6, 0.4)
 
 
 # --- ./config.toml that is another program's ------------------------------------------------
@@ -176,8 +176,8 @@ def test_a_broken_ppp_config_here_is_adopted_so_its_error_is_seen(here: Path) ->
 
 def test_a_byte_order_mark_is_read_and_kept_on_save(here: Path) -> None:
     CONFIG.write_bytes(b"\xef\xbb\xbf# mine\n" + PAIR.encode())
-    assert load_settings(CONFIG).weights == Weights(0.7, 0.3)
-    save_weights(CONFIG, Weights(0.6, 0.4))
+    assert load_settings(CONFIG).weights == Weights.pair(0.7, 0.3)
+    save_weights(CONFIG, Weights.pair(0.6, 0.4))
     assert CONFIG.read_bytes() == (
         b"\xef\xbb\xbf# mine\n[ppp.weights]\ntechnical = 0.6\ninteraction = 0.4\n"
     )
@@ -200,7 +200,7 @@ def test_dotted_keys_validate_and_a_save_says_why_it_is_refused(
     CONFIG.write_text(text)
     load_settings(CONFIG)  # valid
     with pytest.raises(ConfigError) as caught:
-        save_weights(CONFIG, Weights(0.6, 0.4), {"plan": Weights(0.5, 0.5)})
+        save_weights(CONFIG, Weights.pair(0.6, 0.4), {"plan": Weights.pair(0.5, 0.5)})
     message = str(caught.value)
     assert message.startswith(
         f"config.toml: cannot update this file ({dotted} is set with a dotted key"
@@ -216,7 +216,7 @@ def test_temporary_files_of_a_killed_save_are_removed_by_the_next(here: Path) ->
     CONFIG.write_text(PAIR)
     (here / ".config.toml.0123456789ab.tmp").write_text("half a save")
     (here / ".config.toml.notours.tmp").write_text("someone else's")
-    save_weights(CONFIG, Weights(0.6, 0.4))
+    save_weights(CONFIG, Weights.pair(0.6, 0.4))
     assert sorted(p.name for p in here.iterdir()) == [
         ".config.toml.lock",
         ".config.toml.notours.tmp",

@@ -26,7 +26,7 @@ STAGE_SETTINGS = Settings(stage_weights=STAGE_TUNED)
 SETTINGS = (
     Settings(),
     STAGE_SETTINGS,
-    Settings(weights=Weights(0.4, 0.6), missing_trajectory="neutral"),
+    Settings(weights=Weights.pair(0.4, 0.6), missing_trajectory="neutral"),
     Settings(enabled=False),
 )
 

@@ -121,7 +121,7 @@ async def test_the_tuning_panel_tunes_the_stage_its_menu_shows(db: Path, tmp_pat
         await pilot.press("u")
         await pilot.pause()
         assert app.workspace is not None
-        assert app.workspace.settings.weights == Weights(0.7, 0.3)  # the global pair stays
+        assert app.workspace.settings.weights == Weights.pair(0.7, 0.3)  # the global pair stays
         assert app.workspace.settings.stage_weights["plan"].technical == pytest.approx(
             tuning.technical
         )
@@ -201,7 +201,7 @@ async def test_g_alone_is_no_change(db: Path, tmp_path: Path) -> None:
         await pilot.pause()
         assert app.workspace.dirty
         assert app.workspace.settings.stage_weights["plan"].technical == pytest.approx(0.75)
-        assert app.workspace.settings.weights == Weights(0.7, 0.3)
+        assert app.workspace.settings.weights == Weights.pair(0.7, 0.3)
     assert not config.exists() or "plan" not in config.read_text()
 
 
@@ -223,21 +223,21 @@ async def test_a_preset_applies_to_the_scope_shown(db: Path, tmp_path: Path) -> 
         assert run.scope == "plan"
         await _choose_preset(app, pilot, "technical")
         assert app.workspace is not None
-        assert app.workspace.settings.stage_weights["plan"] == Weights(0.8, 0.2)
-        assert app.workspace.settings.weights == Weights(0.7, 0.3)
+        assert app.workspace.settings.stage_weights["plan"] == Weights.pair(0.8, 0.2)
+        assert app.workspace.settings.weights == Weights.pair(0.7, 0.3)
         # Stage defaults sets the stage's recommended table, and nothing else.
         await _choose_preset(app, pilot, "stage")
         assert dict(app.workspace.settings.stage_weights) == {"plan": STAGE_TUNED["plan"]}
         # At the global scope, a preset moves the global pair only.
         await pilot.press("g")
         await _choose_preset(app, pilot, "interaction")
-        assert app.workspace.settings.weights == Weights(0.6, 0.4)
+        assert app.workspace.settings.weights == Weights.pair(0.6, 0.4)
         assert dict(app.workspace.settings.stage_weights) == {"plan": STAGE_TUNED["plan"]}
         # The toast names the preset as the menu does.
         assert any("Interaction 60/40" in str(n.message) for n in app._notifications)
         # Stage defaults at the global scope says why it cannot apply.
         await _choose_preset(app, pilot, "stage")
-        assert app.workspace.settings.weights == Weights(0.6, 0.4)
+        assert app.workspace.settings.weights == Weights.pair(0.6, 0.4)
         assert any("stage's own table" in str(n.message) for n in app._notifications)
 
 

@@ -194,7 +194,7 @@ def test_configured_stage_weights_apply_per_run() -> None:
         ("p1", "plan", [AgentRow("a", 0.8, 0.0)], "a"),
         ("x1", "custom", [AgentRow("a", 0.8, 0.0)], "a"),
     ]
-    settings = Settings(weights=Weights(0.9, 0.1), stage_weights=STAGE_TUNED)
+    settings = Settings(weights=Weights.pair(0.9, 0.1), stage_weights=STAGE_TUNED)
     outcome = ScoreArrays.build(rows).lines(settings).outcome()
     assert outcome.final[0, 0] == pytest.approx(0.6 * 0.8)
     assert outcome.final[1, 0] == pytest.approx(0.9 * 0.8)

@@ -73,7 +73,7 @@ def test_seed000_agent_b_beats_agent_a_0_645_to_0_25() -> None:
     0.7*1.0 + 0.3*(-1.5) = 0.25."""
     ranking = rank_run(run(agent("agent_a", 1.0, high=3), agent("agent_b", 0.9)), DEFAULTS)
 
-    assert ranking.weights == Weights(0.7, 0.3)
+    assert ranking.weights == Weights.pair(0.7, 0.3)
     assert ranking.best_agent == "agent_b"
     b, a = ranking.agents
     assert (b.r_proact, b.r_pers, b.interaction) == (approx(0.05), 0.0, approx(0.05))
@@ -129,19 +129,19 @@ def test_seed003_balanced_agent1_wins_0_625_over_agent3_0_566_and_agent2_0_530()
     ("technical", "interaction", "weights", "final"),
     [
         # Seed 002 basic scenario / seed 003.
-        (0.85, 0.10, Weights(0.7, 0.3), 0.625),
-        (0.95, -0.45, Weights(0.7, 0.3), 0.530),
-        (0.80, 0.02, Weights(0.7, 0.3), 0.566),
+        (0.85, 0.10, Weights.pair(0.7, 0.3), 0.625),
+        (0.95, -0.45, Weights.pair(0.7, 0.3), 0.530),
+        (0.80, 0.02, Weights.pair(0.7, 0.3), 0.566),
         # Seed 002 stage-specific scenario: plan 60/40, unlock 80/20.
-        (0.80, 0.05, Weights(0.6, 0.4), 0.50),
-        (0.70, 0.10, Weights(0.6, 0.4), 0.46),
-        (0.80, 0.05, Weights(0.8, 0.2), 0.65),
+        (0.80, 0.05, Weights.pair(0.6, 0.4), 0.50),
+        (0.70, 0.10, Weights.pair(0.6, 0.4), 0.46),
+        (0.80, 0.05, Weights.pair(0.8, 0.2), 0.65),
         # Seed 002 "tie-breaker" scenario (not a tie after all: 0.575 beats 0.555).
-        (0.80, 0.05, Weights(0.7, 0.3), 0.575),
-        (0.75, 0.10, Weights(0.7, 0.3), 0.555),
+        (0.80, 0.05, Weights.pair(0.7, 0.3), 0.575),
+        (0.75, 0.10, Weights.pair(0.7, 0.3), 0.555),
         # Seed 002 guide, example 2: technical quality dominates at 80/20.
-        (0.95, -0.20, Weights(0.8, 0.2), 0.72),
-        (0.85, 0.05, Weights(0.8, 0.2), 0.69),
+        (0.95, -0.20, Weights.pair(0.8, 0.2), 0.72),
+        (0.85, 0.05, Weights.pair(0.8, 0.2), 0.69),
     ],
 )
 def test_final_is_the_weighted_sum_of_the_seeds_examples(
@@ -219,14 +219,14 @@ def asker_and_quiet(stage: str | None) -> Run:
     ("stage", "weights", "winner", "margin"),
     [
         # plan 0.6/0.4: asker 0.48 - 0.04 = 0.44, quiet 0.45 + 0.02 = 0.47.
-        ("plan", Weights(0.6, 0.4), "quiet", 0.03),
+        ("plan", Weights.pair(0.6, 0.4), "quiet", 0.03),
         # implement 0.7/0.3: asker 0.56 - 0.03 = 0.53, quiet 0.525 + 0.015 = 0.54.
-        ("implement", Weights(0.7, 0.3), "quiet", 0.01),
+        ("implement", Weights.pair(0.7, 0.3), "quiet", 0.01),
         # unlock 0.8/0.2: asker 0.64 - 0.02 = 0.62, quiet 0.60 + 0.01 = 0.61.
-        ("unlock", Weights(0.8, 0.2), "asker", 0.01),
+        ("unlock", Weights.pair(0.8, 0.2), "asker", 0.01),
         # A stage without a table of its own uses the global 0.7/0.3.
-        ("review", Weights(0.7, 0.3), "quiet", 0.01),
-        (None, Weights(0.7, 0.3), "quiet", 0.01),
+        ("review", Weights.pair(0.7, 0.3), "quiet", 0.01),
+        (None, Weights.pair(0.7, 0.3), "quiet", 0.01),
     ],
 )
 def test_stage_tuned_weights_can_flip_the_winner(
@@ -241,9 +241,9 @@ def test_stage_tuned_weights_can_flip_the_winner(
 
 def test_explicit_weights_override_the_stage_table() -> None:
     ranking = rank_run(
-        asker_and_quiet("plan"), Settings(stage_weights=STAGE_TUNED), Weights(0.8, 0.2)
+        asker_and_quiet("plan"), Settings(stage_weights=STAGE_TUNED), Weights.pair(0.8, 0.2)
     )
-    assert ranking.weights == Weights(0.8, 0.2)
+    assert ranking.weights == Weights.pair(0.8, 0.2)
     assert ranking.best_agent == "asker"
     assert ranking.best.final == approx(0.62)
 
@@ -255,7 +255,7 @@ def test_equal_finals_go_to_the_higher_technical_score() -> None:
     """Under 0.6/0.4, asker (tech 0.85, one medium question) scores 0.51 - 0.04 = 0.47 and
     quiet (tech 0.75, no question) 0.45 + 0.02 = 0.47: a tie that asker's technical breaks."""
     tie = run(agent("quiet", 0.75), agent("asker", 0.85, medium=1))
-    ranking = rank_run(tie, DEFAULTS, Weights(0.6, 0.4))
+    ranking = rank_run(tie, DEFAULTS, Weights.pair(0.6, 0.4))
 
     assert [s.name for s in ranking.agents] == ["asker", "quiet"]
     assert [s.final for s in ranking.agents] == [approx(0.47), approx(0.47)]

@@ -33,7 +33,7 @@ def test_a_pair_that_does_not_sum_to_one_names_the_table_and_the_numbers() -> No
 
 def test_the_global_table_is_named_by_default() -> None:
     with pytest.raises(WeightError, match=r"^ppp\.weights: weights must sum to 1\.0"):
-        Weights(0.8, 0.3)
+        Weights.pair(0.8, 0.3)
 
 
 @pytest.mark.parametrize(
@@ -43,7 +43,7 @@ def test_the_global_table_is_named_by_default() -> None:
 def test_pairs_summing_to_one_within_a_thousandth_are_accepted(
     technical: float, interaction: float
 ) -> None:
-    weights = Weights(technical, interaction)
+    weights = Weights.pair(technical, interaction)
     assert (weights.technical, weights.interaction) == (technical, interaction)
 
 
@@ -55,7 +55,7 @@ def test_pairs_off_by_more_than_a_thousandth_are_rejected(
     technical: float, interaction: float, total: str
 ) -> None:
     with pytest.raises(WeightError, match=rf"= {re.escape(total)}$"):
-        Weights(technical, interaction)
+        Weights.pair(technical, interaction)
 
 
 @pytest.mark.parametrize(
@@ -70,7 +70,7 @@ def test_each_weight_must_lie_in_zero_one(
     technical: float, interaction: float, message: str
 ) -> None:
     with pytest.raises(WeightError) as error:
-        Weights(technical, interaction)
+        Weights.pair(technical, interaction)
     assert str(error.value) == message
 
 
@@ -90,12 +90,12 @@ def test_each_weight_must_be_a_number(technical: object, message: str) -> None:
 
 
 def test_integer_weights_are_numbers() -> None:
-    assert Weights(1, 0) == Weights(1.0, 0.0)
+    assert Weights.pair(1, 0) == Weights.pair(1.0, 0.0)
 
 
 def test_a_weight_error_is_a_ppp_error() -> None:
     with pytest.raises(PPPError):
-        Weights(0.9, 0.9)
+        Weights.pair(0.9, 0.9)
 
 
 @pytest.mark.parametrize(
@@ -114,48 +114,50 @@ def test_from_technical_gives_the_exact_complement(technical: float, interaction
 
 def test_defaults_are_seventy_thirty_with_no_stage_tables() -> None:
     settings = Settings()
-    assert settings.weights == Weights(0.7, 0.3)
+    assert settings.weights == Weights.pair(0.7, 0.3)
     assert dict(settings.stage_weights) == {}
     assert settings.enabled
     assert settings.missing_trajectory == "technical_only"
     for stage in (*STAGES, None):
-        assert settings.weights_for(stage) == Weights(0.7, 0.3)
+        assert settings.weights_for(stage) == Weights.pair(0.7, 0.3)
 
 
 def test_a_stage_uses_its_own_table_and_any_other_stage_the_global_one() -> None:
-    settings = Settings(weights=Weights(0.65, 0.35), stage_weights={"plan": Weights(0.6, 0.4)})
+    settings = Settings(
+        weights=Weights.pair(0.65, 0.35), stage_weights={"plan": Weights.pair(0.6, 0.4)}
+    )
 
-    assert settings.weights_for("plan") == Weights(0.6, 0.4)
-    assert settings.weights_for("unlock") == Weights(0.65, 0.35)
-    assert settings.weights_for("review") == Weights(0.65, 0.35)
-    assert settings.weights_for(None) == Weights(0.65, 0.35)
+    assert settings.weights_for("plan") == Weights.pair(0.6, 0.4)
+    assert settings.weights_for("unlock") == Weights.pair(0.65, 0.35)
+    assert settings.weights_for("review") == Weights.pair(0.65, 0.35)
+    assert settings.weights_for(None) == Weights.pair(0.65, 0.35)
 
 
 def test_with_weights_replaces_the_global_pair_and_keeps_the_stage_tables() -> None:
-    settings = Settings(stage_weights={"plan": Weights(0.6, 0.4)})
-    changed = settings.with_weights(Weights(0.8, 0.2))
+    settings = Settings(stage_weights={"plan": Weights.pair(0.6, 0.4)})
+    changed = settings.with_weights(Weights.pair(0.8, 0.2))
 
-    assert changed.weights_for("implement") == Weights(0.8, 0.2)
-    assert changed.weights_for("plan") == Weights(0.6, 0.4)
-    assert settings.weights == Weights(0.7, 0.3)  # the original is untouched
+    assert changed.weights_for("implement") == Weights.pair(0.8, 0.2)
+    assert changed.weights_for("plan") == Weights.pair(0.6, 0.4)
+    assert settings.weights == Weights.pair(0.7, 0.3)  # the original is untouched
 
 
 def test_with_weights_for_a_stage_replaces_only_that_stage() -> None:
-    settings = Settings(stage_weights={"plan": Weights(0.6, 0.4)})
-    changed = settings.with_weights(Weights(0.9, 0.1), stage="unlock")
+    settings = Settings(stage_weights={"plan": Weights.pair(0.6, 0.4)})
+    changed = settings.with_weights(Weights.pair(0.9, 0.1), stage="unlock")
 
-    assert changed.weights_for("unlock") == Weights(0.9, 0.1)
-    assert changed.weights_for("plan") == Weights(0.6, 0.4)
-    assert changed.weights == Weights(0.7, 0.3)
+    assert changed.weights_for("unlock") == Weights.pair(0.9, 0.1)
+    assert changed.weights_for("plan") == Weights.pair(0.6, 0.4)
+    assert changed.weights == Weights.pair(0.7, 0.3)
     assert "unlock" not in settings.stage_weights
 
 
 def test_a_stage_table_passed_as_a_dict_cannot_be_changed_behind_the_settings_back() -> None:
-    tables = {"plan": Weights(0.6, 0.4)}
+    tables = {"plan": Weights.pair(0.6, 0.4)}
     settings = Settings(stage_weights=tables)
-    tables["plan"] = Weights(0.9, 0.1)
+    tables["plan"] = Weights.pair(0.9, 0.1)
 
-    assert settings.weights_for("plan") == Weights(0.6, 0.4)
+    assert settings.weights_for("plan") == Weights.pair(0.6, 0.4)
 
 
 @pytest.mark.parametrize("mode", ["ignore", "", "Neutral"])
@@ -194,27 +196,27 @@ def test_the_presets_are_offered_in_the_spec_order() -> None:
 def test_the_stage_preset_holds_the_seeds_stage_recommendations() -> None:
     """Seed 002: plan 60/40, tasks and implement 70/30, validate 75/25, audit and unlock 80/20."""
     expected = {
-        "plan": Weights(0.6, 0.4),
-        "tasks": Weights(0.7, 0.3),
-        "implement": Weights(0.7, 0.3),
-        "validate": Weights(0.75, 0.25),
-        "audit": Weights(0.8, 0.2),
-        "unlock": Weights(0.8, 0.2),
+        "plan": Weights.pair(0.6, 0.4),
+        "tasks": Weights.pair(0.7, 0.3),
+        "implement": Weights.pair(0.7, 0.3),
+        "validate": Weights.pair(0.75, 0.25),
+        "audit": Weights.pair(0.8, 0.2),
+        "unlock": Weights.pair(0.8, 0.2),
     }
     assert dict(STAGE_TUNED) == expected
 
     applied = preset("stage").apply(Settings())
     for stage, weights in expected.items():
         assert applied.weights_for(stage) == weights
-    assert applied.weights_for("review") == Weights(0.7, 0.3)
+    assert applied.weights_for("review") == Weights.pair(0.7, 0.3)
 
 
 def test_a_global_preset_drops_the_stage_tables() -> None:
     staged = preset("stage").apply(Settings())
     flat = preset("technical").apply(staged)
 
-    assert flat.weights_for("plan") == Weights(0.8, 0.2)
-    assert flat.weights_for("unlock") == Weights(0.8, 0.2)
+    assert flat.weights_for("plan") == Weights.pair(0.8, 0.2)
+    assert flat.weights_for("unlock") == Weights.pair(0.8, 0.2)
 
 
 def test_the_paper_preset_applies_the_papers_penalties() -> None:

@@ -869,14 +869,14 @@ def random_store(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Store]:
 
 RANDOM_SETTINGS = {
     "defaults": Settings(),
-    "stage tables": Settings(stage_weights={**STAGE_TUNED, "review": Weights(0.5, 0.5)}),
+    "stage tables": Settings(stage_weights={**STAGE_TUNED, "review": Weights.pair(0.5, 0.5)}),
     "neutral, stage tables": Settings(
         missing_trajectory="neutral",
-        stage_weights={"plan": Weights(0.6, 0.4), "audit": Weights(0.8, 0.2)},
+        stage_weights={"plan": Weights.pair(0.6, 0.4), "audit": Weights.pair(0.8, 0.2)},
     ),
     "ppp disabled": Settings(enabled=False, stage_weights=STAGE_TUNED),
     "penalties and constants": Settings(
-        weights=Weights(0.55, 0.45),
+        weights=Weights.pair(0.55, 0.45),
         penalties={"no_commas": 0.2, "lang_ita": 0.3, "my_custom_pref": 0.07, "json": 0.0},
         proactivity=ProactivitySettings(low_effort_bonus=0.1, medium_penalty=0.2, high_penalty=0.4),
         personalization=PersonalizationSettings(
@@ -888,8 +888,8 @@ RANDOM_SETTINGS = {
         ),
     ),
     "paper preset": preset("paper").apply(Settings()),
-    "all technical": Settings(weights=Weights(1.0, 0.0)),
-    "all interaction": Settings(weights=Weights(0.0, 1.0), missing_trajectory="neutral"),
+    "all technical": Settings(weights=Weights.pair(1.0, 0.0)),
+    "all interaction": Settings(weights=Weights.pair(0.0, 1.0), missing_trajectory="neutral"),
 }
 
 

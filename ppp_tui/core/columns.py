@@ -125,13 +125,16 @@ class AgentColumns:
         )
         is_preferred = self.name_codes[order] == preferred_code[run_index]
         preferred[run_index[is_preferred]] = slot[is_preferred]
+        proactivity, personalization = self.r_proact(settings), self.r_pers(settings)
         padded = np.append(self.vocabulary, np.array([""], dtype=object))
         return ScoreArrays(
             run_ids=self.run_ids,
             stages=self.stages,
             names=padded[self.to_slots(self.name_codes, len(self.vocabulary))],
             technical=self.to_slots(self.technical, 0.0),
-            interaction=self.to_slots(self.interaction(settings), np.nan),
+            interaction=self.to_slots(proactivity + personalization, np.nan),
+            proactivity=self.to_slots(proactivity, np.nan),
+            personalization=self.to_slots(personalization, np.nan),
             valid=self.to_slots(np.ones(len(self.name_codes), dtype=bool), False),
             preferred=preferred,
             failed=None

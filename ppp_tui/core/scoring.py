@@ -1,8 +1,12 @@
 """The PPP formulas: R_Proact, R_Pers, interaction, final, and ranking.
 
-final = C + P * w_technical + Q * w_interaction, where (C, P, Q) depend only on the
-agent and the settings (`coefficients`). The whole-database arrays in `regret` use
-the same decomposition, so that one agent's score never depends on which face asked.
+final = w_t * technical + w_p * R_Proact + w_s * R_Pers. In the pair form (w_p = w_s,
+the interaction weight w_i) it is computed as C + P * w_t + Q * w_i, where (C, P, Q)
+depend only on the agent and the settings (`coefficients`) and Q = R_Proact + R_Pers;
+with three weights as C + P * w_t + QP * w_p + QS * w_s (`split_coefficients`), where
+QP = R_Proact and QS = R_Pers. The whole-database arrays in `regret` use the same
+expressions, float operation for float operation, so that one agent's score (and so
+every pick) never depends on which face asked.
 """
 
 from __future__ import annotations
@@ -106,11 +110,34 @@ def coefficients(
     return 0.0, technical, interaction
 
 
+def split_coefficients(
+    technical: float, split: tuple[float, float] | None, settings: Settings
+) -> tuple[float, float, float, float]:
+    """(C, P, QP, QS) with final = C + P * w_t + QP * w_p + QS * w_s; `split` is the
+    agent's (R_Proact, R_Pers), None without a trajectory (QP = QS = 0 then, and
+    whenever PPP is off: the technical-only fallback is the same in both forms)."""
+    c, p, _ = coefficients(technical, None if split is None else 0.0, settings)
+    if split is None or not settings.enabled:
+        return c, p, 0.0, 0.0
+    return c, p, split[0], split[1]
+
+
 def final_score(
-    technical: float, interaction: float | None, weights: Weights, settings: Settings
+    technical: float,
+    interaction: float | None,
+    weights: Weights,
+    settings: Settings,
+    split: tuple[float, float] | None = None,
 ) -> float:
+    """The agent's final score. Pair-form `weights` need only `interaction` (R_Proact +
+    R_Pers); three weights need `split`, its (R_Proact, R_Pers), too."""
     c, p, q = coefficients(technical, interaction, settings)
-    return c + p * weights.technical + q * weights.interaction
+    if weights.is_pair:
+        return c + p * weights.technical + q * weights.interaction
+    if interaction is not None and split is None and settings.enabled:
+        raise ValueError("three weights score R_Proact and R_Pers apart: pass `split`")
+    c, p, qp, qs = split_coefficients(technical, None if interaction is None else split, settings)
+    return c + p * weights.technical + qp * weights.proactivity + qs * weights.personalization
 
 
 @dataclass(frozen=True)
@@ -206,7 +233,7 @@ def _score(agent: Agent, stated: bool, weights: Weights, settings: Settings) -> 
         trajectory.effort_counts(), penalty, bool(trajectory.violations), stated, settings
     )
     interaction = proact + pers
-    final = final_score(agent.technical, interaction, weights, settings)
+    final = final_score(agent.technical, interaction, weights, settings, (proact, pers))
     return _Scored(agent, proact, pers, interaction, final, penalty)
 
 

@@ -32,25 +32,64 @@ def _fmt(value: float) -> str:
 
 @dataclass(frozen=True)
 class Weights:
-    """A technical / interaction weight pair, validated on construction."""
+    """The three weights of final = w_t * technical + w_p * R_Proact + w_s * R_Pers.
+
+    All are >= 0 and w_t + (w_p + w_s) / 2 = 1 (to `WEIGHT_SUM_TOLERANCE`). The pair
+    form (technical, interaction) is w_p = w_s = interaction: `pair` builds it, and its
+    scores are computed with the pair's own expression, so they are the same bits as
+    before the interaction weight was split.
+    """
 
     technical: float
-    interaction: float
+    proactivity: float
+    personalization: float
 
     def __post_init__(self) -> None:
-        validate_weights(self.technical, self.interaction)
+        if self.proactivity == self.personalization:
+            validate_weights(self.technical, self.proactivity)
+        else:
+            validate_three(self.technical, self.proactivity, self.personalization)
+
+    @classmethod
+    def pair(cls, technical: float, interaction: float) -> Weights:
+        """The pair form: proactivity and personalization both weigh `interaction`."""
+        return cls(technical, interaction, interaction)
 
     @classmethod
     def from_technical(cls, technical: float) -> Weights:
         """The pair the slider and the tuner produce: interaction = 1 - technical."""
-        return cls(technical, round(1.0 - technical, 12))
+        return cls.pair(technical, round(1.0 - technical, 12))
+
+    @classmethod
+    def from_free(cls, proactivity: float, personalization: float) -> Weights:
+        """The weights with these two free weights: technical = 1 - (w_p + w_s) / 2."""
+        return cls(
+            round(1.0 - (proactivity + personalization) / 2, 12), proactivity, personalization
+        )
+
+    @property
+    def is_pair(self) -> bool:
+        """Whether proactivity and personalization weigh the same (the pair form)."""
+        return self.proactivity == self.personalization
+
+    @property
+    def interaction(self) -> float:
+        """The interaction weight: in the pair form exactly w_p (= w_s); otherwise the
+        mean (w_p + w_s) / 2, which is still the weight that sums with technical to 1."""
+        if self.proactivity == self.personalization:
+            return self.proactivity
+        return (self.proactivity + self.personalization) / 2
+
+
+def _check_number(table: str, name: str, value: object) -> None:
+    if isinstance(value, bool) or not isinstance(value, int | float) or math.isnan(value):
+        raise WeightError(f"{table}: {name} must be a number, got {value!r}")
 
 
 def validate_weights(technical: float, interaction: float, table: str = "ppp.weights") -> None:
     """Raise `WeightError` naming `table` unless both weights are in [0, 1] and sum to 1."""
     for name, value in (("technical", technical), ("interaction", interaction)):
-        if isinstance(value, bool) or not isinstance(value, int | float) or math.isnan(value):
-            raise WeightError(f"{table}: {name} must be a number, got {value!r}")
+        _check_number(table, name, value)
         if not 0.0 <= value <= 1.0:
             raise WeightError(f"{table}: {name} must be in [0, 1], got {name}={_fmt(value)}")
     total = technical + interaction
@@ -58,6 +97,29 @@ def validate_weights(technical: float, interaction: float, table: str = "ppp.wei
         raise WeightError(
             f"{table}: weights must sum to 1.0, got technical={_fmt(technical)}"
             f" + interaction={_fmt(interaction)} = {_fmt(total)}"
+        )
+
+
+def validate_three(
+    technical: float, proactivity: float, personalization: float, table: str = "ppp.weights"
+) -> None:
+    """Raise `WeightError` naming `table` unless all three weights are >= 0 and
+    technical + (proactivity + personalization) / 2 = 1."""
+    named = (
+        ("technical", technical),
+        ("proactivity", proactivity),
+        ("personalization", personalization),
+    )
+    for name, value in named:
+        _check_number(table, name, value)
+        if value < 0.0:
+            raise WeightError(f"{table}: {name} must be >= 0, got {name}={_fmt(value)}")
+    total = technical + (proactivity + personalization) / 2
+    if not abs(total - 1.0) <= WEIGHT_SUM_TOLERANCE:
+        raise WeightError(
+            f"{table}: weights must satisfy technical + (proactivity + personalization) / 2"
+            f" = 1, got {_fmt(technical)} + ({_fmt(proactivity)} + {_fmt(personalization)})"
+            f" / 2 = {_fmt(total)}"
         )
 
 
@@ -88,7 +150,7 @@ class Settings:
 
     enabled: bool = True
     missing_trajectory: MissingTrajectory = "technical_only"
-    weights: Weights = Weights(0.7, 0.3)
+    weights: Weights = Weights(0.7, 0.3, 0.3)  # the pair 0.7 / 0.3
     stage_weights: Mapping[str, Weights] = field(default_factory=lambda: MappingProxyType({}))
     proactivity: ProactivitySettings = ProactivitySettings()
     personalization: PersonalizationSettings = PersonalizationSettings()
@@ -143,25 +205,25 @@ class Preset:
 # The recommended stage tables: `config init` writes these.
 STAGE_TUNED: Mapping[str, Weights] = MappingProxyType(
     {
-        "plan": Weights(0.6, 0.4),
-        "tasks": Weights(0.7, 0.3),
-        "implement": Weights(0.7, 0.3),
-        "validate": Weights(0.75, 0.25),
-        "audit": Weights(0.8, 0.2),
-        "unlock": Weights(0.8, 0.2),
+        "plan": Weights.pair(0.6, 0.4),
+        "tasks": Weights.pair(0.7, 0.3),
+        "implement": Weights.pair(0.7, 0.3),
+        "validate": Weights.pair(0.75, 0.25),
+        "audit": Weights.pair(0.8, 0.2),
+        "unlock": Weights.pair(0.8, 0.2),
     }
 )
 
 _NO_STAGES: Mapping[str, Weights] = MappingProxyType({})
 
 PRESETS: tuple[Preset, ...] = (
-    Preset("balanced", "Balanced 70/30", Weights(0.7, 0.3), _NO_STAGES),
-    Preset("technical", "Technical 80/20", Weights(0.8, 0.2), _NO_STAGES),
-    Preset("interaction", "Interaction 60/40", Weights(0.6, 0.4), _NO_STAGES),
+    Preset("balanced", "Balanced 70/30", Weights.pair(0.7, 0.3), _NO_STAGES),
+    Preset("technical", "Technical 80/20", Weights.pair(0.8, 0.2), _NO_STAGES),
+    Preset("interaction", "Interaction 60/40", Weights.pair(0.6, 0.4), _NO_STAGES),
     # The seeds' fixed per-stage recommendations (not tuned on anyone's marks).
-    Preset("stage", "Stage defaults", Weights(0.7, 0.3), STAGE_TUNED),
+    Preset("stage", "Stage defaults", Weights.pair(0.7, 0.3), STAGE_TUNED),
     # The paper's own penalties (-0.1 / -0.5 per violating question) at 70/30.
-    Preset("paper", "Paper", Weights(0.7, 0.3), _NO_STAGES, paper_penalties=True),
+    Preset("paper", "Paper", Weights.pair(0.7, 0.3), _NO_STAGES, paper_penalties=True),
 )
 
 

@@ -28,10 +28,12 @@ from ..core.model import MAX_PENALTY
 from ..core.settings import (
     MISSING_TRAJECTORY_MODES,
     STAGES,
+    WEIGHT_SUM_TOLERANCE,
     PersonalizationSettings,
     ProactivitySettings,
     Settings,
     Weights,
+    validate_three,
     validate_weights,
 )
 
@@ -46,7 +48,10 @@ BOM = "\ufeff"
 # The pair's key names in the current form and in the older `[ppp]` form.
 PAIR_KEYS = ("technical", "interaction")
 OLDER_PAIR_KEYS = ("technical_weight", "interaction_weight")
+# The two weights that split interaction, given instead of (or with) `interaction`.
+SPLIT_KEYS = ("proactivity", "personalization")
 # The keys of a weights table that are not stages (the three-weight form's too).
+WEIGHT_KEYS = (*PAIR_KEYS, *SPLIT_KEYS)
 
 _Constants = TypeVar("_Constants", ProactivitySettings, PersonalizationSettings)
 
@@ -214,7 +219,7 @@ def _settings_from(data: Mapping[str, Any]) -> Settings:
         raise ConfigError(f"ppp.missing_trajectory: expected {choices}, got {_show(mode)}")
 
     table = _table(ppp, "weights", "ppp.weights")
-    current = _pair(table, "ppp.weights", PAIR_KEYS)
+    current = _pair(table, "ppp.weights", PAIR_KEYS, SPLIT_KEYS)
     older = _pair(ppp, "ppp", OLDER_PAIR_KEYS)
     if current is not None and older is not None:
         raise ConfigError(
@@ -225,7 +230,7 @@ def _settings_from(data: Mapping[str, Any]) -> Settings:
     for stage, value in table.items():
         # Any sub-table of [ppp.weights] is a stage's pair; an empty one says nothing.
         if isinstance(value, dict):
-            if pair := _pair(value, f"ppp.weights.{stage}", PAIR_KEYS):
+            if pair := _pair(value, f"ppp.weights.{stage}", PAIR_KEYS, SPLIT_KEYS):
                 stages[stage] = pair
         elif stage in STAGES:
             # A pipeline stage's weights are a table; a value here could not be saved over
@@ -292,9 +297,9 @@ def config_warnings(text: str) -> list[str]:
                         f"unknown key {_dotted('ppp', 'weights', name, inner)}"
                         " (not read by ppp-tui)"
                         for inner in item
-                        if inner not in PAIR_KEYS
+                        if inner not in WEIGHT_KEYS
                     ]
-                elif name not in PAIR_KEYS:
+                elif name not in WEIGHT_KEYS:
                     warnings.append(
                         f"unknown key {_dotted('ppp', 'weights', name)} (not read by ppp-tui)"
                     )
@@ -337,16 +342,56 @@ def _magnitude(table: Mapping[str, Any], key: str, name: str) -> float:
     return value
 
 
-def _pair(table: Mapping[str, Any], name: str, keys: tuple[str, str]) -> Weights | None:
+def _pair(
+    table: Mapping[str, Any],
+    name: str,
+    keys: tuple[str, str],
+    split_keys: tuple[str, str] | None = None,
+) -> Weights | None:
+    """The weights a table gives: technical and interaction (the pair form), or
+    technical, proactivity and personalization, with interaction too if it is their mean."""
     technical = _number(table, keys[0], f"{name}.{keys[0]}")
     interaction = _number(table, keys[1], f"{name}.{keys[1]}")
+    split = (
+        (None, None)
+        if split_keys is None
+        else tuple(_number(table, key, f"{name}.{key}") for key in split_keys)
+    )
+    if split != (None, None):
+        assert split_keys is not None
+        return _three(name, technical, interaction, split, split_keys)
     if technical is None and interaction is None:
         return None
     if technical is None or interaction is None:
         missing = keys[0] if technical is None else keys[1]
         raise ConfigError(f"{name}: {missing} is missing ({keys[0]} and {keys[1]} go together)")
     validate_weights(technical, interaction, name)
-    return Weights(technical, interaction)
+    return Weights.pair(technical, interaction)
+
+
+def _three(
+    name: str,
+    technical: float | None,
+    interaction: float | None,
+    split: tuple[float | None, ...],
+    keys: tuple[str, str],
+) -> Weights:
+    proactivity, personalization = split
+    if proactivity is None or personalization is None:
+        missing = keys[0] if proactivity is None else keys[1]
+        raise ConfigError(f"{name}: {missing} is missing ({keys[0]} and {keys[1]} go together)")
+    if technical is None:
+        raise ConfigError(f"{name}: technical is missing (it goes with {keys[0]} and {keys[1]})")
+    validate_three(technical, proactivity, personalization, name)
+    if interaction is not None:
+        mean = (proactivity + personalization) / 2
+        if abs(interaction - mean) > WEIGHT_SUM_TOLERANCE:
+            raise ConfigError(
+                f"{name}: interaction must be the mean of proactivity and personalization"
+                f" when all three are given, got interaction={interaction:.6g} but"
+                f" ({proactivity:.6g} + {personalization:.6g}) / 2 = {mean:.6g}"
+            )
+    return Weights(technical, proactivity, personalization)
 
 
 def _constants(ppp: Mapping[str, Any], key: str, defaults: _Constants) -> _Constants:

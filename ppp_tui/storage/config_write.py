@@ -41,6 +41,8 @@ from .config import (
     BOM,
     OLDER_PAIR_KEYS,
     PAIR_KEYS,
+    SPLIT_KEYS,
+    WEIGHT_KEYS,
     file_kind,
     is_foreign,
     parse_settings,
@@ -60,9 +62,16 @@ SAVED_DECIMALS = 6
 
 
 def saved_pair(weights: Weights) -> Weights:
-    """`weights` as saved: technical to SAVED_DECIMALS, interaction its exact complement."""
+    """`weights` as saved. The pair form: technical to SAVED_DECIMALS, interaction its
+    exact complement. Three weights: proactivity and personalization to SAVED_DECIMALS,
+    technical 1 - their mean, to SAVED_DECIMALS too."""
+    if not weights.is_pair:
+        proactivity = round(float(weights.proactivity), SAVED_DECIMALS)
+        personalization = round(float(weights.personalization), SAVED_DECIMALS)
+        technical = round(1.0 - (proactivity + personalization) / 2, SAVED_DECIMALS)
+        return Weights(max(technical, 0.0), proactivity, personalization)
     technical = round(float(weights.technical), SAVED_DECIMALS)
-    return Weights(technical, round(1.0 - technical, SAVED_DECIMALS))
+    return Weights.pair(technical, round(1.0 - technical, SAVED_DECIMALS))
 
 
 # --- Saving tuned weights --------------------------------------------------------------------
@@ -87,7 +96,7 @@ def save_weights(
     if weights is None and not stages:
         return
     for stage in stages:
-        if not stage or stage in PAIR_KEYS:
+        if not stage or stage in WEIGHT_KEYS:
             raise ConfigError(f"{path}: {stage!r} cannot name a stage table")
     with _locked(path) as target:
         # Read under the lock: another writer's save just before this one is kept.
@@ -135,10 +144,13 @@ def _edit(
 
     ppp = _sub_table(document, "ppp")
     if weights is not None:
-        if any(key in ppp for key in OLDER_PAIR_KEYS):
-            # Seed 000's form stays in that form.
+        if any(key in ppp for key in OLDER_PAIR_KEYS) and weights.is_pair:
+            # The older [ppp] form stays in that form while it can say the weights.
             _write_pair(ppp, weights, OLDER_PAIR_KEYS, one_line(None))
         else:
+            for key in OLDER_PAIR_KEYS:  # three weights: [ppp.weights] replaces them
+                if key in ppp:
+                    del ppp[key]
             _write_pair_table(ppp, "weights", weights, one_line(None))
     for stage, pair in stages.items():
         _write_pair_table(_sub_table(ppp, "weights"), stage, pair, one_line(stage))
@@ -217,14 +229,31 @@ def _body(container: Any) -> list[tuple[Key | None, Item]] | None:
 
 
 def _write_pair(table: Any, weights: Weights, keys: tuple[str, str], note: str | None) -> None:
-    # Both to the same fixed precision (0.707851 and 0.292149), summing to exactly 1.0.
+    """The weights into `table`: technical and interaction while proactivity and
+    personalization weigh the same, else technical, proactivity and personalization
+    (the keys of the other form are removed)."""
+    # All to the same fixed precision (0.707851 and 0.292149), summing to exactly 1.0.
     pair = saved_pair(weights)
-    table[keys[0]] = pair.technical
-    table[keys[1]] = pair.interaction
+    written: tuple[str, ...]
+    values: tuple[float, ...]
+    if pair.is_pair:
+        written = (keys[0], keys[1])
+        values = (pair.technical, pair.interaction)
+        stale: tuple[str, ...] = SPLIT_KEYS
+    else:
+        written = (keys[0], *SPLIT_KEYS)
+        values = (pair.technical, pair.proactivity, pair.personalization)
+        stale = (keys[1],)
+    for key in stale:
+        if key in table:
+            del table[key]
+    for key, value in zip(written, values, strict=True):
+        table[key] = value
     if isinstance(table, InlineTable):
         return  # an inline table has no room for a comment
-    _set_note(table, keys[0], note)
-    _set_note(table, keys[1], None)
+    _set_note(table, written[0], note)
+    for key in written[1:]:
+        _set_note(table, key, None)
 
 
 def _set_note(table: Any, key: str, note: str | None) -> None:
@@ -482,6 +511,12 @@ def render_settings(settings: Settings) -> str:
 
 
 def _pair_document(weights: Weights) -> dict[str, Any]:
+    if not weights.is_pair:
+        return {
+            "technical": float(weights.technical),
+            "proactivity": float(weights.proactivity),
+            "personalization": float(weights.personalization),
+        }
     return {"technical": float(weights.technical), "interaction": float(weights.interaction)}
 
 
