@@ -20,12 +20,14 @@ from ppp_tui.core.regions import (
 )
 from ppp_tui.core.scoring import rank_run
 from ppp_tui.core.sensitivity import run_flips
-from ppp_tui.core.settings import Settings
+from ppp_tui.core.settings import Settings, Weights
 
 
 def best_at(run: Run, settings: Settings, w_p: float, w_s: float) -> str:
-    """The agent ranking first at these free weights."""
-    return winner(rank_run(run, settings).agents, w_p, w_s, settings)
+    """The agent the per-run ranking puts first at these free weights."""
+    best = rank_run(run, settings, Weights.from_free(w_p, w_s)).best_agent
+    assert winner(rank_run(run, settings).agents, w_p, w_s, settings) == best
+    return best
 
 
 def holding(regions: tuple[Region, ...], w_p: float, w_s: float) -> list[str]:

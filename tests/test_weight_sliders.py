@@ -15,6 +15,9 @@ from ppp_tui.app.run_screen import RunScreen
 from ppp_tui.app.weight_sliders import FreeWeightSlider, WeightSliders, walk
 from ppp_tui.app.weights_bar import WeightsBar
 from ppp_tui.core.regions import plane
+from ppp_tui.core.scoring import rank_run
+from ppp_tui.core.settings import Weights
+from ppp_tui.storage.store import Store
 
 SIZE = (80, 24)
 
@@ -182,3 +185,33 @@ async def test_dragging_a_free_weight_with_the_mouse(db: Path, tmp_path: Path) -
         assert screen.query_one(WeightsBar).sliders.weights == (0.0, 2.0, 0.0)
         assert screen.ranking is not None
         assert [a.name for a in screen.ranking.agents] == _expected_order(screen, (0.0, 2.0, 0.0))
+
+
+async def test_agreement_and_regret_follow_all_three_weights(db: Path, tmp_path: Path) -> None:
+    """After a step off the pair form, the bar's figures are those of ranking every
+    marked run one by one under the three weights."""
+    app = PPPApp(db, tmp_path / "config.toml")
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await _run_screen(app, pilot)
+        await pilot.press(*"<" * 5, *")" * 3)
+        await pilot.pause()
+        weights = screen.query_one(WeightSliders).weights
+        assert weights[1] != weights[2]
+        assert app.workspace is not None
+        settings = app.workspace.settings
+        assert settings.weights == Weights(*weights)
+        figures = app.workspace.figures()
+    agree, regret, marked = 0, 0.0, 0
+    with Store.open(db) as store:
+        for run_id, preferred in store.preferred_agents().items():
+            if preferred is None:
+                continue
+            ranking = rank_run(store.get_run(run_id), settings)
+            chosen = ranking.agent(preferred)
+            assert chosen is not None
+            marked += 1
+            agree += ranking.best_agent == preferred
+            regret += ranking.best.final - chosen.final
+    assert figures.marked_runs == marked
+    assert figures.agreement == pytest.approx(agree / marked)
+    assert figures.mean_regret == pytest.approx(regret / marked, abs=1e-12)

@@ -23,7 +23,7 @@ from textual.widgets import (
 
 from ..core.early_stop import analyse
 from ..core.model import Run
-from ..core.regions import regions, rerank
+from ..core.regions import regions
 from ..core.relevance import task_type
 from ..core.scoring import AgentScore, Ranking, rank_run, violation_penalty
 from ..core.sensitivity import flips
@@ -150,9 +150,6 @@ class RunScreen(WorkspaceView):
         self._columns: list[ColumnKey] = []
         self._cells: dict[str, tuple[Any, ...]] = {}  # what each agent's row shows now
         self._covered_at: object = None  # the workspace's state when a screen covered this
-        # The three weights last set on the sliders, per scope (while the technical weight
-        # is still the one they set: a preset or reset brings back the pair form).
-        self._free: dict[str | None, Triple] = {}
         self._before_map = "tab-questions"  # the tab m goes back to from the flip map
 
     def compose(self) -> ComposeResult:
@@ -254,7 +251,7 @@ class RunScreen(WorkspaceView):
         workspace = self.app.workspace
         assert workspace is not None
         before = {a.name: a.rank for a in self.ranking.agents} if self.ranking else {}
-        self.ranking = self._rank(rank_run(self.run, workspace.settings))
+        self.ranking = rank_run(self.run, workspace.settings)
         now = time.monotonic()
         for agent in self.ranking.agents:
             if agent.name in before and before[agent.name] != agent.rank:
@@ -421,27 +418,13 @@ class RunScreen(WorkspaceView):
         """(technical, proactivity, personalization) of the scope being edited."""
         workspace = self.app.workspace
         assert workspace is not None
-        technical = workspace.weights_for(self.scope).technical
-        free = self._free.get(self.scope)
-        if free is not None and abs(free[0] - technical) < 1e-9:
-            return free
-        interaction = round(1.0 - technical, 12)
-        return technical, interaction, interaction
-
-    def _rank(self, ranking: Ranking) -> Ranking:
-        """The ranking under the three weights (the pair's when the two free ones agree)."""
-        _, proactivity, personalization = self.three_weights()
-        if proactivity == personalization:
-            return ranking
-        workspace = self.app.workspace
-        assert workspace is not None
-        return rerank(ranking, proactivity, personalization, workspace.settings)
+        weights = workspace.weights_for(self.scope)
+        return weights.technical, weights.proactivity, weights.personalization
 
     @on(WeightSliders.Changed)
     def _sliders_moved(self, event: WeightSliders.Changed) -> None:
         event.stop()
-        self._free[self.scope] = event.weights
-        weights = Weights.from_technical(event.weights[0])
+        weights = Weights(*event.weights)
         self.post_message(WeightsChanged(weights, self.scope, time.perf_counter()))
 
     def _show_map(self) -> None:

@@ -21,11 +21,11 @@ On the diagonal w_p = w_s the regions' edges are the flip points of `sensitivity
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 from .model import Run
-from .scoring import AgentScore, Ranking, coefficients, rank_key, rank_run, tie_key
+from .scoring import AgentScore, rank_key, rank_run, split_coefficients, tie_key
 from .settings import Settings
 
 Point = tuple[float, float]  # (w_p, w_s)
@@ -78,10 +78,10 @@ class Plane:
 
 def plane(score: AgentScore, settings: Settings) -> Plane:
     """`score`'s final over the triangle (only its technical and reward scores count)."""
-    c, p, q = coefficients(score.technical, score.interaction, settings)
-    q_p = q_s = 0.0
-    if q != 0.0 or (settings.enabled and score.interaction is not None):
-        q_p, q_s = score.r_proact or 0.0, score.r_pers or 0.0
+    split = None
+    if score.interaction is not None and score.r_proact is not None and score.r_pers is not None:
+        split = (score.r_proact, score.r_pers)
+    c, p, q_p, q_s = split_coefficients(score.technical, split, settings)
     return Plane(score.name, score.technical, score.failure is not None, c, p, q_p, q_s)
 
 
@@ -239,21 +239,3 @@ def on_edge(agents: Sequence[AgentScore], w_p: float, w_s: float, settings: Sett
 def run_regions(run: Run, settings: Settings) -> tuple[Region, ...]:
     """`regions` of a run's agents under `settings`."""
     return regions(rank_run(run, settings).agents, settings)
-
-
-def rerank(ranking: Ranking, w_p: float, w_s: float, settings: Settings) -> Ranking:
-    """`ranking`'s agents ranked again under free weights (w_p, w_s) and the technical
-    weight the rule leaves, by the ranking's own order (failures last, final, technical,
-    name)."""
-    planes = {score.name: plane(score, settings) for score in ranking.agents}
-    finals = {name: pl.at(w_p, w_s) for name, pl in planes.items()}
-    order = sorted(
-        ranking.agents,
-        key=lambda a: rank_key(finals[a.name], a.technical, a.name, a.failure is not None),
-    )
-    best = finals[order[0].name] if order else 0.0
-    agents = tuple(
-        replace(a, rank=rank, final=finals[a.name], gap=best - finals[a.name])
-        for rank, a in enumerate(order, start=1)
-    )
-    return replace(ranking, agents=agents)
