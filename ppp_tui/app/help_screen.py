@@ -14,7 +14,7 @@ class HelpScreen(ModalScreen[None]):
     """Every key, and what the scores mean."""
 
     BINDINGS = [Binding("escape,q,question_mark", "dismiss", "Close")]
-    VERTICAL_BREAKPOINTS = [(0, "-short"), (42, "-tall")]  # the help box is 41 rows high
+    VERTICAL_BREAKPOINTS = [(0, "-short"), (47, "-tall")]  # the help box is 46 rows high
 
     # Every line fits the help box at 80 columns (74 characters), so none wraps.
     TEXT = """\
@@ -23,6 +23,11 @@ Keys
   escape      back
   left/right  move the focused slider by 0.01 (pageup/pagedown: 0.1)
   [ / ]       technical weight -0.05 / +0.05, from anywhere
+  ( / )       in a run: proactivity -0.05 / +0.05 (< / >: personalization)
+              the other weights follow, keeping w_t + (w_p + w_s) / 2 = 1
+  l           in a run: lock one weight (the next; then none)
+  m           in a run: flip map, who ranks first at every weight
+              (click or drag on it to set the weights)
   p           mark the highlighted agent as the one you preferred
               (again: clear the mark)
   g           slider scope: global weights, or the run's stage table
@@ -49,7 +54,8 @@ Scores
   R_Pers       -(sum of violation penalties);
                else +0.05 if the run states a preference
   interaction  R_Proact + R_Pers
-  final        w_t x technical + w_i x interaction
+  final        w_t x technical + w_p x R_Proact + w_s x R_Pers,
+               w_t + (w_p + w_s) / 2 = 1 (w_p = w_s: interaction's weight)
                (no trajectory: technical)
   regret       final(selected) - final(preferred), over the runs you
                marked

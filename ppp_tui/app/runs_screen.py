@@ -18,7 +18,7 @@ from textual.widgets import (
     Static,
 )
 
-from .labels import NO_STAGE, NO_STAGE_VALUE, stage_order, stage_tables
+from .labels import NO_STAGE, NO_STAGE_VALUE, stage_order, stage_tables, weights_text
 from .messages import StageFiltered, WorkspaceView
 from .runs_table import RunsTable
 from .text import literal, plain
@@ -164,7 +164,7 @@ class RunsScreen(WorkspaceView):
         weights = workspace.settings.weights
         parts = [
             f"{shown:,} of {total:,} runs" if shown != total else f"{total:,} runs",
-            f"global weights {weights.technical:.2f}/{weights.interaction:.2f}",
+            f"global weights {weights_text(weights)}",
         ]
         if workspace.settings.stage_weights:
             parts.append(stage_tables(len(workspace.settings.stage_weights)))
