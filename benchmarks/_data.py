@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ppp_tui.core.regret import AgentRow, ScoreArrays
+from ppp_tui.core.arrays import AgentRow, ScoreArrays
 
 AGENTS = ("claude-code", "codex", "gemini-cli", "aider", "cursor")
 

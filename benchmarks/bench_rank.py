@@ -10,8 +10,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from ppp_tui.core import effort
-from ppp_tui.core.effort import classify_effort
+from ppp_tui.core.effort import classify_effort, task_text
 from ppp_tui.core.runs import run_from_dict
 from ppp_tui.core.scoring import rank_run
 from ppp_tui.core.settings import Settings
@@ -60,12 +59,12 @@ def main() -> None:
     for label, with_context in (("without task text", False), ("with task text", True)):
         rate = best_rate(raw, rows, with_context)
         print(f"classifier, {len(rows)} distinct questions {label}: {rate:,.0f} questions/s")
-    # A run's task text is prepared once for all its questions (effort._task); the worst
+    # A run's task text is prepared once for all its questions (task_text._task); the worst
     # case is a run with one question, whose task text is prepared for it alone.
     repeats = 20
     elapsed = 0.0
     for _ in range(repeats):
-        effort._TASKS.clear()
+        task_text._TASKS.clear()
         start = time.perf_counter()
         for row in rows:
             raw(row["question"], row["context"])
@@ -84,7 +83,7 @@ def main() -> None:
         if agent.trajectory
         for question in agent.trajectory.questions
     ]
-    effort._TASKS.clear()
+    task_text._TASKS.clear()
     start = time.perf_counter()
     for question, task in pairs:
         raw(question, task)

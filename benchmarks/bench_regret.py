@@ -21,8 +21,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import numpy as np
 from _data import marked_runs
 
-from ppp_tui.core.regret import BOOTSTRAP_RESAMPLES, Resampler, bootstrap, optimum, tune
 from ppp_tui.core.settings import Settings
+from ppp_tui.core.tuning import BOOTSTRAP_RESAMPLES, Resampler, bootstrap, optimum, tune
 
 
 def grid_search(

@@ -633,7 +633,7 @@ _PIECES = st.sampled_from(
 @settings(max_examples=300, deadline=None)
 @given(text=st.lists(_PIECES, max_size=30).map("".join))
 def test_option_lists_are_found_as_the_pattern_finds_them(text: str) -> None:
-    from ppp_tui.core.effort import _ENUMERATED, _enumerated
+    from ppp_tui.core.effort.cues import _ENUMERATED, _enumerated
 
     assert _enumerated(text) == (_ENUMERATED.search(text) is not None)
 
@@ -641,7 +641,7 @@ def test_option_lists_are_found_as_the_pattern_finds_them(text: str) -> None:
 @settings(max_examples=300, deadline=None)
 @given(text=st.lists(_PIECES | st.sampled_from(["so", "which", "\t"]), max_size=20).map("".join))
 def test_two_words_is_splitting_the_rest(text: str) -> None:
-    from ppp_tui.core.effort import _TWO_WORDS
+    from ppp_tui.core.effort.cues import _TWO_WORDS
 
     for end in range(len(text) + 1):
         assert bool(_TWO_WORDS.match(text, end)) == (len(text[end:].split()) >= 2)

@@ -14,16 +14,17 @@ from typing import Any
 
 import pytest
 
+from ppp_tui.core.arrays import ScoreArrays
 from ppp_tui.core.early_stop import analyse
 from ppp_tui.core.effort import answered_by
 from ppp_tui.core.errors import PPPError
 from ppp_tui.core.model import Effort, Run, Source
 from ppp_tui.core.preferences import is_known
-from ppp_tui.core.regret import ScoreArrays, tune
 from ppp_tui.core.relevance import TaskType, task_type
 from ppp_tui.core.runs import run_from_dict
 from ppp_tui.core.scoring import rank_run
 from ppp_tui.core.settings import STAGES, Settings
+from ppp_tui.core.tuning import tune
 from ppp_tui.storage import demo
 from ppp_tui.storage.files import read_records
 from ppp_tui.storage.store import Store

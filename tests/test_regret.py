@@ -5,19 +5,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from ppp_tui.core import regret as regret_module
+from ppp_tui.core import tuning as tuning_module
+from ppp_tui.core.arrays import AgentRow, ScoreArrays
+from ppp_tui.core.by_slot import first_true
 from ppp_tui.core.model import Agent, Effort, Question, Run, Trajectory
-from ppp_tui.core.regret import (
-    AgentRow,
-    Resampler,
-    ScoreArrays,
-    bootstrap,
-    cross_validate,
-    optimum,
-    tune,
-)
 from ppp_tui.core.scoring import TIE_SCALE, final_score, rank_run
 from ppp_tui.core.settings import STAGE_TUNED, Settings, Weights
+from ppp_tui.core.tuning import Resampler, bootstrap, cross_validate, optimum, tune
 
 
 def random_rows(rng: np.random.Generator, count: int, stages: tuple[str, ...] = ("implement",)):
@@ -217,17 +211,17 @@ def near_flat_rows(rng: np.random.Generator, count: int, gap: float):
 def reference_choice(lines, current: float) -> float:
     """SPEC 6's choice spelled out: every open interval of optimal breakpoints and (if
     few) every optimal breakpoint, scored by `outcome`, then the tie rule."""
-    profile = regret_module._profile(lines)
+    profile = tuning_module._profile(lines)
     xs, regret = profile.xs, profile.regret
-    optimal = np.flatnonzero(regret <= regret.min() + regret_module.REGRET_TOLERANCE)
+    optimal = np.flatnonzero(regret <= regret.min() + tuning_module.REGRET_TOLERANCE)
     lo, hi = int(optimal[0]), int(optimal[-1])
     candidates = []
     for k in range(lo, hi):
         if xs[k + 1] - xs[k] > 1e-12:
-            w = regret_module._inside(float(xs[k]), float(xs[k + 1]), current)
+            w = tuning_module._inside(float(xs[k]), float(xs[k + 1]), current)
             candidates.append((float(profile.agreement[k]), -abs(w - current), w))
     points = [float(x) for x in xs[lo : hi + 1]]
-    if len(points) <= regret_module.MAX_POINT_CANDIDATES or not candidates:
+    if len(points) <= tuning_module.MAX_POINT_CANDIDATES or not candidates:
         for w in dict.fromkeys(points):
             candidates.append((lines.outcome(w).agreement or 0.0, -abs(w - current), w))
     top = max(agreement for agreement, _, _ in candidates)
@@ -253,12 +247,12 @@ def test_agreement_at_close_weights_matches_outcome(seed: int) -> None:
     """Several weights share one selection pass; near-tied runs are selected again."""
     rng = np.random.default_rng(400 + seed)
     lines = ScoreArrays.build(random_rows(rng, 150)).lines(Settings()).marked_only()
-    breakpoints = regret_module._profile(lines).xs
+    breakpoints = tuning_module._profile(lines).xs
     for base in rng.choice(breakpoints, 5):
         offsets = (0.0, 1e-13, -1e-12, 1e-10, 2e-9, -5e-9, 1e-6, 0.2)
         weights = list(dict.fromkeys(min(max(float(base) + d, 0.0), 1.0) for d in offsets))
         expected = [lines.outcome(w).agreement for w in weights]
-        assert lines.columns.agreements(weights) == expected
+        assert lines.by_slot.agreements(weights) == expected
 
 
 @pytest.mark.parametrize("agents", [1, 3, 8, 9, 12])
@@ -278,7 +272,7 @@ def test_profile_is_exact_at_its_breakpoints(agents: int) -> None:
         ]
         rows.append((f"run-{r}", None, members, members[int(rng.integers(0, k))].name))
     lines = ScoreArrays.build(rows).lines(Settings()).marked_only()
-    profile = regret_module._profile(lines)
+    profile = tuning_module._profile(lines)
     for x, regret in zip(profile.xs, profile.regret, strict=True):
         assert lines.outcome(float(x)).mean_regret == pytest.approx(regret, abs=1e-9)
     tuning = tune(lines, 0.7)
@@ -290,7 +284,7 @@ def test_first_true_matches_argmax() -> None:
     rng = np.random.default_rng(9)
     for slots in (1, 2, 5, 8, 9, 13):
         mask = rng.random((slots, 500)) < 0.3
-        assert np.array_equal(regret_module._first_true(mask), np.argmax(mask, axis=0))
+        assert np.array_equal(first_true(mask), np.argmax(mask, axis=0))
 
 
 def test_tuning_while_the_scratch_is_lent_out() -> None:
@@ -298,7 +292,7 @@ def test_tuning_while_the_scratch_is_lent_out() -> None:
     rng = np.random.default_rng(11)
     lines = ScoreArrays.build(random_rows(rng, 60)).lines(Settings()).marked_only()
     expected = optimum(lines, 0.7)
-    with lines.columns.scratch.lend():
+    with lines.by_slot.scratch.lend():
         assert optimum(lines, 0.7) == expected
     assert optimum(lines, 0.7) == expected
 
@@ -378,7 +372,7 @@ def test_breakpoints_match_a_run_by_run_walk(seed: int) -> None:
     make = edge_rows if seed % 2 == 0 else lambda g, n, _: random_rows(g, n)
     settings = Settings(missing_trajectory="neutral" if seed % 3 == 0 else "technical_only")
     lines = ScoreArrays.build(make(rng, 400, agents)).lines(settings).marked_only()
-    profile = regret_module._profile(lines)
+    profile = tuning_module._profile(lines)
     assert sorted(reference_breakpoints(lines)) == list(profile.xs[1:-1])
 
 
@@ -436,11 +430,11 @@ def test_a_weighted_resample_tunes_exactly_as_the_resampled_copy(seed: int) -> N
         assert resampler.optimum(counts, current) == optimum(copy, current)
         assert anchored.optimum(counts, current) == optimum(copy, current)
         # The agreement at points (the tie rule, exactly) at and around breakpoints.
-        xs = regret_module._profile(copy).xs
+        xs = tuning_module._profile(copy).xs
         base = float(rng.choice(xs))
         weights = [min(max(base + d, 0.0), 1.0) for d in (0.0, 1e-13, -1e-10, 3e-9, 0.01)]
-        expected = copy.columns.agreements(weights)
-        assert lines.columns.agreements(weights, counts) == expected
+        expected = copy.by_slot.agreements(weights)
+        assert lines.by_slot.agreements(weights, counts) == expected
         assert resampler.agreements(weights, counts) == expected
         assert anchored.agreements(weights, counts) == expected
 

@@ -20,13 +20,12 @@ from ppp_tui.core.scoring import rank_run
 from ppp_tui.core.sensitivity import flips
 from ppp_tui.core.settings import Settings, Weights
 from ppp_tui.storage.files import Record
-from ppp_tui.storage.speckit import (
+from ppp_tui.storage.speckit import open_speckit, read_speckit
+from ppp_tui.storage.speckit_outputs import (
     asked_fields,
     canonical_stage,
     decode,
     failure_of,
-    open_speckit,
-    read_speckit,
     schemas,
     technical_from_content,
 )
@@ -280,7 +279,7 @@ def test_failures_never_rank_first_anywhere(example: Path, tmp_path: Path) -> No
 def test_arrays_from_runs_match_the_store_for_failed_agents(example: Path, tmp_path: Path) -> None:
     import numpy as np
 
-    from ppp_tui.core.regret import ScoreArrays
+    from ppp_tui.core.arrays import ScoreArrays
     from ppp_tui.core.scores import Scores
 
     db = imported(example, tmp_path)

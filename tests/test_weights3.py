@@ -8,9 +8,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from ppp_tui.core.arrays import AgentRow, ScoreArrays
 from ppp_tui.core.errors import ConfigError, WeightError
 from ppp_tui.core.model import Agent, Effort, Question, Run, Trajectory, Violation
-from ppp_tui.core.regret import AgentRow, ScoreArrays
 from ppp_tui.core.scoring import coefficients, final_score, rank_run
 from ppp_tui.core.settings import STAGE_TUNED, Settings, Weights
 from ppp_tui.storage.config import load_settings, parse_settings

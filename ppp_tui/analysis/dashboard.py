@@ -24,9 +24,9 @@ from typing import Literal
 import numpy as np
 import numpy.typing as npt
 
+from ..core.arrays import Outcome, ScoreArrays
 from ..core.early_stop import analyse
 from ..core.preferences import canonical
-from ..core.regret import Outcome, ScoreArrays
 from ..core.scores import Scores, stage_order
 from ..core.settings import Settings, Weights
 from ..core.stages import NO_STAGE

@@ -9,10 +9,11 @@ from typing import Any
 
 import numpy as np
 
-from ..core.regret import Outcome, Tuning
+from ..core.arrays import Outcome
 from ..core.scores import Scores, finals, ranks
 from ..core.settings import Weights
 from ..core.stages import NO_STAGE, ordered
+from ..core.tuning import Tuning
 from ..storage.store import Store
 
 

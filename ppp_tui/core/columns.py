@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from .regret import ScoreArrays
+from .arrays import ScoreArrays
 from .settings import Settings
 
 FloatArray = npt.NDArray[np.float64]
@@ -70,29 +70,6 @@ class AgentColumns:
     def interaction(self, settings: Settings) -> FloatArray:
         result: FloatArray = self.r_proact(settings) + self.r_pers(settings)
         return result
-
-    def only_stage(self, stage: str) -> AgentColumns:
-        """The runs of one stage (and their agents), renumbered."""
-        keep_runs = self.stages == stage
-        keep_agents = keep_runs[self.run_index]
-        renumber = np.cumsum(keep_runs) - 1
-        return AgentColumns(
-            run_ids=self.run_ids[keep_runs],
-            stages=self.stages[keep_runs],
-            preferred=self.preferred[keep_runs],
-            stated=self.stated[keep_runs],
-            run_index=renumber[self.run_index[keep_agents]],
-            vocabulary=self.vocabulary,
-            name_codes=self.name_codes[keep_agents],
-            technical=self.technical[keep_agents],
-            has_trajectory=self.has_trajectory[keep_agents],
-            q_low=self.q_low[keep_agents],
-            q_medium=self.q_medium[keep_agents],
-            q_high=self.q_high[keep_agents],
-            violations=self.violations[keep_agents],
-            penalty=self.penalty[keep_agents],
-            failed=None if self.failed is None else self.failed[keep_agents],
-        )
 
     @cached_property
     def _layout(self) -> tuple[IntArray, IntArray, IntArray, int]:

@@ -13,11 +13,12 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from .arrays import Lines, Outcome, ScoreArrays
 from .columns import AgentColumns
-from .regret import Lines, Outcome, ScoreArrays, Tuning, tune
 from .scoring import TIE_SCALE
 from .settings import Settings
 from .stages import ordered
+from .tuning import Tuning, tune
 
 
 class ColumnSource(Protocol):

@@ -1,0 +1,526 @@
+"""Exact tuning of both free weights: proactivity and personalization.
+
+With w_t = 1 - (w_p + w_s) / 2, every agent's final is a plane over the free weights,
+final_j = a_j + bp_j * w_p + bs_j * w_s, on the triangle w_p, w_s >= 0, w_p + w_s <= 2.
+A run's regret, the largest final of the agents the selection may pick minus the
+preferred agent's final, is convex and piecewise linear there, and so is the mean
+over marked runs: its minimum is a linear program, solved exactly (HiGHS, through
+scipy) rather than searched on a grid.
+
+A linear program over every run at once is slow at 100k runs, so it is solved over a
+small box of the triangle: in a box, a run whose top agent is the same everywhere
+adds one plane, and all those planes sum into one; only the runs with a crease
+through the box need a variable of their own. A box's optimum that lies inside the
+box (off its sides that are not the triangle's) is the global one, as the mean
+regret is convex; otherwise the box moves there and grows, at worst to the whole
+triangle. The first box is centred on the optimum of a sample of the runs.
+
+Among optimal points the one nearest the current weights wins (a second linear
+program: least L1 distance with the regret held at its minimum), so optimal weights
+are kept; then a rounded point is preferred when it is as good, and agreement breaks
+ties as in the one-weight tuner.
+
+Resamples and folds are counts per run, so the same planes serve every bootstrap
+resample and every training fold.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+from typing import TYPE_CHECKING
+
+import numpy as np
+import numpy.typing as npt
+
+from .scoring import TIE_SCALE
+from .settings import Weights
+
+if TYPE_CHECKING:
+    from .arrays import FreeLines, Lines
+
+FloatArray = npt.NDArray[np.float64]
+IntArray = npt.NDArray[np.int64]
+BoolArray = npt.NDArray[np.bool_]
+
+# The free weights' triangle: w_p, w_s >= 0 and w_p + w_s <= FREE_SUM.
+FREE_SUM = 2.0
+# Regret values within this of the minimum count as optimal (float noise only).
+REGRET_TOLERANCE = 1e-9
+# Runs with a crease through the first box (the linear program's size).
+BOX_RUNS = 2000
+# Runs with a crease through a resample's or a fold's box (around the full optimum).
+RESAMPLE_BOX_RUNS = 800
+BOOTSTRAP_RESAMPLES = 50
+CONFIDENCE = 0.95
+# A point this close to a side of a box that is not the triangle's counts as on it.
+_EDGE = 1e-9
+# A rounded point is preferred only when its regret is the minimum's to float noise.
+_CHOICE_TOLERANCE = 1e-12
+_LP_OPTIONS = {"primal_feasibility_tolerance": 1e-10, "dual_feasibility_tolerance": 1e-10}
+
+
+class TuningError(RuntimeError):
+    """The linear program solver failed (it should not on these problems)."""
+
+
+@dataclass(frozen=True)
+class Planes:
+    """The marked runs' finals as planes over (w_p, w_s): (runs, slots) arrays.
+
+    `selectable` marks the agents the selection may pick (no padding, no failed agent
+    beside a working one); `preferred` is each run's preferred slot (all runs marked).
+    """
+
+    a: FloatArray
+    bp: FloatArray
+    bs: FloatArray
+    preferred: IntArray
+    selectable: BoolArray
+
+    def __post_init__(self) -> None:
+        shape = self.a.shape
+        if len(shape) != 2 or self.bp.shape != shape or self.bs.shape != shape:
+            raise ValueError("a, bp and bs must be (runs, slots) arrays of one shape")
+        if self.selectable.shape != shape or self.preferred.shape != shape[:1]:
+            raise ValueError("selectable must be (runs, slots) and preferred (runs,)")
+        if shape[0] and (self.preferred.min() < 0 or self.preferred.max() >= shape[1]):
+            raise ValueError("every run needs a preferred slot")
+        if shape[0] and not self.selectable.any(axis=1).all():
+            raise ValueError("every run needs an agent the selection may pick")
+
+    @classmethod
+    def from_free(cls, free: FreeLines) -> Planes:
+        """The marked runs of W3's `FreeLines` (its unmarked runs are left out)."""
+        rows = np.flatnonzero(free.preferred >= 0)
+        selectable = free.selectable[rows]
+        return cls(
+            np.where(selectable, free.a[rows], 0.0),
+            free.bp[rows],
+            free.bs[rows],
+            free.preferred[rows],
+            selectable,
+        )
+
+    @classmethod
+    def from_lines(cls, lines: Lines) -> Planes:
+        return cls.from_free(lines.free())
+
+    def __len__(self) -> int:
+        return int(self.a.shape[0])
+
+    def subset(self, rows: IntArray) -> Planes:
+        return Planes(
+            self.a[rows], self.bp[rows], self.bs[rows], self.preferred[rows], self.selectable[rows]
+        )
+
+    @cached_property
+    def _diffs(self) -> tuple[FloatArray, FloatArray, FloatArray]:
+        """Each agent's plane minus the preferred agent's: a run's regret is the
+        largest of its row (-inf where the agent cannot be selected)."""
+        rows = np.arange(len(self))
+        da = self.a - self.a[rows, self.preferred][:, None]
+        dp = self.bp - self.bp[rows, self.preferred][:, None]
+        ds = self.bs - self.bs[rows, self.preferred][:, None]
+        da = np.where(self.selectable, da, -np.inf)
+        dp = np.where(self.selectable, dp, 0.0)
+        ds = np.where(self.selectable, ds, 0.0)
+        return da, dp, ds
+
+    @cached_property
+    def _around(self) -> dict[tuple[float, float], tuple[IntArray, FloatArray, FloatArray]]:
+        return {}
+
+    @np.errstate(divide="ignore", invalid="ignore")
+    def around(self, center: tuple[float, float]) -> tuple[IntArray, FloatArray, FloatArray]:
+        """At `center`: each run's top agent (regret's maximum), each agent's distance
+        (largest change of either weight) before it can overtake the top one, and
+        each run's nearest such distance. Kept for the last centre (resamples share it).
+        """
+        if center in self._around:
+            return self._around[center]
+        da, dp, ds = self._diffs
+        rows = np.arange(len(self))
+        final = da + dp * center[0] + ds * center[1]
+        top = np.argmax(final, axis=1)
+        # The top agent stays on top across a box of half-width h around the centre
+        # unless an agent's distance is below h: the gap over the gap's slope (L1).
+        reach = final[rows, top][:, None] - final
+        slope = np.abs(dp[rows, top][:, None] - dp) + np.abs(ds[rows, top][:, None] - ds)
+        distance = reach / slope
+        distance[~np.isfinite(final) | np.isnan(distance)] = np.inf
+        distance[rows, top] = np.inf
+        found = (top, distance, distance.min(axis=1))
+        self._around.clear()
+        self._around[center] = found
+        return found
+
+    def outcome(self, proactivity: float, personalization: float) -> tuple[FloatArray, BoolArray]:
+        """Each run's regret and whether its selected agent is the preferred one, with
+        the ranking's tie rule (finals equal to 9 decimals tie; the first slot wins)."""
+        final = self.a + self.bp * proactivity + self.bs * personalization
+        keys = np.where(self.selectable, np.rint(final * TIE_SCALE), -np.inf)
+        selected = np.argmax(keys, axis=1)
+        rows = np.arange(len(self))
+        regret: FloatArray = final[rows, selected] - final[rows, self.preferred]
+        agree: BoolArray = selected == self.preferred
+        return regret, agree
+
+    def evaluate(
+        self, proactivity: float, personalization: float, counts: FloatArray | None = None
+    ) -> tuple[float, float]:
+        """(mean regret, agreement) at the free weights; `counts` weights the runs."""
+        regret, agree = self.outcome(proactivity, personalization)
+        if counts is None:
+            return float(regret.mean()), float(agree.mean())
+        total = float(counts.sum())
+        return (
+            float(np.dot(regret, counts) / total),
+            float(np.dot(agree.astype(float), counts) / total),
+        )
+
+
+@dataclass(frozen=True)
+class Optimum:
+    """The weights minimising mean regret, that minimum and the agreement there."""
+
+    proactivity: float
+    personalization: float
+    mean_regret: float
+    agreement: float
+
+    @property
+    def technical(self) -> float:
+        return round(1.0 - (self.proactivity + self.personalization) / 2, 12)
+
+    @property
+    def weights(self) -> Weights:
+        return Weights.from_free(self.proactivity, self.personalization)
+
+
+def _as_counts(planes: Planes, counts: FloatArray | IntArray | None) -> FloatArray:
+    if counts is None:
+        return np.ones(len(planes))
+    result = np.asarray(counts, dtype=float)
+    if result.shape != (len(planes),) or (result < 0).any():
+        raise ValueError("counts must be one non-negative number per run")
+    return result
+
+
+def optimum(
+    planes: Planes,
+    current: tuple[float, float] = (0.3, 0.3),
+    counts: FloatArray | IntArray | None = None,
+    start: tuple[float, float] | None = None,
+    box_runs: int = BOX_RUNS,
+    pair: bool = False,
+    settle: bool = True,
+) -> Optimum | None:
+    """The exact minimum of mean regret over the free weights (None without runs).
+
+    `current` (w_p, w_s) is kept when optimal, else the optimal point nearest it;
+    `counts` weights each run (a bootstrap resample, a training fold); `start`
+    centres the first box (else a sample's optimum does); `pair` holds w_p = w_s (the
+    one-weight tuner's line). Without `settle`, any exact optimum will do (the
+    solver's): no second program for the nearest one, no rounding (resamples).
+    """
+    weight = _as_counts(planes, counts)
+    if not len(planes) or weight.sum() <= 0:
+        return None
+    if pair:
+        middle = (current[0] + current[1]) / 2
+        current = (middle, middle)
+    center = start if start is not None else _first_center(planes, weight, box_runs, pair)
+    exact, nearest = _solve(planes, weight, center, box_runs, current if settle else None, pair)
+    if not settle:
+        regret, agreement = planes.evaluate(*exact, None if counts is None else weight)
+        return Optimum(exact[0], exact[1], regret, agreement)
+    return _choose(planes, None if counts is None else weight, [nearest, exact], current, pair)
+
+
+def _first_center(
+    planes: Planes, weight: FloatArray, box_runs: int, pair: bool
+) -> tuple[float, float]:
+    """A point near the optimum: a sample's exact optimum when there are many runs."""
+    active = np.flatnonzero(weight > 0)
+    if active.size <= 2 * box_runs:
+        return (FREE_SUM / 4, FREE_SUM / 4)  # few runs: the first box is the triangle
+    size = max(box_runs, active.size // 10)
+    rows = np.sort(np.random.default_rng(0).choice(active, size=size, replace=False))
+    sample = planes.subset(rows)
+    sample_weight = weight[rows]
+    center = _first_center(sample, sample_weight, box_runs, pair)
+    exact, _ = _solve(sample, sample_weight, center, box_runs, None, pair)
+    return exact
+
+
+def _choose(
+    planes: Planes,
+    weight: FloatArray | None,
+    points: list[tuple[float, float]],
+    current: tuple[float, float],
+    pair: bool,
+) -> Optimum:
+    """Least regret (exactly evaluated), then most agreement, then nearest `current`,
+    among the solver's points and their roundings (a round number when it is as good)."""
+    candidates: list[tuple[float, float]] = []
+    for point in points:
+        for decimals in (2, 3, 4, 6):
+            rounded = (round(point[0], decimals), round(point[1], decimals))
+            if pair:
+                rounded = (rounded[0], rounded[0])
+            if min(rounded) >= 0 and rounded[0] + rounded[1] <= FREE_SUM:
+                candidates.append(rounded)
+        candidates.append(point)
+    scored = []
+    for p, s in dict.fromkeys(candidates):
+        regret, agreement = planes.evaluate(p, s, weight)
+        scored.append((regret, agreement, abs(p - current[0]) + abs(s - current[1]), p, s))
+    best = min(item[0] for item in scored)
+    good = [item for item in scored if item[0] <= best + _CHOICE_TOLERANCE * (1 + abs(best))]
+    regret, agreement, _, p, s = max(good, key=lambda item: (item[1], -item[2]))
+    return Optimum(p, s, regret, agreement)
+
+
+@dataclass(frozen=True)
+class _Box:
+    """The linear program over one box: its planes summed, its creased runs' rows."""
+
+    low: tuple[float, float]
+    high: tuple[float, float]
+    edges: tuple[bool, bool, bool, bool]  # artificial sides: low p, high p, low s, high s
+    offset: float  # the summed planes' constant (mean regret units)
+    cost: FloatArray  # (2 + creased,) objective of (w_p, w_s, t_i)
+    rows: object  # the sparse constraint matrix (rows: a creased run's kept agents)
+    bounds_rhs: FloatArray
+
+    def inside(self, point: tuple[float, float]) -> bool:
+        """Whether `point` is off every artificial side (so a local optimum is global)."""
+        sides = (
+            point[0] - self.low[0],
+            self.high[0] - point[0],
+            point[1] - self.low[1],
+            self.high[1] - point[1],
+        )
+        return not any(edge and gap <= _EDGE for edge, gap in zip(self.edges, sides, strict=True))
+
+
+def _box(planes: Planes, weight: FloatArray, center: tuple[float, float], box_runs: int) -> _Box:
+    from scipy import sparse
+
+    da, dp, ds = planes._diffs
+    cp, cs = center
+    top, distance, nearest = planes.around(center)
+    active = weight > 0
+    radius = np.inf
+    count = int(active.sum())
+    if 2 * box_runs < count:
+        radius = float(np.partition(nearest[active], box_runs)[box_runs])
+        if radius <= 0.0:
+            positive = nearest[active & (nearest > 0)]
+            radius = float(positive.min()) if positive.size else np.inf
+    if radius >= FREE_SUM:
+        radius = np.inf
+    creased = active & (nearest < radius)
+    plain = np.flatnonzero(active & ~creased)
+    total = float(weight.sum())
+    w, j = weight[plain], top[plain]
+    offset = float(np.dot(w, da[plain, j])) / total
+    gp = float(np.dot(w, dp[plain, j])) / total
+    gs = float(np.dot(w, ds[plain, j])) / total
+    creased_rows = np.flatnonzero(creased)
+    m = creased_rows.size
+    keep = distance[creased_rows] < radius
+    keep[np.arange(m), top[creased_rows]] = True
+    run, slot = np.nonzero(keep)
+    real = creased_rows[run]
+    q = run.size
+    index = np.arange(q)
+    matrix = sparse.csr_matrix(
+        (
+            np.concatenate([dp[real, slot], ds[real, slot], -np.ones(q)]),
+            (np.tile(index, 3), np.concatenate([np.zeros(q, int), np.ones(q, int), 2 + run])),
+        ),
+        shape=(q, m + 2),
+    )
+    cost = np.concatenate([[gp, gs], weight[creased_rows] / total])
+    low = (max(0.0, cp - radius), max(0.0, cs - radius))
+    high = (min(FREE_SUM, cp + radius), min(FREE_SUM, cs + radius))
+    edges = (cp - radius > 0, cp + radius < FREE_SUM, cs - radius > 0, cs + radius < FREE_SUM)
+    return _Box(low, high, edges, offset, cost, matrix, -da[real, slot])
+
+
+def _linprog(
+    box: _Box,
+    cost: FloatArray,
+    extra_rows: list[tuple[FloatArray, float]],
+    extra_columns: int,
+    pair: bool,
+) -> FloatArray:
+    from scipy import sparse
+    from scipy.optimize import linprog
+
+    matrix = box.rows
+    assert isinstance(matrix, sparse.csr_matrix)
+    width = matrix.shape[1] + extra_columns
+    triangle = np.zeros(width)
+    triangle[:2] = 1.0
+    dense = [triangle, *(row for row, _ in extra_rows)]
+    a_ub = sparse.vstack(
+        [sparse.hstack([matrix, sparse.csr_matrix((matrix.shape[0], extra_columns))]), *dense]
+    ).tocsr()
+    b_ub = np.concatenate([box.bounds_rhs, [FREE_SUM], [rhs for _, rhs in extra_rows]])
+    bounds: list[tuple[float | None, float | None]] = [
+        (box.low[0], box.high[0]),
+        (box.low[1], box.high[1]),
+    ]
+    bounds += [(None, None)] * (matrix.shape[1] - 2) + [(0.0, None)] * extra_columns
+    a_eq = b_eq = None
+    if pair:
+        a_eq = np.zeros((1, width))
+        a_eq[0, :2] = (1.0, -1.0)
+        b_eq = np.zeros(1)
+    result = linprog(
+        cost,
+        A_ub=a_ub,
+        b_ub=b_ub,
+        A_eq=a_eq,
+        b_eq=b_eq,
+        bounds=bounds,
+        method="highs-ipm",
+        options=_LP_OPTIONS,
+    )
+    if result.status != 0 or result.x is None:
+        raise TuningError(f"the linear program failed: {result.message}")
+    solution: FloatArray = result.x
+    return solution
+
+
+def _solve(
+    planes: Planes,
+    weight: FloatArray,
+    center: tuple[float, float],
+    box_runs: int,
+    current: tuple[float, float] | None,
+    pair: bool,
+) -> tuple[tuple[float, float], tuple[float, float]]:
+    """(an exact optimum, the optimum nearest `current`; the first if None)."""
+    if pair:
+        center = ((center[0] + center[1]) / 2,) * 2
+    while True:
+        box = _box(planes, weight, center, box_runs)
+        x = _linprog(box, box.cost, [], 0, pair)
+        exact = (float(x[0]), float(x[1]))
+        if not box.inside(exact):
+            center, box_runs = exact, box_runs * 4
+            continue
+        if current is None:
+            return exact, exact
+        # The optimal points nearest `current`: least |w_p - c_p| + |w_s - c_s| with
+        # the regret held at its minimum (two extra columns: the distances).
+        width = box.cost.size + 2
+        cost = np.zeros(width)
+        cost[-2:] = 1.0
+        held = np.concatenate([box.cost, [0.0, 0.0]])
+        minimum = float(np.dot(box.cost, x))
+        rows: list[tuple[FloatArray, float]] = [(held, minimum + 1e-12 * (1 + abs(minimum)))]
+        for axis in (0, 1):
+            for sign in (1.0, -1.0):
+                row = np.zeros(width)
+                row[axis], row[width - 2 + axis] = sign, -1.0
+                rows.append((row, sign * current[axis]))
+        y = _linprog(box, cost, rows, 2, pair)
+        nearest = (float(y[0]), float(y[1]))
+        if not box.inside(nearest):
+            center, box_runs = nearest, box_runs * 4
+            continue
+        return exact, nearest
+
+
+@dataclass(frozen=True)
+class Region:
+    """The bootstrap cloud of the tuned weights: per-weight percentile intervals
+    (CONFIDENCE), and its spread: the root-mean-square distance of the resample
+    optima from their mean, in weight units."""
+
+    resamples: int
+    technical: tuple[float, float]
+    proactivity: tuple[float, float]
+    personalization: tuple[float, float]
+    spread: float
+    points: tuple[tuple[float, float], ...]  # every resample's (w_p, w_s)
+
+
+def draw(n: int, rng: np.random.Generator) -> IntArray:
+    """One resample: how many times each run is drawn, n draws with replacement."""
+    counts: IntArray = np.bincount(rng.integers(0, n, size=n), minlength=n)
+    return counts
+
+
+def bootstrap(
+    planes: Planes,
+    current: tuple[float, float],
+    resamples: int = BOOTSTRAP_RESAMPLES,
+    seed: int = 0,
+    start: tuple[float, float] | None = None,
+    pair: bool = False,
+) -> Region | None:
+    """The tuned weights of `resamples` seeded resamples of the runs, as counts."""
+    n = len(planes)
+    if n == 0 or resamples <= 0:
+        return None
+    if start is None:
+        found = optimum(planes, current, pair=pair)
+        assert found is not None
+        start = (found.proactivity, found.personalization)
+    rng = np.random.default_rng(seed)
+    points = []
+    for _ in range(resamples):
+        counts = draw(n, rng)
+        found = optimum(planes, current, counts, start, RESAMPLE_BOX_RUNS, pair, settle=False)
+        assert found is not None
+        points.append((found.proactivity, found.personalization))
+    cloud = np.array(points)
+    technical = 1.0 - cloud.sum(axis=1) / 2
+    tail = (1.0 - CONFIDENCE) / 2 * 100
+
+    def interval(values: FloatArray) -> tuple[float, float]:
+        low, high = np.percentile(values, [tail, 100 - tail])
+        return float(low), float(high)
+
+    spread = float(np.sqrt(((cloud - cloud.mean(axis=0)) ** 2).sum(axis=1).mean()))
+    return Region(
+        resamples,
+        interval(technical),
+        interval(cloud[:, 0]),
+        interval(cloud[:, 1]),
+        spread,
+        tuple((float(p), float(s)) for p, s in points),
+    )
+
+
+def cross_validate(
+    planes: Planes,
+    current: tuple[float, float],
+    folds: int = 5,
+    seed: int = 0,
+    start: tuple[float, float] | None = None,
+    pair: bool = False,
+) -> tuple[int, float, float] | None:
+    """k-fold, with the one-weight tuner's folds: tune on k-1 folds (as counts), score
+    the held-out fold at the tuned weights. (folds, mean regret, agreement)."""
+    n = len(planes)
+    k = min(folds, n)
+    if k < 2:
+        return None
+    assignment = np.random.default_rng(seed).permutation(n) % k
+    regret_sum = agree_sum = 0.0
+    for fold in range(k):
+        test = assignment == fold
+        train = (~test).astype(float)
+        found = optimum(planes, current, train, start, RESAMPLE_BOX_RUNS, pair)
+        assert found is not None
+        regret, agree = planes.outcome(found.proactivity, found.personalization)
+        regret_sum += float(regret[test].sum())
+        agree_sum += float(agree[test].sum())
+    return k, regret_sum / n, agree_sum / n
