@@ -14,6 +14,7 @@ pair form did.
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 
 from textual import on
@@ -122,6 +123,7 @@ class WeightSliders(Vertical):
         super().__init__(id=id)
         self._weights: Triple = (0.7, 0.6, 0.6)
         self.locked: int | None = None
+        self._told_locked = -10.0  # when the user was last told a weight is locked
 
     def compose(self) -> ComposeResult:
         for k in range(3):
@@ -208,6 +210,11 @@ class WeightSliders(Vertical):
         k = IDS.index(event.slider.id or "")
         if k == self.locked:
             self.show(self._weights)  # a locked weight stays where it is
-            self.notify(f"{NAMES[k]} is locked (l cycles the lock)", severity="warning", timeout=2)
+            now = time.monotonic()
+            if now - self._told_locked > 2.0:  # once per drag, not at every mouse move
+                self._told_locked = now
+                self.notify(
+                    f"{NAMES[k]} is locked (l cycles the lock)", severity="warning", timeout=2
+                )
             return
         self.move(k, event.value)
