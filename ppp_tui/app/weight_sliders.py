@@ -80,7 +80,7 @@ class FreeWeightSlider(WeightSlider):
         Binding("end", "set_value(2)", "2", show=False),
     ]
 
-    def __init__(self, value: float = 0.6, *, id: str | None = None) -> None:
+    def __init__(self, value: float = 0.3, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.set_reactive(WeightSlider.value, self.validate_value(value))
 
@@ -121,7 +121,7 @@ class WeightSliders(Vertical):
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
-        self._weights: Triple = (0.7, 0.6, 0.6)
+        self._weights: Triple = (0.7, 0.3, 0.3)  # the pair 0.7 / 0.3 until shown
         self.locked: int | None = None
         self._told_locked = -10.0  # when the user was last told a weight is locked
 
