@@ -7,16 +7,17 @@ from pathlib import Path
 
 import pytest
 from conftest import HeldLoad
-from textual.widgets import OptionList, Select
+from textual.widgets import OptionList, Select, Static
 
 from ppp_tui.app.app import PPPApp
-from ppp_tui.app.help_screen import HelpScreen
+from ppp_tui.app.help_screen import HelpScreen, bindings_of
 from ppp_tui.app.labels import stage_order
 from ppp_tui.app.quit_screen import QuitScreen
 from ppp_tui.app.run_screen import RunScreen
 from ppp_tui.app.runs_screen import RunsScreen
 from ppp_tui.app.runs_table import RunsTable
 from ppp_tui.app.slider import WeightSlider
+from ppp_tui.app.tuning_screen import TuningScreen
 from ppp_tui.storage.config import load_settings
 from ppp_tui.storage.files import Record
 from ppp_tui.storage.store import Store
@@ -274,6 +275,38 @@ async def test_help_screen(db: Path, tmp_path: Path) -> None:
         assert isinstance(app.screen, HelpScreen)
         await pilot.press("escape")
         assert not isinstance(app.screen, HelpScreen)
+
+
+async def test_the_help_is_built_from_the_bindings(db: Path, tmp_path: Path) -> None:
+    app = PPPApp(db, tmp_path / "config.toml")
+    async with app.run_test(size=SIZE) as pilot:
+        await _loaded(app, pilot)
+        await pilot.press("question_mark")
+        await pilot.pause()
+        shown = str(app.screen.query_one("#help-keys", Static).content).splitlines()
+        # Each binding's key as the footer shows it, and its description, under the heading
+        # of the screen that binds it.
+        for heading, owner, binding_id in (
+            ("Everywhere", PPPApp, "app.save"),
+            ("The runs list", RunsTable, "runs.open"),
+            ("A run", RunScreen, "run.prefer"),
+            ("The tuning panel", TuningScreen, "tuning.use"),
+        ):
+            binding = next(b for b in bindings_of(owner) if b.id == binding_id)
+            assert binding.tooltip
+            key = app.get_key_display(binding)
+            line = next(i for i, text in enumerate(shown) if text.startswith(f"  {key} "))
+            # The description, with the lines it wraps onto.
+            words = shown[line].split()[1:]
+            for more in shown[line + 1 :]:
+                if not more.startswith(" " * 16):
+                    break
+                words += more.split()
+            assert " ".join(words) == binding.tooltip
+            above = [text for text in shown[:line] if text and not text.startswith(" ")]
+            assert above[-1] == heading
+        assert any(text.startswith("  ^s            Save the weights") for text in shown)
+        assert any(text.startswith("  p             Mark the highlighted agent") for text in shown)
 
 
 async def test_markup_and_escape_sequences_in_agent_text_stay_literal(tmp_path: Path) -> None:

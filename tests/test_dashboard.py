@@ -143,9 +143,9 @@ def check_stages(dashboard: Dashboard, runs: list[Run], settings: Settings) -> N
     on_settings = replace(settings, enabled=True)
     off_settings = replace(settings, enabled=False)
     per_stage: dict[str | None, dict[str, Any]] = defaultdict(
-        lambda: {"runs": 0, "marked": 0, "agree": 0, "regret": 0.0, "flipped": 0, "on": 0, "off": 0}
+        lambda: {"runs": 0, "marked": 0, "agree": 0, "regret": 0.0, "changed": 0, "on": 0, "off": 0}
     )
-    flips = []
+    changes = []
     for run in runs:
         current = rank_run(run, settings)
         on = rank_run(run, on_settings).best_agent
@@ -153,7 +153,7 @@ def check_stages(dashboard: Dashboard, runs: list[Run], settings: Settings) -> N
         for key in (run.stage, "__all__"):
             row = per_stage[key]
             row["runs"] += 1
-            row["flipped"] += on != off
+            row["changed"] += on != off
             if run.preferred_agent is not None:
                 preferred = current.agent(run.preferred_agent)
                 assert preferred is not None
@@ -163,14 +163,14 @@ def check_stages(dashboard: Dashboard, runs: list[Run], settings: Settings) -> N
                 row["on"] += on == run.preferred_agent
                 row["off"] += off == run.preferred_agent
         if on != off:
-            flips.append((run.id, run.stage, on, off, run.preferred_agent))
+            changes.append((run.id, run.stage, on, off, run.preferred_agent))
 
     def check(figures: Any, row: dict[str, Any]) -> None:
         marked = row["marked"]
-        assert (figures.runs, figures.marked_runs, figures.flipped) == (
+        assert (figures.runs, figures.marked_runs, figures.changed_picks) == (
             row["runs"],
             marked,
-            row["flipped"],
+            row["changed"],
         )
         if not marked:
             assert figures.agreement is figures.mean_regret is None
@@ -185,10 +185,10 @@ def check_stages(dashboard: Dashboard, runs: list[Run], settings: Settings) -> N
         check(figures, per_stage[figures.stage])
         assert figures.weights == settings.weights_for(figures.stage)
     check(dashboard.total, per_stage["__all__"])
-    assert len(dashboard.flips) == len(flips)
+    assert len(dashboard.pick_changes) == len(changes)
     assert [
-        (f.run_id, f.stage, f.ppp_on, f.ppp_off, f.preferred) for f in dashboard.flips.rows()
-    ] == flips
+        (f.run_id, f.stage, f.ppp_on, f.ppp_off, f.preferred) for f in dashboard.pick_changes.rows()
+    ] == changes
 
 
 def check_early_stop(dashboard: Dashboard, runs: list[Run]) -> None:
@@ -232,7 +232,7 @@ def test_every_figure_matches_brute_force_on_the_demo(demo_db: Path, settings: S
     with Store.open(demo_db) as store:
         dashboard = check_all(store, settings)
     # The demo has something in every figure, so the comparisons above compared something.
-    assert dashboard.timeline.periods and dashboard.preferences and dashboard.flips
+    assert dashboard.timeline.periods and dashboard.preferences and dashboard.pick_changes
     assert dashboard.total.marked_runs and dashboard.early_stop.stopped
     assert all(row.total for row in dashboard.effort)
 
@@ -245,10 +245,10 @@ def test_the_stage_filter_restricts_every_figure(demo_db: Path, stage: str) -> N
     assert dashboard.stage == stage
     assert [f.stage for f in dashboard.stages] == [stage]
     assert dashboard.total.runs == dashboard.runs < everything.runs
-    assert set(dashboard.flips.stages.tolist()) <= {stage}
+    assert set(dashboard.pick_changes.stages.tolist()) <= {stage}
     mine = next(f for f in everything.stages if f.stage == stage)
-    assert (dashboard.total.flipped, dashboard.total.marked_runs) == (
-        mine.flipped,
+    assert (dashboard.total.changed_picks, dashboard.total.marked_runs) == (
+        mine.changed_picks,
         mine.marked_runs,
     )
 
@@ -262,8 +262,8 @@ def test_the_app_s_loaded_scores_give_the_same_figures(demo_db: Path) -> None:
 
 
 def figures(dashboard: Dashboard) -> tuple[Any, ...]:
-    """Comparable figures (Flips holds arrays, which == compares element-wise)."""
-    return replace(dashboard, flips=None), dashboard.flips.rows()
+    """Comparable figures (PickChanges holds arrays, which == compares element-wise)."""
+    return replace(dashboard, pick_changes=None), dashboard.pick_changes.rows()
 
 
 # -- random runs: dates, iterations, names and sources the demo lacks --------------------------
@@ -378,7 +378,7 @@ def test_an_empty_database(tmp_path: Path) -> None:
     assert dashboard.preferences == () and dashboard.violations == 0
     assert [row.total for row in dashboard.effort] == [0, 0, 0]
     assert dashboard.stages == () and dashboard.total.runs == 0
-    assert dashboard.total.agreement is None and len(dashboard.flips) == 0
+    assert dashboard.total.agreement is None and len(dashboard.pick_changes) == 0
     assert dashboard.early_stop.runs == 0 and dashboard.early_stop.mean_saved is None
 
 
@@ -399,7 +399,7 @@ def test_runs_without_dates_or_iterations(tmp_path: Path) -> None:
         dashboard = Dashboard.load(store, Settings())
     assert dashboard.timeline.periods == () and dashboard.timeline.undated == 3
     assert dashboard.early_stop.runs == 0 and dashboard.early_stop.iterations == 0
-    assert dashboard.total.runs == 3 and dashboard.total.flipped == 0
+    assert dashboard.total.runs == 3 and dashboard.total.changed_picks == 0
 
 
 def test_unit_follows_the_span() -> None:

@@ -8,11 +8,15 @@ from typing import Any
 
 import pytest
 from conftest import HeldLoad
-from textual.widgets import DataTable, Select
+from rich.style import Style
+from rich.text import Text
+from textual.color import Color
+from textual.widgets import DataTable, Select, Static
 
 from ppp_tui.analysis.dashboard import Dashboard
 from ppp_tui.app.app import PPPApp
-from ppp_tui.app.dashboard_screen import FLIPS_SHOWN, DashboardScreen
+from ppp_tui.app.dashboard_screen import CHANGED_PICKS_SHOWN, DashboardScreen
+from ppp_tui.app.dashboard_widgets import Chart
 from ppp_tui.app.help_screen import HelpScreen
 from ppp_tui.app.run_screen import RunScreen
 from ppp_tui.app.runs_screen import RunsScreen
@@ -41,10 +45,10 @@ def _expected(app: PPPApp, stage: str | None = None) -> Dashboard:
 
 
 def _same(shown: Dashboard, expected: Dashboard) -> bool:
-    """The same figures (Flips holds arrays, which == compares element-wise)."""
-    return shown.flips.rows() == expected.flips.rows() and replace(shown, flips=None) == replace(
-        expected, flips=None
-    )
+    """The same figures (PickChanges holds arrays, which == compares element-wise)."""
+    return shown.pick_changes.rows() == expected.pick_changes.rows() and replace(
+        shown, pick_changes=None
+    ) == replace(expected, pick_changes=None)
 
 
 def _cells(table: DataTable[Any]) -> list[list[str]]:
@@ -73,14 +77,14 @@ async def test_d_shows_the_computed_figures(db: Path, tmp_path: Path) -> None:
             f"{total.marked_runs:,}",
             f"{total.agreement:.1%}",
             f"{total.mean_regret:.4f}",
-            f"{total.flipped:,} ({total.flipped / total.runs:.1%})",
+            f"{total.changed_picks:,} ({total.changed_picks / total.runs:.1%})",
             f"{total.ppp_off_agreement:.1%}",
         ]
-        # The flipped runs, in order, with both picks.
-        flips = _cells(screen.query_one("#flips", DataTable))
-        first = expected.flips.rows(1)[0]
-        assert len(flips) == min(len(expected.flips), FLIPS_SHOWN)
-        assert flips[0][:4] == [first.run_id, first.stage or "—", first.ppp_on, first.ppp_off]
+        # The changed picks, in order, with both picks.
+        changes = _cells(screen.query_one("#pick-changes", DataTable))
+        first = expected.pick_changes.rows(1)[0]
+        assert len(changes) == min(len(expected.pick_changes), CHANGED_PICKS_SHOWN)
+        assert changes[0][:4] == [first.run_id, first.stage or "—", first.ppp_on, first.ppp_off]
         stop = expected.early_stop
         assert f"saved {stop.saved:,} iterations" in _text(app, "#early-stop")
         assert f"{stop.stopped:,} would stop early" in _text(app, "#early-stop")
@@ -114,7 +118,9 @@ async def test_the_stage_filter_changes_every_figure(db: Path, tmp_path: Path) -
         assert shown.stage == "implement" and _same(shown, _expected(app, "implement"))
         assert shown.runs < everything.runs
         assert [row[0] for row in _cells(screen.query_one("#stages", DataTable))] == ["implement"]
-        assert {row[1] for row in _cells(screen.query_one("#flips", DataTable))} == {"implement"}
+        assert {row[1] for row in _cells(screen.query_one("#pick-changes", DataTable))} == {
+            "implement"
+        }
         assert "stage implement" in _text(app, "#dashboard-status")
         screen.query_one("#dashboard-stage", Select).clear()
         await _dashboard(app, pilot)
@@ -134,7 +140,9 @@ async def test_the_runs_screen_s_stage_filter_is_the_starting_one(db: Path, tmp_
         assert screen.dashboard is not None and screen.dashboard.stage == "validate"
 
 
-async def test_marking_a_run_from_the_flip_list_changes_agreement(db: Path, tmp_path: Path) -> None:
+async def test_marking_a_run_from_the_changed_picks_list_changes_agreement(
+    db: Path, tmp_path: Path
+) -> None:
     app = PPPApp(db, tmp_path / "config.toml")
     async with app.run_test(size=SIZE) as pilot:
         await app.load_done.wait()
@@ -142,15 +150,18 @@ async def test_marking_a_run_from_the_flip_list_changes_agreement(db: Path, tmp_
         screen = await _dashboard(app, pilot)
         before = screen.dashboard
         assert before is not None
-        # An unmarked flipped run: open it, mark its selected (rank 1) agent, come back.
-        row = next(i for i, flip in enumerate(before.flips.rows(50)) if flip.preferred is None)
-        flip = before.flips.rows(row + 1)[row]
-        table = screen.query_one("#flips", DataTable)
+        # An unmarked run whose pick changes: open it, mark its selected (rank 1) agent,
+        # come back.
+        row = next(
+            i for i, change in enumerate(before.pick_changes.rows(50)) if change.preferred is None
+        )
+        change = before.pick_changes.rows(row + 1)[row]
+        table = screen.query_one("#pick-changes", DataTable)
         table.focus()
         table.move_cursor(row=row)
         await pilot.press("enter")
         await pilot.pause()
-        assert isinstance(app.screen, RunScreen) and app.screen.run.id == flip.run_id
+        assert isinstance(app.screen, RunScreen) and app.screen.run.id == change.run_id
         await pilot.press("p")
         await pilot.pause()
         # d from the run goes back to the open dashboard, not a second one on top.
@@ -164,9 +175,9 @@ async def test_marking_a_run_from_the_flip_list_changes_agreement(db: Path, tmp_
         marked = before.total.marked_runs
         agreeing = round(before.total.agreement * marked) + 1  # type: ignore[operator]
         assert after.total.agreement == pytest.approx(agreeing / (marked + 1))
-        assert next(f for f in after.flips.rows() if f.run_id == flip.run_id).preferred == (
-            flip.ppp_on
-        )
+        assert next(
+            f for f in after.pick_changes.rows() if f.run_id == change.run_id
+        ).preferred == (change.ppp_on)
         agreement = f"{after.total.agreement:.1%}"
         assert _cells(screen.query_one("#stages", DataTable))[-1][3] == agreement
 
@@ -177,13 +188,13 @@ async def test_weights_recompute_the_figures(db: Path, tmp_path: Path) -> None:
         await app.load_done.wait()
         await pilot.press("d")
         screen = await _dashboard(app, pilot)
-        table = screen.query_one("#flips", DataTable)
+        table = screen.query_one("#pick-changes", DataTable)
         table.move_cursor(row=3)
         await pilot.pause()
         run_id = table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value
         await pilot.press("left_square_bracket")  # technical 0.65: from anywhere
         await _dashboard(app, pilot)
-        # The run under the cursor stays under it (if it still flips).
+        # The run under the cursor stays under it (if its pick still changes).
         if run_id in table.rows:
             assert table.cursor_row == table.get_row_index(run_id)
         await pilot.press(*["left_square_bracket"] * 5)  # 0.40
@@ -221,4 +232,57 @@ async def test_help_lists_the_dashboard_key(db: Path, tmp_path: Path) -> None:
         await pilot.press("question_mark")
         await pilot.pause()
         assert isinstance(app.screen, HelpScreen)
-        assert "d           dashboard" in HelpScreen.TEXT
+        keys = str(app.screen.query_one("#help-keys", Static).content)
+        assert "  d             Dashboard: interaction over time" in keys
+
+
+def _chart_colours(chart: Chart) -> set[str]:
+    """The foreground colours a plotext chart draws with, as lower-case hex."""
+    text = chart.render()
+    assert isinstance(text, Text)
+    return {
+        span.style.color.triplet.hex
+        for span in text.spans
+        if isinstance(span.style, Style) and span.style.color and span.style.color.triplet
+    }
+
+
+async def test_chart_and_cell_colours_follow_the_theme(db: Path, tmp_path: Path) -> None:
+    app = PPPApp(db, tmp_path / "config.toml")
+    async with app.run_test(size=SIZE) as pilot:
+        await app.load_done.wait()
+        await pilot.press("d")
+        screen = await _dashboard(app, pilot)
+        chart = screen.query_one("#violations", Chart)
+        table = screen.query_one("#pick-changes", DataTable)
+        dashboard = screen.dashboard
+        assert dashboard is not None
+        # A run whose mark is the PPP-on pick: its "preferred" cell has the success colour.
+        row = next(
+            i
+            for i, change in enumerate(dashboard.pick_changes.rows(CHANGED_PICKS_SHOWN))
+            if change.preferred is not None and change.preferred == change.ppp_on
+        )
+
+        def shown() -> tuple[set[str], str]:
+            preferred = table.get_row_at(row)[4]
+            assert isinstance(preferred, Text)
+            return _chart_colours(chart), str(preferred.style)
+
+        def theme(name: str) -> tuple[str, str]:
+            return Color.parse(app.theme_variables[name]).hex.lower(), Color.parse(
+                app.theme_variables["success"]
+            ).hex
+
+        app.theme = "textual-dark"
+        await pilot.pause()
+        error, success = theme("error")
+        bars, cell = shown()
+        assert error in bars and cell == success
+        app.theme = "gruvbox"
+        await pilot.pause()
+        new_error, new_success = theme("error")
+        assert (new_error, new_success) != (error, success)
+        bars, cell = shown()
+        assert new_error in bars and error not in bars
+        assert cell == new_success

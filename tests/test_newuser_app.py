@@ -361,10 +361,13 @@ async def test_80x24_help_fits_and_scrolls(db: Path, tmp_path: Path) -> None:
         screen = app.screen
         assert isinstance(screen, HelpScreen)
         body = screen.query_one("#help-body")
-        text = body.query_one(Static)
+        keys = body.query_one("#help-keys", Static)
+        shown = str(keys.content).splitlines()
         # No line wraps: each fits the box's width.
-        assert max(len(line) for line in HelpScreen.TEXT.splitlines()) <= text.size.width
-        assert text.size.height <= len(HelpScreen.TEXT.splitlines()) + 1
+        assert max(len(line) for line in [*shown, *HelpScreen.ABOUT.splitlines()]) <= (
+            keys.size.width
+        )
+        assert keys.size.height == len(shown)
         assert _visible(screen.query_one("#help-close"))
         assert body.max_scroll_y > 0
         await pilot.press("end")
@@ -400,7 +403,14 @@ async def test_80x24_dashboard_shows_every_panel(db: Path, tmp_path: Path) -> No
         while screen.computing:
             await pilot.pause(0.05)
         await pilot.pause()
-        for selector in ("#timeline", "#violations", "#stages", "#early-stop", "#flips", "#effort"):
+        for selector in (
+            "#timeline",
+            "#violations",
+            "#stages",
+            "#early-stop",
+            "#pick-changes",
+            "#effort",
+        ):
             widget = screen.query_one(selector)
             await _reveal(widget, pilot)
             assert _visible(widget), selector
@@ -412,7 +422,7 @@ async def test_80x24_dashboard_shows_every_panel(db: Path, tmp_path: Path) -> No
         assert screen.dashboard is not None
         most = screen.dashboard.preferences[0].preference
         assert most in app.export_screenshot().replace("&#160;", " ")
-        assert screen.query_one("#flips", DataTable).row_count > 0
+        assert screen.query_one("#pick-changes", DataTable).row_count > 0
         assert screen.query_one("#stages", DataTable).row_count > 0
 
 

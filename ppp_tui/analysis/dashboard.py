@@ -112,13 +112,13 @@ class StageFigures:
     marked_runs: int
     agreement: float | None  # selected == preferred, over the marked runs
     mean_regret: float | None
-    flipped: int  # runs whose selected agent differs between PPP on and PPP off
+    changed_picks: int  # runs whose selected agent differs between PPP on and PPP off
     ppp_on_agreement: float | None
     ppp_off_agreement: float | None
 
 
 @dataclass(frozen=True)
-class Flip:
+class PickChange:
     """A run whose pick changes when PPP is turned off."""
 
     run_id: str
@@ -129,7 +129,7 @@ class Flip:
 
 
 @dataclass(frozen=True)
-class Flips:
+class PickChanges:
     """The runs whose pick changes when PPP is turned off, by run id, as columns (there
     can be tens of thousands)."""
 
@@ -142,11 +142,13 @@ class Flips:
     def __len__(self) -> int:
         return len(self.run_ids)
 
-    def rows(self, limit: int | None = None) -> list[Flip]:
-        """The first `limit` flips (all by default) as objects."""
+    def rows(self, limit: int | None = None) -> list[PickChange]:
+        """The first `limit` changed picks (all by default) as objects."""
         end = len(self) if limit is None else min(limit, len(self))
         columns = (self.run_ids, self.stages, self.ppp_on, self.ppp_off, self.preferred)
-        return [Flip(*values) for values in zip(*(c[:end].tolist() for c in columns), strict=True)]
+        return [
+            PickChange(*values) for values in zip(*(c[:end].tolist() for c in columns), strict=True)
+        ]
 
 
 @dataclass(frozen=True)
@@ -196,7 +198,7 @@ class Dashboard:
     effort: tuple[EffortCounts, ...]
     stages: tuple[StageFigures, ...]  # the six spec-kit stages first, no stage last
     total: StageFigures  # every run of the filter together
-    flips: Flips
+    pick_changes: PickChanges
     early_stop: EarlyStopFigures
 
     @classmethod
@@ -228,7 +230,7 @@ class Dashboard:
             on, off = _ppp_outcomes(arrays, settings, outcome)
             stages, total = _stage_figures(arrays, settings, outcome, on, off)
             timeline = _timeline(arrays, outcome, created)
-            flips = _flips(arrays, on, off)
+            pick_changes = _pick_changes(arrays, on, off)
             early_stop = _early_stop(iterations)
             (preferences, violations, violated), effort = tables.result()
         return cls(
@@ -241,7 +243,7 @@ class Dashboard:
             effort=effort,
             stages=stages,
             total=total,
-            flips=flips,
+            pick_changes=pick_changes,
             early_stop=early_stop,
         )
 
@@ -432,7 +434,7 @@ def _figures(
         marked_runs=marked,
         agreement=_rate(int(outcome.agree[mask].sum()), marked),
         mean_regret=float(np.nansum(outcome.regret[mask]) / marked) if marked else None,
-        flipped=int((on.selected[mask] != off.selected[mask]).sum()),
+        changed_picks=int((on.selected[mask] != off.selected[mask]).sum()),
         ppp_on_agreement=_rate(int(on.agree[mask].sum()), marked),
         ppp_off_agreement=_rate(int(off.agree[mask].sum()), marked),
     )
@@ -457,7 +459,7 @@ def _stage_figures(
     return stages, _figures(ALL_STAGES, None, None, everything, outcome, on, off)
 
 
-def _flips(arrays: ScoreArrays, on: Outcome, off: Outcome) -> Flips:
+def _pick_changes(arrays: ScoreArrays, on: Outcome, off: Outcome) -> PickChanges:
     rows = np.flatnonzero(on.selected != off.selected)
     names = arrays.names.take(rows, axis=0)
     at = np.arange(len(rows))
@@ -465,7 +467,7 @@ def _flips(arrays: ScoreArrays, on: Outcome, off: Outcome) -> Flips:
     marked: ObjectArray = np.full(len(rows), None, dtype=object)
     has_mark = preferred >= 0
     marked[has_mark] = names[at[has_mark], preferred[has_mark]]
-    return Flips(
+    return PickChanges(
         run_ids=arrays.run_ids[rows],
         stages=arrays.stages[rows],
         ppp_on=names[at, on.selected[rows]],

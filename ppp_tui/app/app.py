@@ -5,18 +5,21 @@ from __future__ import annotations
 import asyncio
 import sqlite3
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, ClassVar
 
 from textual import work
 from textual.app import App
 from textual.binding import Binding
+from textual.command import Provider
 from textual.message import Message
 
 from ..core.errors import PPPError
 from ..core.settings import Settings, Weights, preset
 from ..storage.config import load_settings
 from ..storage.store import DatabaseLocked, Store
+from .commands import AppCommands
 from .first_page import RunRows, first_page
 from .help_screen import HelpScreen
 from .messages import (
@@ -55,14 +58,33 @@ class PPPApp(App[None]):
 
     TITLE = "ppp-tui"
     CSS_PATH = "app.tcss"
+    # Textual's commands (themes, quit, keys, screenshot) and the app's own.
+    COMMANDS: ClassVar[set[type[Provider] | Callable[[], type[Provider]]]] = {
+        *App.COMMANDS,
+        AppCommands,
+    }
     BINDINGS = [
-        Binding("q", "quit_app", "Quit", id="app.quit"),
-        Binding("question_mark", "help", "Help", key_display="?", id="app.help"),
+        Binding(
+            "q",
+            "quit_app",
+            "Quit",
+            tooltip="Quit (asks first if the weights are unsaved)",
+            id="app.quit",
+        ),
+        Binding(
+            "question_mark",
+            "help",
+            "Help",
+            key_display="?",
+            tooltip="This help: every key, and what the scores mean",
+            id="app.help",
+        ),
         Binding(
             "left_square_bracket",
             "nudge(-1)",
             "Tech -0.05",
             key_display="[",
+            tooltip="Technical weight -0.05",
             id="app.technical_down",
         ),
         Binding(
@@ -70,10 +92,17 @@ class PPPApp(App[None]):
             "nudge(1)",
             "Tech +0.05",
             key_display="]",
+            tooltip="+0.05 (on any screen: a run's scope there, else global)",
             id="app.technical_up",
         ),
-        Binding("ctrl+s", "save", "Save", id="app.save"),
-        Binding("t", "tune", "Tune", id="app.tune"),
+        Binding("ctrl+s", "save", "Save", tooltip="Save the weights to config.toml", id="app.save"),
+        Binding(
+            "t",
+            "tune",
+            "Tune",
+            tooltip="Tuning panel: regret and agreement curves, the optimum",
+            id="app.tune",
+        ),
         Binding(
             "d",
             "dashboard",
@@ -112,6 +141,7 @@ class PPPApp(App[None]):
         self._own_marks = 0
         self._mark_waiting = False  # a mark waits for another process's lock
         self.stage_filter: str | None = None  # the stage the runs list is filtered by
+        self.exported: Path | None = None  # the last file an export wrote
         self.sub_title = inline(db_path)
 
     def on_mount(self) -> None:
@@ -239,7 +269,7 @@ class PPPApp(App[None]):
         self._data_version = version
         if changes:
             workspace.apply_marks(changes)
-            self._weights_changed()
+            self._workspace_changed()
 
     def _changed_outside(
         self,
@@ -262,7 +292,7 @@ class PPPApp(App[None]):
         if dict(workspace.settings.penalties) != dict(settings.penalties):
             self._reload_scores()  # a preset changed them while the data was read
         else:
-            self._weights_changed()
+            self._workspace_changed()
 
     def on_pppapp_load_failed(self, message: LoadFailed) -> None:
         self.load_done.set()
@@ -345,7 +375,7 @@ class PPPApp(App[None]):
             return
         shown = f"preferred {literal(agent, True)}" if agent else "mark cleared"
         self.notify(f"{literal(run_id, True)}: {shown}", markup=False)
-        self._weights_changed()
+        self._workspace_changed()
 
     @work(thread=True, group="mark")
     def _mark_when_unlocked(self, run_id: str, agent: str | None) -> None:
@@ -397,13 +427,13 @@ class PPPApp(App[None]):
         if provenance is not None:
             workspace.tuned[scope] = (weights.technical, provenance)
         workspace.set_weights(weights, scope)
-        self._weights_changed()
+        self._workspace_changed()
         self.call_after_refresh(self._record_step, started)
 
     def _record_step(self, started: float) -> None:
         self.step_latencies.append(time.perf_counter() - started)
 
-    def _weights_changed(self) -> None:
+    def _workspace_changed(self) -> None:
         """Refresh what is on screen; the runs list refreshes itself when it shows again."""
         if isinstance(self.screen, WorkspaceView):  # the help and quit boxes show none
             self.screen.workspace_changed()
@@ -434,11 +464,15 @@ class PPPApp(App[None]):
         if penalties_changed:
             self._reload_scores()
         else:
-            self._weights_changed()
+            self._workspace_changed()
         chosen = preset(key)
         where = "global weights" if scope is None else f"stage {literal(scope, True)}"
         also = "; its penalties apply to every stage" if chosen.paper_penalties else ""
         self.notify(f"{chosen.label} applied to {where}{also} (ctrl+s saves it)", markup=False)
+
+    def apply_preset_here(self, key: str) -> None:
+        """A preset on the weights the screen on top edits (the command palette's)."""
+        self.apply_preset(key, self._scope())
 
     def reset_weights(self) -> None:
         workspace = self.workspace
@@ -447,14 +481,14 @@ class PPPApp(App[None]):
         if workspace.reset():
             self._reload_scores()
         else:
-            self._weights_changed()
+            self._workspace_changed()
 
     @work(thread=True, exclusive=True, group="reload")
     def _reload_scores(self) -> None:
         """Penalties changed: interaction changes, so the arrays are rebuilt."""
         assert self.workspace is not None
         self.workspace.reload_scores()
-        self.call_from_thread(self._weights_changed)
+        self.call_from_thread(self._workspace_changed)
 
     def action_save(self) -> None:
         self.save_weights()
@@ -471,8 +505,46 @@ class PPPApp(App[None]):
             )
             return False
         self.notify(f"weights saved to {inline(self.config_path)}", markup=False)
-        self._weights_changed()
+        self._workspace_changed()
         return True
+
+    # -- export ----------------------------------------------------------------------
+
+    def export_shown(self, fmt: str) -> None:
+        """Write the runs on screen (every agent's scores under the weights being edited)
+        to a new file in the current directory, as `ppp-tui export` does."""
+        workspace = self.workspace
+        if workspace is None or not workspace.loaded:
+            self.notify("the database is still loading", severity="warning")
+            return
+        from .export import export_path  # numpy's and the reports' imports wait until now
+
+        screen = self.screen
+        run_ids = screen.shown_run_ids() if isinstance(screen, WorkspaceView) else None
+        self.notify("exporting…", timeout=2)
+        self._export(workspace.settings, run_ids, export_path(Path.cwd(), fmt), fmt)
+
+    @work(thread=True, group="export")
+    def _export(self, settings: Settings, run_ids: list[str] | None, path: Path, fmt: str) -> None:
+        from .export import export_runs
+
+        assert self.workspace is not None
+        try:
+            rows = export_runs(self.workspace.store, settings, run_ids, path, fmt)
+        except (PPPError, sqlite3.Error) as error:
+            self.call_from_thread(
+                self.notify,
+                inline(str(error)),
+                title="Not exported",
+                severity="error",
+                timeout=10,
+                markup=False,
+            )
+            return
+        self.exported = path
+        self.call_from_thread(
+            self.notify, f"exported {rows:,} rows to {inline(path)}", timeout=8, markup=False
+        )
 
     # -- help and quit -------------------------------------------------------------
 

@@ -1,5 +1,5 @@
 """The dashboard (`d`): interaction over time, the most violated preferences, question
-effort by source, agreement by stage, PPP on vs off with the runs whose pick flips,
+effort by source, agreement by stage, PPP on vs off with the runs whose pick changes,
 and early stop over the iteration series. Figures come from `ppp_tui.analysis.dashboard`,
 computed in a worker thread; the stage filter at the top applies to all of them."""
 
@@ -22,6 +22,7 @@ from ..core.scores import Scores
 from ..core.settings import Settings
 from ..safe_text import number
 from ..storage.store import Store
+from .colours import BAD, CAUTION, CURRENT, GOOD, cell_style, plot_colour, watch_theme
 from .dashboard_widgets import Chart, WholeText, nice_ticks, spread_ticks
 from .labels import stage_order, stage_tables, weights_text
 from .messages import OpenRun
@@ -32,11 +33,12 @@ if TYPE_CHECKING:
     from .app import PPPApp
     from .workspace import Workspace
 
-FLIPS_SHOWN = 1000  # rows of the flipped-runs list (there can be tens of thousands)
+CHANGED_PICKS_SHOWN = 1000  # rows of the changed picks' list (there can be tens of thousands)
 NAME_WIDTH = 16  # preference names in the bar chart
-EFFORT_COLOURS = {"low": "green", "medium": "orange", "high": "red"}
-# Period attribute: (legend, colour).
-TIMELINE_SERIES = {"selected": ("selected agent", "cyan"), "agents_mean": ("all agents", "orange")}
+# Effort: the theme variable of its colour.
+EFFORT_COLOURS = {"low": GOOD, "medium": CAUTION, "high": BAD}
+# Period attribute: (legend, theme variable of its colour).
+TIMELINE_SERIES = {"selected": ("selected agent", CURRENT), "agents_mean": ("all agents", CAUTION)}
 # Bars end a little short of the frame's right edge.
 X_MARGIN = 1.04
 
@@ -76,101 +78,13 @@ class DashboardScreen(RecomputingScreen[Request, Dashboard]):
     # Below 110 columns the panels stack (the screen gets the -narrow class).
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (110, "-wide")]
 
-    DEFAULT_CSS = """
-    DashboardScreen #dashboard-tools {
-        height: auto;
-        padding: 0 1;
-    }
-    DashboardScreen #dashboard-stage {
-        width: 28;
-    }
-    DashboardScreen #dashboard-status {
-        width: 1fr;
-        padding: 1 1;
-        color: $text-muted;
-    }
-    DashboardScreen .panel {
-        border: round $primary 50%;
-        border-title-color: $text;
-        border-title-style: bold;
-        border-subtitle-color: $text-muted;
-        padding: 0 1;
-    }
-    DashboardScreen #dashboard-body {
-        height: 1fr;
-    }
-    DashboardScreen .row {
-        height: 1fr;
-        min-height: 11;  /* below this the body scrolls instead */
-    }
-    DashboardScreen #dashboard-middle {
-        height: 12;  /* the six stages, no stage and the total */
-    }
-    /* Narrow terminals: the panels one under another, the body scrolls. */
-    DashboardScreen.-narrow .row, DashboardScreen.-narrow #dashboard-middle {
-        layout: vertical;
-        height: auto;
-    }
-    DashboardScreen.-narrow .wide, DashboardScreen.-narrow .narrow {
-        width: 1fr;
-        min-width: 0;
-    }
-    DashboardScreen.-narrow #timeline, DashboardScreen.-narrow #violations {
-        height: 12;
-    }
-    DashboardScreen.-narrow #stages {
-        width: 1fr;
-        height: 12;
-    }
-    DashboardScreen.-narrow #early-stop {
-        height: auto;
-    }
-    DashboardScreen.-narrow #flips {
-        height: 14;
-    }
-    DashboardScreen.-narrow #effort-panel {
-        height: 16;
-    }
-    DashboardScreen.-narrow #dashboard-stage {
-        width: 22;
-    }
-    DashboardScreen .wide {
-        width: 2fr;
-    }
-    DashboardScreen .narrow {
-        width: 1fr;
-        min-width: 38;
-    }
-    DashboardScreen #stages {
-        width: auto;
-        height: 100%;
-    }
-    DashboardScreen #flips {
-        height: 100%;
-    }
-    DashboardScreen #early-stop {
-        width: 1fr;
-        height: 100%;
-    }
-    DashboardScreen #effort {
-        height: 8;
-    }
-    DashboardScreen #effort-legend {
-        height: 1;
-    }
-    DashboardScreen #effort-counts {
-        height: 1fr;
-        padding-top: 1;
-        color: $text-muted;
-    }
-    """
-
     app: PPPApp
 
     def __init__(self, stage: str | None = None) -> None:
         super().__init__()
         self.stage = stage
         self.dashboard: Dashboard | None = None
+        self._note = ""  # how the shown figures were computed, for the status line
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -186,7 +100,7 @@ class DashboardScreen(RecomputingScreen[Request, Dashboard]):
                 yield Static(id="early-stop", classes="panel")
             with Horizontal(id="dashboard-bottom", classes="row"):
                 yield DataTable(
-                    id="flips", classes="panel wide", cursor_type="row", zebra_stripes=True
+                    id="pick-changes", classes="panel wide", cursor_type="row", zebra_stripes=True
                 )
                 with Vertical(id="effort-panel", classes="panel narrow"):
                     yield Chart(id="effort")
@@ -200,16 +114,17 @@ class DashboardScreen(RecomputingScreen[Request, Dashboard]):
             "#violations": "Most violated preferences",
             "#stages": "By stage: agreement with your marks, PPP on vs off",
             "#early-stop": "Early stop",
-            "#flips": "Runs whose pick flips with PPP off",
+            "#pick-changes": "Runs whose pick changes with PPP off",
             "#effort-panel": "Question effort by label source",
         }
         for selector, title in titles.items():
             self.query_one(selector).border_title = title
-        self.query_one("#flips", DataTable).add_columns(
+        self.query_one("#pick-changes", DataTable).add_columns(
             "run", "stage", "PPP on", "PPP off", "preferred"
         )
         self.runs_loaded()
         self._focus_first()
+        watch_theme(self, self._redraw)  # chart and cell colours come from the theme
         self.recompute(now=True)
 
     def _focus_first(self) -> None:
@@ -218,7 +133,7 @@ class DashboardScreen(RecomputingScreen[Request, Dashboard]):
             # The page scrolls: the keys scroll it first (tab reaches the runs list).
             self.query_one("#dashboard-body").focus(scroll_visible=False)
         else:
-            self.query_one("#flips", DataTable).focus(scroll_visible=False)
+            self.query_one("#pick-changes", DataTable).focus(scroll_visible=False)
 
     def runs_loaded(self) -> None:
         """The stages to filter by, and the runs screen's filter as the starting one."""
@@ -253,7 +168,19 @@ class DashboardScreen(RecomputingScreen[Request, Dashboard]):
     def show(self, result: Dashboard, seconds: float) -> None:
         self._loaded()
         self.dashboard = result
-        self._show(f"computed in {seconds:.2f} s")
+        self._note = f"computed in {seconds:.2f} s"
+        self._show(self._note)
+
+    def shown_run_ids(self) -> list[str] | None:
+        """The runs of the stage shown (None: all of them)."""
+        workspace = self.app.workspace
+        if self.stage is None or workspace is None:
+            return None
+        return [info.id for info in workspace.infos if info.stage == self.stage]
+
+    def _redraw(self) -> None:
+        if self.dashboard is not None:
+            self._show(self._note)
 
     def failed(self, error: str) -> None:
         self._loaded()
@@ -278,8 +205,8 @@ class DashboardScreen(RecomputingScreen[Request, Dashboard]):
         self.stage = event.value if isinstance(event.value, str) else None
         self.recompute(now=True)
 
-    @on(DataTable.RowSelected, "#flips")
-    def _open_flip(self, event: DataTable.RowSelected) -> None:
+    @on(DataTable.RowSelected, "#pick-changes")
+    def _open_pick_change(self, event: DataTable.RowSelected) -> None:
         if event.row_key.value is not None:
             self.post_message(OpenRun(event.row_key.value))
 
@@ -305,7 +232,7 @@ class DashboardScreen(RecomputingScreen[Request, Dashboard]):
         self.query_one("#dashboard-status", Static).update(Content("  ·  ".join(parts)))
         self._stages(dashboard, settings)
         self._early_stop(dashboard)
-        self._flips(dashboard)
+        self._pick_changes(dashboard)
         self._timeline(dashboard)
         self._violations(dashboard)
         self._effort(dashboard)
@@ -318,7 +245,7 @@ class DashboardScreen(RecomputingScreen[Request, Dashboard]):
             *(
                 part
                 for label, colour in TIMELINE_SERIES.values()
-                for part in (Content.styled("━━", colour), f" {label}  ")
+                for part in (Content.styled("━━", f"${colour}"), f" {label}  ")
             ),
         )
         chart.border_subtitle = (
@@ -338,7 +265,7 @@ class DashboardScreen(RecomputingScreen[Request, Dashboard]):
                 ]
                 if points:
                     xs, ys = zip(*points, strict=True)
-                    plt.plot(xs, ys, color=colour, marker="dot")
+                    plt.plot(xs, ys, color=plot_colour(self.app, colour), marker="dot")
             values = [
                 v
                 for p in periods
@@ -376,7 +303,13 @@ class DashboardScreen(RecomputingScreen[Request, Dashboard]):
                 return
             positions = [rows - i for i in range(len(top))]
             counts = [p.violations for p in top]
-            plt.bar(positions, counts, orientation="horizontal", width=0.2, color="red")
+            plt.bar(
+                positions,
+                counts,
+                orientation="horizontal",
+                width=0.2,
+                color=plot_colour(self.app, BAD),
+            )
             plt.yticks(positions, [_short(p.preference, NAME_WIDTH) for p in top])
             plt.ylim(1, max(2, rows))  # the limits are the centres of the end rows
             most = max(counts)
@@ -393,7 +326,7 @@ class DashboardScreen(RecomputingScreen[Request, Dashboard]):
             total = sum(row.total for row in rows)
             for effort, colour in EFFORT_COLOURS.items():
                 share = sum(getattr(row, effort) for row in rows) / total
-                legend += [Content.styled("■", colour), f" {effort} {share:.0%}  "]
+                legend += [Content.styled("■", f"${colour}"), f" {effort} {share:.0%}  "]
             counts = "\n".join(
                 f"{row.label:<11}{row.low:>8,}{row.medium:>8,}{row.high:>8,}" for row in rows
             )
@@ -413,7 +346,7 @@ class DashboardScreen(RecomputingScreen[Request, Dashboard]):
                 [[100 * getattr(row, e) / row.total for row in rows] for e in EFFORT_COLOURS],
                 orientation="horizontal",
                 width=0.2,
-                color=list(EFFORT_COLOURS.values()),
+                color=[plot_colour(self.app, c) for c in EFFORT_COLOURS.values()],
             )
             plt.yticks(positions, [f"{row.label} {_count(row.total)}" for row in rows])
             plt.ylim(1, max(2, positions[0]))
@@ -435,16 +368,16 @@ class DashboardScreen(RecomputingScreen[Request, Dashboard]):
             "marked",
             "agree",
             "regret",
-            "flipped",
+            "changed",
             "agree off",
         )
-        table.border_subtitle = "flipped, agree off: with PPP off (technical only)"
+        table.border_subtitle = "changed, agree off: with PPP off (technical only)"
         rows: list[StageFigures] = list(dashboard.stages)
         if len(rows) > 1:
             rows.append(dashboard.total)
         for row in rows:
             w = row.weights
-            share = row.flipped / row.runs if row.runs else None
+            share = row.changed_picks / row.runs if row.runs else None
             table.add_row(
                 cell(row.label, "bold" if w is None else ""),
                 *([] if not weights else ["" if w is None else weights_text(w)]),
@@ -452,7 +385,7 @@ class DashboardScreen(RecomputingScreen[Request, Dashboard]):
                 f"{row.marked_runs:,}",
                 _percent(row.agreement),
                 number(row.mean_regret, 4),
-                f"{row.flipped:,} ({_percent(share)})",
+                f"{row.changed_picks:,} ({_percent(share)})",
                 _percent(row.ppp_off_agreement),
             )
 
@@ -477,27 +410,27 @@ class DashboardScreen(RecomputingScreen[Request, Dashboard]):
             ]
         widget.update(Content("\n".join(lines)))
 
-    def _flips(self, dashboard: Dashboard) -> None:
-        table = self.query_one("#flips", DataTable)
+    def _pick_changes(self, dashboard: Dashboard) -> None:
+        table = self.query_one("#pick-changes", DataTable)
         highlighted = None
         if table.row_count:
             highlighted = table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value
         table.clear()
-        flips = dashboard.flips
-        title = f"Runs whose pick flips with PPP off: {len(flips):,}"
-        if len(flips) > FLIPS_SHOWN:
-            title += f", the first {FLIPS_SHOWN:,} listed"
+        changes = dashboard.pick_changes
+        title = f"Runs whose pick changes with PPP off: {len(changes):,}"
+        if len(changes) > CHANGED_PICKS_SHOWN:
+            title += f", the first {CHANGED_PICKS_SHOWN:,} listed"
         table.border_title = title
-        table.border_subtitle = "enter opens a run" if len(flips) else ""
-        for flip in flips.rows(FLIPS_SHOWN):
-            agrees = flip.preferred is not None and flip.preferred == flip.ppp_on
+        table.border_subtitle = "enter opens a run" if len(changes) else ""
+        for change in changes.rows(CHANGED_PICKS_SHOWN):
+            agrees = change.preferred is not None and change.preferred == change.ppp_on
             table.add_row(
-                cell(flip.run_id),
-                cell(flip.stage or "—"),
-                cell(flip.ppp_on, "bold"),
-                cell(flip.ppp_off),
-                cell(flip.preferred or "—", "green" if agrees else ""),
-                key=flip.run_id,
+                cell(change.run_id),
+                cell(change.stage or "—"),
+                cell(change.ppp_on, "bold"),
+                cell(change.ppp_off),
+                cell(change.preferred or "—", cell_style(self.app, GOOD) if agrees else ""),
+                key=change.run_id,
             )
         if highlighted is not None and highlighted in table.rows:
             # The same run stays under the cursor while weights or marks change.

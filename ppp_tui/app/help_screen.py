@@ -1,49 +1,112 @@
-"""The help screen (`?`): every key, and what the scores mean."""
+"""The help screen (`?`): every key, from the screens' own bindings, and what the
+scores mean."""
 
 from __future__ import annotations
 
-from textual.app import ComposeResult
-from textual.binding import Binding
+import textwrap
+from collections.abc import Iterator
+
+from textual.app import App, ComposeResult
+from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
-from textual.screen import ModalScreen
+from textual.dom import DOMNode
+from textual.screen import ModalScreen, Screen
 from textual.widgets import Label, Static
+
+KEY_WIDTH = 14  # the key column
+LINE_WIDTH = 72  # the help box's text at 80 columns, beside its scroll bar: no line wraps
+
+
+def help_groups() -> list[tuple[str, list[type[DOMNode]]]]:
+    """Each part of the app whose keys the help lists, with the classes that bind them.
+
+    Imported here, not at the top: a run's screen, the tuning panel and the dashboard
+    load when they first open, and the help only when it is asked for.
+    """
+    from .app import PPPApp
+    from .dashboard_screen import DashboardScreen
+    from .run_screen import RunScreen
+    from .runs_screen import RunsScreen
+    from .runs_table import RunsTable
+    from .slider import WeightSlider
+    from .tuning_screen import TuningScreen
+
+    return [
+        ("Everywhere", [PPPApp, App, Screen]),
+        ("The runs list", [RunsScreen, RunsTable]),
+        ("A run", [RunScreen, WeightSlider]),
+        ("The tuning panel", [TuningScreen]),
+        ("The dashboard", [DashboardScreen]),
+        ("This help", [HelpScreen]),
+    ]
+
+
+def bindings_of(node_class: type[DOMNode]) -> list[Binding]:
+    """The bindings a class and its bases in this app declare, as textual merges them (a
+    key bound again lower in the hierarchy is left out). Textual's own widgets' keys
+    (scrolling, focus, copy) are listed once, under "Everywhere"."""
+    found: dict[str, Binding] = {}
+    for cls in node_class.__mro__:
+        if not cls.__module__.startswith("ppp_tui") and node_class.__module__.startswith("ppp_tui"):
+            continue
+        declared: list[BindingType] = list(cls.__dict__.get("BINDINGS", []))
+        for binding in Binding.make_bindings(declared):
+            if not binding.system:
+                found.setdefault(binding.key, binding)
+    return list(found.values())
+
+
+def _described(binding: Binding) -> str:
+    return binding.tooltip or binding.description
+
+
+def key_lines(app: App[object]) -> Iterator[tuple[str, str]]:
+    """(keys, what they do) per line of the help, under a heading per part (keys "")."""
+    palette = Binding(
+        app.COMMAND_PALETTE_BINDING,
+        "command_palette",
+        "Palette",
+        tooltip="Command palette: open a run by id, tune, presets, save, export, themes",
+    )
+    for title, classes in help_groups():
+        yield "", title
+        bindings = [b for cls in classes for b in bindings_of(cls)]
+        if title == "Everywhere" and app.ENABLE_COMMAND_PALETTE:
+            bindings.append(palette)
+        # One line per action: "up/down" for move(-1) and move(1), "escape/q/?" for one.
+        lines: dict[str, tuple[list[str], list[str]]] = {}
+        for binding in bindings:
+            keys, texts = lines.setdefault(binding.action.split("(")[0], ([], []))
+            keys.append(app.get_key_display(binding))
+            if _described(binding) not in texts:
+                texts.append(_described(binding))
+        for keys, texts in lines.values():
+            yield "/".join(keys), " / ".join(texts)
+
+
+def keys_text(app: App[object]) -> Content:
+    """The keys part of the help, wrapped to the help box."""
+    lines: list[Content | str] = []
+    for keys, text in key_lines(app):
+        if not keys:
+            lines += [""] if lines else []
+            lines.append(Content.styled(text, "bold"))
+            continue
+        body = textwrap.wrap(text, LINE_WIDTH - KEY_WIDTH - 2) or [""]
+        lines.append(f"  {keys:<{KEY_WIDTH}}{body[0]}")
+        lines += [f"  {'':<{KEY_WIDTH}}{line}" for line in body[1:]]
+    return Content("\n").join(lines)
 
 
 class HelpScreen(ModalScreen[None]):
     """Every key, and what the scores mean."""
 
     BINDINGS = [Binding("escape,q,question_mark", "dismiss", "Close")]
-    VERTICAL_BREAKPOINTS = [(0, "-short"), (47, "-tall")]  # the help box is 46 rows high
+    VERTICAL_BREAKPOINTS = [(0, "-short"), (42, "-tall")]  # taller than this: no scrolling
 
-    # Every line fits the help box at 80 columns (74 characters), so none wraps.
-    TEXT = """\
-Keys
-  enter       open the highlighted run
-  escape      back
-  left/right  move the focused slider by 0.01 (pageup/pagedown: 0.1)
-  [ / ]       technical weight -0.05 / +0.05, from anywhere
-  ( / )       in a run: proactivity -0.05 / +0.05 (< / >: personalization)
-              the other weights follow, keeping w_t + (w_p + w_s) / 2 = 1
-  l           in a run: lock one weight (the next; then none)
-  m           in a run: flip map, who ranks first at every weight
-              (click or drag on it to set the weights)
-  p           mark the highlighted agent as the one you preferred
-              (again: clear the mark)
-  g           slider scope: global weights, or the run's stage table
-  r           reset the weights to what config.toml holds
-  ctrl+s      save the weights to config.toml
-  t           tuning panel: regret and agreement curves, the optimum
-              (u uses it)
-  d           dashboard: interaction over time, violations, effort,
-              PPP on vs off
-  /           search runs by id, spec or task
-  s / S       sort the runs by the next column / reverse it
-              (or click a header)
-  ctrl+p      command palette, themes included
-  ?           this help
-  q, ctrl+q   quit (asks first if weights are unsaved)
-
+    # What the marks and the scores mean. Every line fits the help box at 80 columns.
+    ABOUT = """\
 A run's agents
   mark        selected: ranked first under the weights; ★ preferred:
               your mark; ★ selected: both
@@ -65,5 +128,6 @@ Scores
         with Vertical(id="help"):
             yield Label("ppp-tui help", id="help-title")
             with VerticalScroll(id="help-body"):  # scrolls on a small terminal
-                yield Static(Content(self.TEXT))
+                yield Static(keys_text(self.app), id="help-keys")
+                yield Static(Content("\n" + self.ABOUT), id="help-about")
             yield Label("escape to close · up/down scroll", id="help-close")

@@ -80,3 +80,7 @@ class WorkspaceView(Screen[None]):
     def workspace_changed(self) -> None:
         """The weights or the marks changed: show them."""
         raise NotImplementedError
+
+    def shown_run_ids(self) -> list[str] | None:
+        """The runs this screen shows, for an export (None: every run)."""
+        return None

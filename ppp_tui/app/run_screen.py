@@ -29,6 +29,7 @@ from ..core.scoring import AgentScore, Ranking, rank_run, violation_penalty
 from ..core.sensitivity import flips
 from ..core.settings import Weights
 from ..safe_text import number
+from .colours import CAUTION, colour
 from .flip_map import FlipMap, FlipMapPanel
 from .messages import MarkChanged, WeightsChanged, WeightsReset, WorkspaceView
 from .text import cell, literal, plain
@@ -119,9 +120,23 @@ class RunScreen(WorkspaceView):
 
     BINDINGS = [
         Binding("escape", "app.pop_screen", "Back", id="run.back"),
-        Binding("p", "prefer", "Prefer", id="run.prefer"),
-        Binding("g", "toggle_scope", "Scope", id="run.scope"),
-        Binding("r", "reset", "Reset", id="run.reset"),
+        Binding(
+            "p",
+            "prefer",
+            "Prefer",
+            tooltip="Mark the highlighted agent as the one you preferred (again: clear it)",
+            id="run.prefer",
+        ),
+        Binding(
+            "g",
+            "toggle_scope",
+            "Scope",
+            tooltip="The weights the slider moves: global, or the run's stage table",
+            id="run.scope",
+        ),
+        Binding(
+            "r", "reset", "Reset", tooltip="Reset the weights to config.toml's", id="run.reset"
+        ),
         # The three weights walk together (the others follow to keep the rule).
         Binding("left_square_bracket", "weight(0, -1)", "Tech -0.05", show=False, key_display="["),
         Binding("right_square_bracket", "weight(0, 1)", "Tech +0.05", show=False, key_display="]"),
@@ -281,9 +296,11 @@ class RunScreen(WorkspaceView):
         if any(t > now for t in self._flash.values()):
             self.set_timer(1.05, self._end_flash)
 
-    @staticmethod
-    def _agent_cells(agent: AgentScore, flashing: bool, preferred: str | None) -> tuple[Any, ...]:
+    def _agent_cells(
+        self, agent: AgentScore, flashing: bool, preferred: str | None
+    ) -> tuple[Any, ...]:
         """One row of the agents table."""
+        flash = f"bold reverse {colour(self.app, CAUTION).hex}"
         if agent.name == preferred:
             mark = "★ selected" if agent.rank == 1 else "★ preferred"
         else:
@@ -291,7 +308,7 @@ class RunScreen(WorkspaceView):
         return (
             # A rank that just changed flashes by its colour alone: a wider cell would
             # widen the column for good.
-            cell(str(agent.rank), "bold reverse yellow" if flashing else "bold"),
+            cell(str(agent.rank), flash if flashing else "bold"),
             cell(agent.name),
             # A space where a minus sign goes, so a negative final does not widen it.
             f"{agent.final: .3f}",
@@ -385,6 +402,9 @@ class RunScreen(WorkspaceView):
     @property
     def scope(self) -> str | None:
         return self._scope
+
+    def shown_run_ids(self) -> list[str] | None:
+        return [self.run.id]
 
     def workspace_changed(self) -> None:
         self.refresh_ranking()

@@ -37,7 +37,14 @@ class RunsScreen(WorkspaceView):
         # A priority binding runs as the key arrives, before the keys typed after it are
         # handed to the focused widget: with the search box focused at once, each of
         # them (typed fast or pasted) goes into it and none runs a command.
-        Binding("/", "search", "Search", id="runs.search", priority=True),
+        Binding(
+            "/",
+            "search",
+            "Search",
+            tooltip="Search the runs by id, spec or task",
+            id="runs.search",
+            priority=True,
+        ),
         Binding("escape", "clear_search", "Clear search", show=False),
     ]
 
@@ -131,6 +138,11 @@ class RunsScreen(WorkspaceView):
 
     def workspace_changed(self) -> None:
         self.populate()
+
+    def shown_run_ids(self) -> list[str] | None:
+        """The runs the search and the stage menu leave, in the table's order."""
+        table = self.table
+        return [table.rows.infos[int(i)].id for i in table.order]
 
     def populate(self) -> None:
         """Fill the table from the workspace (after loading, and on weight changes)."""

@@ -83,15 +83,21 @@ class RunsTable(ScrollView, can_focus=True):
     """
 
     BINDINGS = [
-        Binding("enter", "open", "Open run", id="runs.open"),
+        Binding("enter", "open", "Open run", tooltip="Open the highlighted run", id="runs.open"),
         Binding("up", "move(-1)", "Up", show=False),
         Binding("down", "move(1)", "Down", show=False),
         Binding("pageup", "page(-1)", "Page up", show=False),
         Binding("pagedown", "page(1)", "Page down", show=False),
         Binding("home", "jump(0)", "First", show=False),
         Binding("end", "jump(-1)", "Last", show=False),
-        Binding("s", "sort_next", "Sort", id="runs.sort"),
-        Binding("S", "sort_reverse", "Reverse", show=False),
+        Binding(
+            "s",
+            "sort_next",
+            "Sort",
+            tooltip="Sort the runs by the next column (or click a header)",
+            id="runs.sort",
+        ),
+        Binding("S", "sort_reverse", "Reverse", tooltip="Reverse the sort", show=False),
     ]
 
     cursor: reactive[int] = reactive(0)

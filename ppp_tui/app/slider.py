@@ -17,8 +17,7 @@ from textual.message import Message
 from textual.reactive import reactive
 from textual.widget import Widget
 
-STEP = 0.01
-PAGE = 0.1
+PAGE = 0.1  # pageup/pagedown (left/right step by 0.01)
 
 
 def snap(value: float) -> float:
@@ -41,12 +40,19 @@ class WeightSlider(Widget, can_focus=True):
     """
 
     BINDINGS = [
-        Binding("left", "step(-1)", "-0.01", show=False, id="slider.left"),
+        Binding(
+            "left",
+            "step(-1)",
+            "-0.01",
+            tooltip="Move the focused slider -0.01",
+            show=False,
+            id="slider.left",
+        ),
         Binding("right", "step(1)", "+0.01", show=False, id="slider.right"),
         Binding("pageup", "page(1)", "+0.1", show=False),
         Binding("pagedown", "page(-1)", "-0.1", show=False),
-        Binding("home", "set_value(0)", "0", show=False),
-        Binding("end", "set_value(1)", "1", show=False),
+        Binding("home", "set_value(0)", "0", tooltip="Slider to 0", show=False),
+        Binding("end", "set_value(1)", "1", tooltip="to 1", show=False),
     ]
 
     # Not repainted by itself at once: whoever handles Changed repaints it together

@@ -21,6 +21,7 @@ from ..core.arrays import Lines
 from ..core.regret import Tuning
 from ..core.scores import Scores, provenance, tune_scope, tune_stages
 from ..core.settings import Weights
+from .colours import BAD, CAUTION, CURRENT, GOOD, plot_colour, watch_theme
 from .heat_map import Heat, RegretHeatMap, heat_figures, regret_heat
 from .labels import stage_order
 from .messages import WeightsChanged
@@ -63,7 +64,13 @@ class TuningScreen(RecomputingScreen[Request, Result]):
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (110, "-wide")]
     BINDINGS = [
         Binding("escape", "app.pop_screen", "Back", id="tuning.back"),
-        Binding("u", "use_optimal", "Use optimal", id="tuning.use"),
+        Binding(
+            "u",
+            "use_optimal",
+            "Use optimal",
+            tooltip="Move the weights to the optimum (ctrl+s saves them)",
+            id="tuning.use",
+        ),
     ]
 
     app: PPPApp
@@ -108,6 +115,7 @@ class TuningScreen(RecomputingScreen[Request, Result]):
             "stage", "marked", "current", "optimum", "95% interval", "mean regret", "agreement"
         )
         self.runs_loaded()
+        watch_theme(self, self._redraw)  # the plots' colours come from the theme
         self.recompute(now=True)
 
     def runs_loaded(self) -> None:
@@ -149,6 +157,10 @@ class TuningScreen(RecomputingScreen[Request, Result]):
     def show(self, result: Result, seconds: float) -> None:
         self.result = result
         self._show()
+
+    def _redraw(self) -> None:
+        if self.result is not None:
+            self._show()
 
     @on(Select.Changed, "#tuning-scope")
     def _scope_changed(self, event: Select.Changed) -> None:
@@ -210,8 +222,8 @@ class TuningScreen(RecomputingScreen[Request, Result]):
         points = tuning.curve if tuning is not None else ()
         xs = [p.technical for p in points]
         for plot_id, title, values, colour in (
-            ("#regret-plot", "mean regret", [p.mean_regret for p in points], "red"),
-            ("#agreement-plot", "agreement %", [100 * p.agreement for p in points], "green"),
+            ("#regret-plot", "mean regret", [p.mean_regret for p in points], BAD),
+            ("#agreement-plot", "agreement %", [100 * p.agreement for p in points], GOOD),
         ):
             widget = self.query_one(plot_id, PlotextPlot)
             plt = widget.plt
@@ -221,13 +233,13 @@ class TuningScreen(RecomputingScreen[Request, Result]):
             plt.xlabel("technical weight")
             plt.xlim(0, 1)
             if xs:
-                plt.plot(xs, values, color=colour, marker="braille")
+                plt.plot(xs, values, color=plot_colour(self.app, colour), marker="braille")
                 ticks = {0.0, 1.0}
                 if current is not None:
-                    plt.vline(current, "cyan")
+                    plt.vline(current, plot_colour(self.app, CURRENT))
                     ticks.add(round(current, 2))
                 if tuning is not None:
-                    plt.vline(tuning.technical, "orange")
+                    plt.vline(tuning.technical, plot_colour(self.app, CAUTION))
                     ticks.add(round(tuning.technical, 2))
                 plt.xticks(sorted(ticks))
             widget.refresh()
@@ -239,10 +251,10 @@ class TuningScreen(RecomputingScreen[Request, Result]):
             widget.update("")
             return
         lines: list[Content | str] = [
-            Content.styled("current ", "bold cyan"),
+            Content.styled("current ", f"bold ${CURRENT}"),
             f"technical {_weight(result.current)}: mean regret {tuning.before_mean_regret:.4f},"
             f" agreement {tuning.before_agreement:.1%}\n",
-            Content.styled("optimal ", "bold orange"),
+            Content.styled("optimal ", f"bold ${CAUTION}"),
             f"technical {tuning.technical:.4f}: mean regret {tuning.mean_regret:.4f},"
             f" agreement {tuning.agreement:.1%}\n",
         ]

@@ -20,24 +20,6 @@ from .workspace import Figures
 class WeightsBar(Horizontal):
     """Shows and edits the weight pair of one scope (global, or a stage's table)."""
 
-    DEFAULT_CSS = """
-    WeightsBar {
-        height: 5;
-        padding: 0 1;
-        background: $panel;
-    }
-    WeightsBar #weights-track { width: 1fr; margin-right: 2; }
-    WeightsBar #weights-track > Label { width: 1fr; }
-    WeightsBar #weights-side { width: 26; }
-    WeightsBar #weights-side > Label { width: 1fr; }
-    WeightsBar #weights-scope { color: $text-muted; }
-    WeightsBar #weights-dirty { color: $warning; }
-    WeightsBar > Select { width: 25; }
-    /* Narrow terminals: short names, a one-line menu. */
-    WeightsBar.-narrow #weights-side { width: 24; }
-    WeightsBar.-narrow > Select { width: 22; }
-    """
-
     NARROW = 110  # below this width the bar is laid out for small terminals
 
     def compose(self) -> ComposeResult:
