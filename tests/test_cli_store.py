@@ -15,6 +15,7 @@ import tomlkit
 from click.testing import CliRunner, Result
 
 from ppp_tui.cli import cli
+from ppp_tui.core.settings import Weights
 from ppp_tui.storage import store as store_module
 from ppp_tui.storage.config import load_settings
 
@@ -858,3 +859,51 @@ def test_no_command_prints_a_traceback(imported: Invoke, args: list[str]) -> Non
     assert "Traceback" not in result.output
     if result.exit_code == 1:
         assert len(result.stderr.strip().splitlines()) == 1
+
+
+def test_a_stage_named_global_is_tuned_into_its_own_table(ppp: Invoke, tmp_path: Path) -> None:
+    """`tune --per-stage --write` on runs of a stage called "global" writes
+    [ppp.weights.global], and leaves the global weights ([ppp.weights]) alone."""
+    asker = {
+        "name": "asker",
+        "technical_score": 0.95,
+        "trajectory": {"questions": [{"text": "Which port?", "effort": "high"}]},
+    }
+    quiet = {"name": "quiet", "technical_score": 0.8, "trajectory": {}}
+    runs = [
+        {"id": f"g{i}", "stage": "global", "agents": [asker, quiet], "preferred_agent": "asker"}
+        for i in range(3)
+    ]
+    source = tmp_path / "global.jsonl"
+    source.write_text("".join(json.dumps(run) + "\n" for run in runs))
+    assert ppp("import", str(source)).exit_code == 0
+    documents = as_json(ppp("tune", "--per-stage", "--json"))
+    assert [d["scope"] for d in documents] == ["global"]
+    assert ppp("tune", "--per-stage", "--write").exit_code == 0
+    weights = tomlkit.parse((tmp_path / "config.toml").read_text())["ppp"]["weights"]
+    assert set(weights) == {"global"}  # type: ignore[arg-type]
+    settings = load_settings(tmp_path / "config.toml")
+    assert settings.weights == Weights.pair(0.7, 0.3)  # the global weights untouched
+    assert settings.stage_weights["global"].technical == round(documents[0]["technical"], 6)
+
+
+def test_three_weights_in_config_rank_regret_and_validate(marked: Invoke, config: Path) -> None:
+    config.write_text("[ppp.weights]\ntechnical = 0.5\nproactivity = 0.2\npersonalization = 0.8\n")
+    document = as_json(marked("rank", "seed-003", "--json"))
+    assert document["weights"] == {
+        "technical": 0.5,
+        "interaction": 0.5,
+        "proactivity": 0.2,
+        "personalization": 0.8,
+    }
+    for agent in document["agents"]:
+        expected = 0.5 * agent["technical"]
+        if agent["has_trajectory"]:
+            expected += 0.2 * agent["r_proact"] + 0.8 * agent["r_pers"]
+        else:
+            expected = agent["technical"]  # the technical-only fallback
+        assert agent["final"] == pytest.approx(expected, abs=1e-12)
+    assert "  weights 0.50/0.20/0.80" in marked("rank", "seed-003").stdout
+    assert marked("regret").stdout.startswith("weights 0.50/0.20/0.80: 2 marked runs")
+    validated = marked("config", "validate")
+    assert validated.stdout.endswith(": valid (global 0.5/0.2/0.8, 0 stage tables)\n")

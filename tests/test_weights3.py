@@ -281,3 +281,63 @@ def test_the_older_form_becomes_a_weights_table_for_three_weights(tmp_path: Path
     save_weights(config, Weights(0.6, 0.2, 0.6))
     assert "technical_weight" not in config.read_text()
     assert load_settings(config).weights == Weights(0.6, 0.2, 0.6)
+
+
+def test_outcome_under_settings_follows_each_stage_form() -> None:
+    rng = np.random.default_rng(13)
+    runs = random_runs(rng, 25, "plan") + random_runs(rng, 25, "audit")
+    runs = [
+        Run(
+            f"x{i}",
+            r.agents,
+            stage=r.stage,
+            preferences=r.preferences,
+            preferred_agent=r.preferred_agent,
+        )
+        for i, r in enumerate(runs)
+    ]
+    base = Settings()
+    lines = ScoreArrays.from_runs(runs, base).lines(base)
+    for settings in (
+        base,
+        Settings(weights=Weights(0.5, 0.9, 0.1)),
+        Settings(weights=Weights(0.5, 0.9, 0.1), stage_weights={"audit": Weights.pair(0.8, 0.2)}),
+        Settings(stage_weights={"audit": Weights(0.2, 0.0, 1.6)}),
+    ):
+        outcome = lines.outcome_under(settings)
+        for index, run in enumerate(runs):
+            ranking = rank_run(run, settings)
+            assert lines.arrays.names[index, outcome.selected[index]] == ranking.best_agent
+            assert outcome.final[index, outcome.selected[index]] == ranking.best.final
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_the_step_gives_the_outcome_figures_bit_for_bit(seed: int) -> None:
+    """The sliders' buffered step equals the full outcome: picks, agreement, regret."""
+    rng = np.random.default_rng(400 + seed)
+    runs = random_runs(rng, 30, "plan") + random_runs(rng, 30, "audit")
+    runs = [
+        Run(
+            f"y{i}",
+            r.agents,
+            stage=r.stage,
+            preferences=r.preferences,
+            preferred_agent=None if rng.random() < 0.2 else r.preferred_agent,
+        )
+        for i, r in enumerate(runs)
+    ]
+    base = Settings()
+    lines = ScoreArrays.from_runs(runs, base).lines(base)
+    choices = [Weights.from_free(*map(float, rng.uniform(0, 1, 2))) for _ in range(5)]
+    choices += [Weights.from_technical(float(t)) for t in rng.uniform(0, 1, 3)]
+    for weights in choices:
+        outcome = lines.outcome_at(weights)
+        expected = (outcome.marked_runs, outcome.mean_regret, outcome.agreement)
+        assert lines.figures_at(weights) == expected
+        for stage_weights in ({}, {"audit": choices[0]}, {"audit": choices[-1], "plan": weights}):
+            settings = Settings(weights=weights, stage_weights=stage_weights)
+            outcome = lines.outcome_under(settings)
+            expected = (outcome.marked_runs, outcome.mean_regret, outcome.agreement)
+            assert lines.figures_under(settings) == expected
+    unmarked = lines.subset(~lines.arrays.marked)
+    assert unmarked.figures_at(choices[0]) == (0, None, None)

@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import click
 
 from ..safe_text import inline, json_escape, literal
 from .common import Env, db_options, emit_json
+
+if TYPE_CHECKING:
+    from ..core.settings import Weights
 
 
 @click.group()
@@ -78,6 +83,13 @@ def validate(db: str | None, config: str | None) -> None:
         click.echo(f"warning: {inline(env.config_path)}: {inline(warning)}", err=True)
     stages = len(settings.stage_weights)
     click.echo(
-        f"{inline(env.config_path)}: valid (global {settings.weights.technical:g}/"
-        f"{settings.weights.interaction:g}, {stages} stage table{'s' * (stages != 1)})"
+        f"{inline(env.config_path)}: valid (global {_label(settings.weights)},"
+        f" {stages} stage table{'s' * (stages != 1)})"
     )
+
+
+def _label(weights: Weights) -> str:
+    """The weights as `config validate` names them: 0.7/0.3, or 0.5/0.2/0.8 off the pair form."""
+    if weights.is_pair:
+        return f"{weights.technical:g}/{weights.interaction:g}"
+    return f"{weights.technical:g}/{weights.proactivity:g}/{weights.personalization:g}"

@@ -12,13 +12,13 @@ import numpy as np
 from ..core.arrays import Outcome
 from ..core.scores import Scores, finals, ranks
 from ..core.settings import Weights
-from ..core.stages import NO_STAGE, ordered
+from ..core.stages import NO_STAGE, ordered, scope_label
 from ..core.tuning import Tuning
 from ..storage.store import Store
 
 
 def _weights(weights: Weights) -> dict[str, float]:
-    return {"technical": weights.technical, "interaction": weights.interaction}
+    return weights.document()
 
 
 def _summary(outcome: Outcome) -> dict[str, Any]:
@@ -83,11 +83,11 @@ def regret_document(
     }
 
 
-def tune_document(scope: str, tuning: Tuning) -> dict[str, Any]:
-    """`tune --json` for one scope."""
+def tune_document(scope: str | None, tuning: Tuning) -> dict[str, Any]:
+    """`tune --json` for one scope (None: the global weights)."""
     before = Weights.from_technical(tuning.before_technical)
     return {
-        "scope": scope,
+        "scope": scope_label(scope),
         "marked_runs": tuning.marked_runs,
         "technical": tuning.technical,
         "interaction": tuning.interaction,

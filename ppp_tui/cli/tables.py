@@ -29,10 +29,7 @@ def rank_document(
     document: dict[str, Any] = {
         "run_id": ranking.run_id,
         "stage": ranking.stage,
-        "weights": {
-            "technical": ranking.weights.technical,
-            "interaction": ranking.weights.interaction,
-        },
+        "weights": ranking.weights.document(),
         "ppp_enabled": ranking.ppp_enabled,
         "best_agent": ranking.best_agent,
         "confidence": ranking.confidence,
@@ -81,7 +78,7 @@ def render_ranking(run: Run, ranking: Ranking, flips: Sequence[Flip] | None = No
     stage = inline(run.stage) or "no stage"
     click.secho(f"{inline(run.id)}  ({stage})", bold=True, nl=False)
     click.echo(
-        f"  weights {w.technical:.2f}/{w.interaction:.2f}"
+        f"  weights {w.label()}"
         f"{'' if ranking.ppp_enabled else '  PPP off'}"
         f"  best: {inline(ranking.best_agent)} ({ranking.confidence:.3f}{margin})"
     )

@@ -10,7 +10,7 @@ from ..safe_text import inline
 from .common import STAGE_HELP, Env, db_options, emit_json, stage_filter
 
 if TYPE_CHECKING:
-    from ..core.regret import Tuning
+    from ..core.tuning import Tuning
 
 
 @click.command()
@@ -78,7 +78,7 @@ def regret(stage: str | None, as_json: bool, db: str | None, config: str | None)
         return
     w = document["weights"]
     click.echo(
-        f"weights {w['technical']:.2f}/{w['interaction']:.2f}: "
+        f"weights {_label(w)}: "
         f"{document['marked_runs']} marked runs, mean regret {number(document['mean_regret'], 4)},"
         f" agreement {document['agreement']:.1%}"
     )
@@ -90,13 +90,23 @@ def regret(stage: str | None, as_json: bool, db: str | None, config: str | None)
             continue
         sw = figures["weights"]
         click.echo(
-            f"  {cut(name, 14):<14} {sw['technical']:.2f}/{sw['interaction']:.2f}"
+            f"  {cut(name, 14):<14} {_label(sw):>9}"
             f" {figures['marked_runs']:>7} {number(figures['mean_regret'], 4):>12}"
             f" {figures['agreement']:>10.1%}"
         )
 
 
-def _render_tuning(scope: str, tuning: Tuning) -> None:
+def _label(weights: dict[str, float]) -> str:
+    """A weights document as tables show it: technical/interaction, or the three weights."""
+    keys: tuple[str, ...] = ("technical", "proactivity", "personalization")
+    if "proactivity" not in weights:
+        keys = ("technical", "interaction")
+    return "/".join(f"{weights[key]:.2f}" for key in keys)
+
+
+def _render_tuning(scope: str | None, tuning: Tuning) -> None:
+    from ..core.stages import scope_label
+
     cv = ""
     if tuning.cv_folds:
         cv = (
@@ -104,7 +114,7 @@ def _render_tuning(scope: str, tuning: Tuning) -> None:
             f" agreement {tuning.cv_agreement:.1%}"
         )
     click.echo(
-        f"{inline(scope)}: {tuning.marked_runs} marked runs;"
+        f"{inline(scope_label(scope))}: {tuning.marked_runs} marked runs;"
         f" technical {tuning.before_technical:.4g}"
         f" -> {tuning.technical:.4f} (interaction {tuning.interaction:.4f}); mean regret"
         f" {tuning.before_mean_regret:.4f} -> {tuning.mean_regret:.4f}; agreement"
@@ -158,8 +168,9 @@ def tune(
                 "runs without a stage use the global weights: tune them without --stage"
             )
         scores = Scores.load(store, settings, marked_only=True)
+    results: list[tuple[str | None, Tuning]]
     if per_stage:
-        results = tune_stages(scores)
+        results = list(tune_stages(scores))
     else:
         scope, tuning = tune_scope(scores, stage)
         results = [] if tuning is None else [(scope, tuning)]
@@ -187,7 +198,7 @@ def tune(
         notes: dict[str | None, str] = {}
         for scope, tuning in results:
             tuned = Weights.from_technical(tuning.technical)
-            if scope == "global":
+            if scope is None:
                 global_weights = tuned
                 notes[None] = provenance(tuning)
             else:

@@ -13,6 +13,7 @@ import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -231,3 +232,80 @@ def infinities(margin: FloatArray) -> FloatArray:
     """
     result: FloatArray = np.copysign(np.inf, margin, out=margin)
     return result
+
+
+class Stepper:
+    """Agreement and mean regret of every run of a `Lines` at new weights: the
+    sliders' step, with no (runs, slots) temporaries.
+
+    The coefficients are kept transposed to (slots, runs), so each operation is one
+    pass over contiguous vectors and the selection a reduction over the short slot
+    axis, and every step computes into the same kept buffers (`_Scratch`). The float
+    operations are `Lines.outcome`'s and `Lines.outcome3`'s, in the same order, so
+    the picks, agreement and mean regret are the same bits as `Lines.outcome_under`.
+    """
+
+    def __init__(self, lines: Lines) -> None:
+        n, slots = lines.c.shape
+        self.c, self.p, self.q, self.qp, self.qs = (
+            np.ascontiguousarray(x.T) for x in (lines.c, lines.p, lines.q, lines.qp, lines.qs)
+        )
+        preferred = lines.arrays.preferred
+        self.preferred = preferred
+        self.marked: BoolArray = preferred >= 0
+        self.marked_runs = int(self.marked.sum())
+        self.all_marked = self.marked_runs == n
+        self.runs = np.arange(n)
+        # Where each run's preferred final sits in the flat (slots, runs) buffer.
+        self.preferred_at = np.where(self.marked, preferred, 0) * n + self.runs
+        self.scratch = _Scratch((slots, n))
+
+    def figures(
+        self,
+        technical: float | FloatArray,
+        proactivity: float | FloatArray,
+        personalization: float | FloatArray,
+    ) -> tuple[int, float | None, float | None]:
+        """(marked runs, mean regret, agreement) at the weights, scalars or one per run;
+        a run whose proactivity and personalization weights are equal is scored in the
+        pair form (interaction = that weight), any other with three weights."""
+        n = self.runs.size
+        if not self.marked_runs:
+            return 0, None, None
+        three: BoolArray | bool = np.not_equal(proactivity, personalization)
+        with self.scratch.lend() as (final, work, mask):
+            if not np.any(three):
+                self._pair(technical, proactivity, final, work)
+            elif np.all(three):
+                self._three(technical, proactivity, personalization, final, work)
+            else:
+                self._pair(technical, proactivity, final, work)
+                other = np.empty_like(final)
+                self._three(technical, proactivity, personalization, other, work)
+                np.copyto(final, other, where=three)
+            # The ranking's tie rule, as `Lines.outcome` applies it.
+            np.multiply(final, TIE_SCALE, out=work)
+            np.rint(work, out=work)
+            selected = first_true(np.equal(work, work.max(axis=0), out=mask))
+            flat = final.ravel()
+            regret = flat[selected * n + self.runs]
+            regret -= flat[self.preferred_at]
+        if not self.all_marked:
+            regret[~self.marked] = 0.0  # as nansum skips the unmarked runs' nan
+        agree = int(np.count_nonzero(selected == self.preferred))
+        total = float(np.sum(regret))
+        return self.marked_runs, total / self.marked_runs, agree / self.marked_runs
+
+    def _pair(self, wt: Any, wi: Any, final: FloatArray, work: FloatArray) -> None:
+        np.multiply(self.p, wt, out=final)
+        np.add(self.c, final, out=final)
+        np.multiply(self.q, wi, out=work)
+        final += work
+
+    def _three(self, wt: Any, wp: Any, ws: Any, final: FloatArray, work: FloatArray) -> None:
+        np.multiply(self.p, wt, out=final)
+        np.add(self.c, final, out=final)
+        np.multiply(self.qp, wp, out=work)
+        final += work
+        np.multiply(self.qs, ws, out=work)
+        final += work

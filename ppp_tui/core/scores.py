@@ -73,8 +73,9 @@ def provenance(tuning: Tuning) -> str:
 
 def tune_scope(
     scores: Scores, stage: str | None, folds: int = 5, seed: int = 0
-) -> tuple[str, Tuning | None]:
-    """Tune the global weight over the marked runs it governs, or one stage's over its own.
+) -> tuple[str | None, Tuning | None]:
+    """Tune the global weight over the marked runs it governs (`stage` None), or one
+    stage's over its own; the scope comes back as given (None: the global weights).
 
     A run whose stage has its own table is scored under that table, not the global
     pair, so it neither informs nor is changed by a global tune.
@@ -83,7 +84,7 @@ def tune_scope(
         tables = scores.settings.stage_weights
         governed = np.array([s not in tables for s in scores.arrays.stages], dtype=bool)
         lines = scores.lines.subset(governed)
-        return "global", tune(lines, scores.settings.weights.technical, folds, seed)
+        return None, tune(lines, scores.settings.weights.technical, folds, seed)
     lines = scores.lines.subset(scores.arrays.stage_mask(stage))
     return stage, tune(lines, scores.settings.weights_for(stage).technical, folds, seed)
 
@@ -100,9 +101,9 @@ def tune_stages(scores: Scores) -> list[tuple[str, Tuning]]:
     marked_stages = scores.arrays.stages[scores.arrays.marked]
     for stage in stage_order(s for s in marked_stages if s is not None):
         assert stage is not None
-        scope, tuning = tune_scope(scores, stage)
+        _, tuning = tune_scope(scores, stage)
         if tuning is not None:
-            result.append((scope, tuning))
+            result.append((stage, tuning))
     return result
 
 

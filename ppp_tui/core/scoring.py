@@ -4,7 +4,7 @@ final = w_t * technical + w_p * R_Proact + w_s * R_Pers. In the pair form (w_p =
 the interaction weight w_i) it is computed as C + P * w_t + Q * w_i, where (C, P, Q)
 depend only on the agent and the settings (`coefficients`) and Q = R_Proact + R_Pers;
 with three weights as C + P * w_t + QP * w_p + QS * w_s (`split_coefficients`), where
-QP = R_Proact and QS = R_Pers. The whole-database arrays in `regret` use the same
+QP = R_Proact and QS = R_Pers. The whole-database arrays in `arrays` use the same
 expressions, float operation for float operation, so that one agent's score (and so
 every pick) never depends on which face asked.
 """

@@ -1,8 +1,9 @@
-"""Every constant of the PPP formulas, with the SPEC defaults, and weight handling.
+"""Every constant of the PPP formulas, with their documented defaults, and weights.
 
 A `Settings` object is what config.toml becomes once read; the core never reads
-files itself. Weight pairs are validated here so that every face reports the same
-error text.
+files itself. Weights (the technical / interaction pair, or technical, proactivity
+and personalization) are validated here so that every face reports the same error
+text.
 """
 
 from __future__ import annotations
@@ -79,6 +80,21 @@ class Weights:
         if self.proactivity == self.personalization:
             return self.proactivity
         return (self.proactivity + self.personalization) / 2
+
+    def document(self) -> dict[str, float]:
+        """The weights as `--json` documents give them: technical and interaction, and
+        off the pair form proactivity and personalization too."""
+        result = {"technical": self.technical, "interaction": self.interaction}
+        if not self.is_pair:
+            result |= {"proactivity": self.proactivity, "personalization": self.personalization}
+        return result
+
+    def label(self) -> str:
+        """Short text for tables: "0.70/0.30" in the pair form, else "0.50/0.20/0.80"
+        (technical / proactivity / personalization)."""
+        if self.is_pair:
+            return f"{self.technical:.2f}/{self.interaction:.2f}"
+        return f"{self.technical:.2f}/{self.proactivity:.2f}/{self.personalization:.2f}"
 
 
 def _check_number(table: str, name: str, value: object) -> None:

@@ -32,6 +32,17 @@ def label(stage: str | None) -> str:
     return NO_STAGE if stage is None else stage
 
 
+# How the global weights' scope is named in output. Inside, the global scope is None
+# everywhere; a stage that happens to be called "global" is a stage like any other.
+GLOBAL = "global"
+
+
+def scope_label(scope: str | None) -> str:
+    """A weights scope as output names it: "global" for the global weights (None),
+    else the stage's name."""
+    return GLOBAL if scope is None else scope
+
+
 def listing(stages: Iterable[str | None]) -> str:
     """The distinct `stages` in order, comma-separated ("plan, tasks, (no stage)")."""
     return ", ".join(label(s) for s in ordered(stages)) or "none"

@@ -453,6 +453,10 @@ missing_trajectory = {_toml(defaults.missing_trajectory)}
 # The global weights: final = technical * technical score + interaction * interaction
 # score, where interaction score = R_Proact + R_Pers.
 # Each pair is in [0, 1] and sums to 1.0. `ppp-tui tune --write` updates them.
+# To weigh R_Proact and R_Pers apart, give `proactivity` and `personalization` instead
+# of `interaction`: final = technical * technical score + proactivity * R_Proact +
+# personalization * R_Pers, all >= 0, with technical + (proactivity + personalization)
+# / 2 = 1.0. Any table below may do the same.
 [ppp.weights]
 {_lines(_pair_document(defaults.weights))}
 
