@@ -14,6 +14,7 @@ from ..core.scores import Scores, finals, ranks
 from ..core.settings import Weights
 from ..core.stages import NO_STAGE, ordered, scope_label
 from ..core.tuning import Tuning
+from ..core.tuning2d import Tuning2D
 from ..storage.store import Store
 
 
@@ -109,6 +110,43 @@ def tune_document(scope: str | None, tuning: Tuning) -> dict[str, Any]:
         ],
         # The tuned technical weight's 95% bootstrap interval.
         "ci": list(tuning.ci) if tuning.ci is not None else None,
+    }
+
+
+def tune_free_document(scope: str, tuning: Tuning2D) -> dict[str, Any]:
+    """`tune --three-weights --json` for one scope."""
+    region = tuning.region
+    return {
+        "scope": scope,
+        "marked_runs": tuning.marked_runs,
+        "technical": tuning.technical,
+        "proactivity": tuning.proactivity,
+        "personalization": tuning.personalization,
+        "mean_regret": tuning.mean_regret,
+        "agreement": tuning.agreement,
+        "before": {
+            "technical": tuning.before.technical,
+            "proactivity": tuning.before.proactivity,
+            "personalization": tuning.before.personalization,
+            "mean_regret": tuning.before_mean_regret,
+            "agreement": tuning.before_agreement,
+        },
+        "cv": {
+            "folds": tuning.cv_folds,
+            "mean_regret": tuning.cv_mean_regret,
+            "agreement": tuning.cv_agreement,
+        },
+        # Percentile intervals (95%) of each tuned weight over bootstrap resamples, and
+        # the spread of their optima: root-mean-square distance from the cloud's mean.
+        "bootstrap": None
+        if region is None
+        else {
+            "resamples": region.resamples,
+            "technical": list(region.technical),
+            "proactivity": list(region.proactivity),
+            "personalization": list(region.personalization),
+            "spread": region.spread,
+        },
     }
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NoReturn
 
 import click
 
@@ -10,7 +10,9 @@ from ..safe_text import inline
 from .common import STAGE_HELP, Env, db_options, emit_json, stage_filter
 
 if TYPE_CHECKING:
+    from ..core.scores import Scores
     from ..core.tuning import Tuning
+    from ..core.tuning2d import Tuning2D
 
 
 @click.command()
@@ -128,15 +130,53 @@ def _render_tuning(scope: str | None, tuning: Tuning) -> None:
         )
 
 
+def _render_free_tuning(scope: str, tuning: Tuning2D) -> None:
+    before = tuning.before
+    cv = ""
+    if tuning.cv_folds:
+        cv = (
+            f"; {tuning.cv_folds}-fold CV: regret {tuning.cv_mean_regret:.4f},"
+            f" agreement {tuning.cv_agreement:.1%}"
+        )
+    click.echo(
+        f"{inline(scope)}: {tuning.marked_runs} marked runs;"
+        f" technical {before.technical:.4g} -> {tuning.technical:.4f},"
+        f" proactivity {before.proactivity:.4g} -> {tuning.proactivity:.4f},"
+        f" personalization {before.personalization:.4g} -> {tuning.personalization:.4f};"
+        f" mean regret {tuning.before_mean_regret:.4f} -> {tuning.mean_regret:.4f};"
+        f" agreement {tuning.before_agreement:.1%} -> {tuning.agreement:.1%}{cv}"
+    )
+    region = tuning.region
+    if region is not None:
+        click.echo(
+            "  95% intervals: "
+            + ", ".join(
+                f"{name} {low:.4f}-{high:.4f}"
+                for name, (low, high) in (
+                    ("technical", region.technical),
+                    ("proactivity", region.proactivity),
+                    ("personalization", region.personalization),
+                )
+            )
+            + f"; spread {region.spread:.4f} ({region.resamples} bootstrap resamples)"
+        )
+
+
 @click.command()
 @click.option("--stage", help="Tune this stage's weights on its own marked runs (a known stage).")
 @click.option("--per-stage", is_flag=True, help="Tune every stage that has marked runs.")
+@click.option(
+    "--three-weights",
+    is_flag=True,
+    help="Free proactivity and personalization: tune both (technical follows).",
+)
 @click.option("--write", is_flag=True, help="Save the tuned weights to config.toml.")
 @click.option("--json", "as_json", is_flag=True, help="JSON: the tuned weights and their figures.")
 @db_options
 def tune(
     stage: str | None,
     per_stage: bool,
+    three_weights: bool,
     write: bool,
     as_json: bool,
     db: str | None,
@@ -147,10 +187,15 @@ def tune(
     Also reports k-fold cross-validated figures and a 95% bootstrap interval of the
     tuned weight (200 seeded resamples of the marked runs).
 
+    With --three-weights, proactivity and personalization are tuned apart (technical
+    is 1 - (proactivity + personalization) / 2): the exact minimum over both, with a
+    95% interval of each weight from 50 seeded resamples.
+
     \b
     Example:
       ppp-tui tune
       ppp-tui tune --per-stage --write
+      ppp-tui tune --three-weights --json
     """
     from ..core.scores import Scores, provenance, tune_scope, tune_stages
     from ..core.settings import Weights
@@ -168,6 +213,9 @@ def tune(
                 "runs without a stage use the global weights: tune them without --stage"
             )
         scores = Scores.load(store, settings, marked_only=True)
+    if three_weights:
+        _tune_free(env, scores, stage, per_stage, write, as_json)
+        return
     results: list[tuple[str | None, Tuning]]
     if per_stage:
         results = list(tune_stages(scores))
@@ -175,16 +223,7 @@ def tune(
         scope, tuning = tune_scope(scores, stage)
         results = [] if tuning is None else [(scope, tuning)]
     if not results:
-        if stage is None and not per_stage and scores.arrays.marked.any():
-            raise click.ClickException(
-                "no marked runs use the global weights (each marked run's stage has its"
-                " own table); tune those with --stage STAGE or --per-stage"
-            )
-        where = f" in stage {stage!r}" if stage else ""
-        raise click.ClickException(
-            f"no marked runs{where} to tune on; mark preferred agents with"
-            " `ppp-tui prefer RUN AGENT` or in the app (p)"
-        )
+        _nothing_to_tune(scores, stage, per_stage)
     if as_json:
         documents = [tune_document(scope, tuning) for scope, tuning in results]
         emit_json(documents if per_stage else documents[0])
@@ -208,3 +247,55 @@ def tune(
         click.echo(f"saved to {inline(env.config_path)}", err=True)
         if env.config_note:
             click.echo(f"note: {inline(env.config_note)}", err=True)
+
+
+def _tune_free(
+    env: Env, scores: Scores, stage: str | None, per_stage: bool, write: bool, as_json: bool
+) -> None:
+    """`tune --three-weights`: proactivity and personalization free."""
+    from ..core.scores import provenance, tune_scope_free, tune_stages_free
+    from ..core.settings import Weights
+    from ..storage.config_write import save_weights
+    from .documents import tune_free_document
+
+    if per_stage:
+        results = tune_stages_free(scores)
+    else:
+        scope, tuning = tune_scope_free(scores, stage)
+        results = [] if tuning is None else [(scope, tuning)]
+    if not results:
+        _nothing_to_tune(scores, stage, per_stage)
+    if as_json:
+        documents = [tune_free_document(scope, tuning) for scope, tuning in results]
+        emit_json(documents if per_stage else documents[0])
+    else:
+        for scope, tuning in results:
+            _render_free_tuning(scope, tuning)
+    if write:
+        global_weights = None
+        stages: dict[str, Weights] = {}
+        notes: dict[str | None, str] = {}
+        for scope, tuning in results:
+            if scope == "global":
+                global_weights = tuning.weights
+                notes[None] = provenance(tuning)
+            else:
+                stages[scope] = tuning.weights
+                notes[scope] = provenance(tuning)
+        save_weights(env.config_path, global_weights, stages, notes=notes)
+        click.echo(f"saved to {inline(env.config_path)}", err=True)
+        if env.config_note:
+            click.echo(f"note: {inline(env.config_note)}", err=True)
+
+
+def _nothing_to_tune(scores: Scores, stage: str | None, per_stage: bool) -> NoReturn:
+    if stage is None and not per_stage and scores.arrays.marked.any():
+        raise click.ClickException(
+            "no marked runs use the global weights (each marked run's stage has its"
+            " own table); tune those with --stage STAGE or --per-stage"
+        )
+    where = f" in stage {stage!r}" if stage else ""
+    raise click.ClickException(
+        f"no marked runs{where} to tune on; mark preferred agents with"
+        " `ppp-tui prefer RUN AGENT` or in the app (p)"
+    )

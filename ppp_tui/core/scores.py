@@ -19,6 +19,7 @@ from .scoring import TIE_SCALE
 from .settings import Settings
 from .stages import ordered
 from .tuning import Tuning, tune
+from .tuning2d import Tuning2D, tune2d
 
 
 class ColumnSource(Protocol):
@@ -60,7 +61,7 @@ class Scores:
         return cls(settings, columns, arrays, lines, lines.outcome())
 
 
-def provenance(tuning: Tuning) -> str:
+def provenance(tuning: Tuning | Tuning2D) -> str:
     """The comment written beside tuned weights: when, from what, and what it changed."""
     from datetime import datetime
 
@@ -87,6 +88,31 @@ def tune_scope(
         return None, tune(lines, scores.settings.weights.technical, folds, seed)
     lines = scores.lines.subset(scores.arrays.stage_mask(stage))
     return stage, tune(lines, scores.settings.weights_for(stage).technical, folds, seed)
+
+
+def tune_scope_free(
+    scores: Scores, stage: str | None, folds: int = 5, seed: int = 0
+) -> tuple[str, Tuning2D | None]:
+    """`tune_scope` with proactivity and personalization free (three weights)."""
+    if stage is None:
+        tables = scores.settings.stage_weights
+        governed = np.array([s not in tables for s in scores.arrays.stages], dtype=bool)
+        lines = scores.lines.subset(governed)
+        return "global", tune2d(lines, scores.settings.weights, folds, seed)
+    lines = scores.lines.subset(scores.arrays.stage_mask(stage))
+    return stage, tune2d(lines, scores.settings.weights_for(stage), folds, seed)
+
+
+def tune_stages_free(scores: Scores) -> list[tuple[str, Tuning2D]]:
+    """`tune_stages` with proactivity and personalization free."""
+    result = []
+    marked_stages = scores.arrays.stages[scores.arrays.marked]
+    for stage in stage_order(s for s in marked_stages if s is not None):
+        assert stage is not None
+        scope, tuning = tune_scope_free(scores, stage)
+        if tuning is not None:
+            result.append((scope, tuning))
+    return result
 
 
 def stage_order(stages: Iterable[str | None]) -> list[str | None]:

@@ -26,6 +26,7 @@ resample and every training fold.
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
 from functools import cached_property
 from typing import TYPE_CHECKING
@@ -57,6 +58,10 @@ CONFIDENCE = 0.95
 _EDGE = 1e-9
 # A rounded point is preferred only when its regret is the minimum's to float noise.
 _CHOICE_TOLERANCE = 1e-12
+# How far the solver's point may be from the vertex it stands for; lines tried at most.
+_REACH = 1e-6
+_MAX_LINES = 24
+_METHOD = "highs-ipm"
 _LP_OPTIONS = {"primal_feasibility_tolerance": 1e-10, "dual_feasibility_tolerance": 1e-10}
 
 
@@ -264,6 +269,8 @@ def _choose(
     """Least regret (exactly evaluated), then most agreement, then nearest `current`,
     among the solver's points and their roundings (a round number when it is as good)."""
     candidates: list[tuple[float, float]] = []
+    if pair:
+        points = [(p, p) for p, _ in points]
     for point in points:
         for decimals in (2, 3, 4, 6):
             rounded = (round(point[0], decimals), round(point[1], decimals))
@@ -293,6 +300,133 @@ class _Box:
     cost: FloatArray  # (2 + creased,) objective of (w_p, w_s, t_i)
     rows: object  # the sparse constraint matrix (rows: a creased run's kept agents)
     bounds_rhs: FloatArray
+    # Each row's run (0..creased-1) and plane (regret = the largest of a run's rows).
+    row_run: IntArray
+    row_p: FloatArray
+    row_s: FloatArray
+
+    def objective(self, points: FloatArray) -> FloatArray:
+        """Mean regret (less `offset`) at each of (points, 2), exactly as the planes say."""
+        values = -self.bounds_rhs + self.row_p * points[:, :1] + self.row_s * points[:, 1:]
+        top = np.full((len(points), self.cost.size - 2), -np.inf)
+        for k in range(len(points)):
+            np.maximum.at(top[k], self.row_run, values[k])
+        result: FloatArray = points @ self.cost[:2] + top @ self.cost[2:]
+        return result
+
+    def unique(self, point: tuple[float, float], pair: bool) -> bool:
+        """Whether `point` is the only optimum: mean regret rises in every feasible
+        direction from it. Its directional derivative is linear between the rays along
+        the creases through the point (and the triangle's sides), so those rays
+        decide. Rows whose tie is not exact are left out, which can only say no more
+        often (then the second program settles it)."""
+        x = np.array(point)
+        values = -self.bounds_rhs + self.row_p * x[0] + self.row_s * x[1]
+        top = np.full(self.cost.size - 2, -np.inf)
+        np.maximum.at(top, self.row_run, values)
+        scale = 1 + np.abs(values) + np.abs(self.row_p) + np.abs(self.row_s)
+        near = values >= top[self.row_run] - 1e-12 * scale
+        runs, bp, bs = self.row_run[near], self.row_p[near], self.row_s[near]
+        rays = [(1.0, 0.0), (-1.0, 0.0), (0.0, 1.0), (0.0, -1.0), (1.0, -1.0), (-1.0, 1.0)]
+        order = np.argsort(runs, kind="stable")
+        runs, bp, bs = runs[order], bp[order], bs[order]
+        starts = np.flatnonzero(np.r_[True, runs[1:] != runs[:-1], True])
+        for begin, end in itertools.pairwise(starts):
+            if end - begin > 8 or len(rays) > 4096:
+                return False  # too many ties to list: let the second program decide
+            for i in range(begin, end):
+                for j in range(i + 1, end):
+                    dp, ds = bp[j] - bp[i], bs[j] - bs[i]
+                    rays += [(-ds, dp), (ds, -dp)]
+        u = np.array(rays)
+        if pair:
+            u = np.array([(1.0, 1.0), (-1.0, -1.0)])
+        feasible = np.ones(len(u), dtype=bool)
+        if x[0] <= 0.0:
+            feasible &= u[:, 0] >= 0
+        if x[1] <= 0.0:
+            feasible &= u[:, 1] >= 0
+        if x[0] + x[1] >= FREE_SUM:
+            feasible &= u[:, 0] + u[:, 1] <= 0
+        u = u[feasible]
+        u = u / np.abs(u).sum(axis=1, keepdims=True)
+        slopes = np.full((len(u), self.cost.size - 2), -np.inf)
+        for k in range(len(u)):
+            np.maximum.at(slopes[k], runs, bp * u[k, 0] + bs * u[k, 1])
+        rise = u @ self.cost[:2] + slopes @ self.cost[2:]
+        steepest = max(
+            float(np.abs(self.row_p).max(initial=0)), float(np.abs(self.row_s).max(initial=0))
+        )
+        size = float(np.abs(self.cost[:2]).sum() + self.cost[2:].sum() * (1 + steepest))
+        return bool(len(u)) and bool(np.all(rise > 1e-12 * size))
+
+    def polish(
+        self, point: tuple[float, float], current: tuple[float, float] | None, pair: bool
+    ) -> tuple[float, float]:
+        """The solver's point snapped to the exact vertex it stands for.
+
+        The solver's answer is good to its tolerances (about 1e-9); an optimum lies on
+        a vertex of the creases and sides (and, nearest `current`, of the lines through
+        it), so the intersections of the lines passing within reach of the point are
+        computed exactly and the best of them (least regret, then nearest) is taken.
+        """
+        x = np.array(point)
+        values = -self.bounds_rhs + self.row_p * x[0] + self.row_s * x[1]
+        top = np.full(self.cost.size - 2, -np.inf)
+        np.maximum.at(top, self.row_run, values)
+        near = values >= top[self.row_run] - _REACH * (1 + np.abs(self.row_p) + np.abs(self.row_s))
+        lines = [(0.0, 1.0, 0.0), (0.0, 0.0, 1.0), (-FREE_SUM, 1.0, 1.0)]
+        if current is not None:
+            lines += [(-current[0], 1.0, 0.0), (-current[1], 0.0, 1.0)]
+        if pair:
+            lines.append((0.0, 1.0, -1.0))
+        order = np.argsort(self.row_run[near], kind="stable")
+        runs, a = self.row_run[near][order], -self.bounds_rhs[near][order]
+        bp, bs = self.row_p[near][order], self.row_s[near][order]
+        for k in range(1, runs.size):
+            if runs[k] == runs[k - 1]:
+                first = int(np.searchsorted(runs, runs[k]))
+                lines.append((a[k] - a[first], bp[k] - bp[first], bs[k] - bs[first]))
+        table = np.array(lines)
+        scale = np.hypot(table[:, 1], table[:, 2])
+        gap = np.abs(table[:, 0] + table[:, 1] * x[0] + table[:, 2] * x[1])
+        close = table[(scale > 0) & (gap <= _REACH * (1 + scale))]
+        close = close[:_MAX_LINES]
+        candidates = [x]
+        for i in range(len(close)):
+            ci, pi, si = close[i]
+            # The point itself projected onto the line (an optimal edge's nearest point).
+            norm = pi * pi + si * si
+            step = (ci + pi * x[0] + si * x[1]) / norm
+            candidates.append(np.array([x[0] - step * pi, x[1] - step * si]))
+            for j in range(i + 1, len(close)):
+                cj, pj, sj = close[j]
+                det = pi * sj - pj * si
+                if abs(det) > 1e-12:
+                    candidates.append(
+                        np.array([(si * cj - sj * ci) / det, (pj * ci - pi * cj) / det])
+                    )
+        points = np.array(candidates)
+        points[np.abs(points) < 1e-15] = 0.0
+        if pair:
+            points[:, 1] = points[:, 0]
+        keep = (
+            (np.abs(points - x).max(axis=1) <= 10 * _REACH)
+            & (points.min(axis=1) >= 0.0)
+            & (points.sum(axis=1) <= FREE_SUM)
+            & (points >= np.array(self.low)).all(axis=1)
+            & (points <= np.array(self.high)).all(axis=1)
+        )
+        keep[0] = True
+        points = points[keep]
+        scores = self.objective(points)
+        good = scores <= scores.min() + 1e-15 * (1 + abs(scores.min()))
+        if current is None:
+            chosen = points[good][0]
+        else:
+            distance = np.abs(points[good] - np.array(current)).sum(axis=1)
+            chosen = points[good][int(np.argmin(distance))]
+        return float(chosen[0]), float(chosen[1])
 
     def inside(self, point: tuple[float, float]) -> bool:
         """Whether `point` is off every artificial side (so a local optimum is global)."""
@@ -347,7 +481,9 @@ def _box(planes: Planes, weight: FloatArray, center: tuple[float, float], box_ru
     low = (max(0.0, cp - radius), max(0.0, cs - radius))
     high = (min(FREE_SUM, cp + radius), min(FREE_SUM, cs + radius))
     edges = (cp - radius > 0, cp + radius < FREE_SUM, cs - radius > 0, cs + radius < FREE_SUM)
-    return _Box(low, high, edges, offset, cost, matrix, -da[real, slot])
+    return _Box(
+        low, high, edges, offset, cost, matrix, -da[real, slot], run, dp[real, slot], ds[real, slot]
+    )
 
 
 def _linprog(
@@ -387,7 +523,7 @@ def _linprog(
         A_eq=a_eq,
         b_eq=b_eq,
         bounds=bounds,
-        method="highs-ipm",
+        method=_METHOD,
         options=_LP_OPTIONS,
     )
     if result.status != 0 or result.x is None:
@@ -410,11 +546,11 @@ def _solve(
     while True:
         box = _box(planes, weight, center, box_runs)
         x = _linprog(box, box.cost, [], 0, pair)
-        exact = (float(x[0]), float(x[1]))
+        exact = box.polish((float(x[0]), float(x[1])), None, pair)
         if not box.inside(exact):
             center, box_runs = exact, box_runs * 4
             continue
-        if current is None:
+        if current is None or box.unique(exact, pair):
             return exact, exact
         # The optimal points nearest `current`: least |w_p - c_p| + |w_s - c_s| with
         # the regret held at its minimum (two extra columns: the distances).
@@ -430,7 +566,7 @@ def _solve(
                 row[axis], row[width - 2 + axis] = sign, -1.0
                 rows.append((row, sign * current[axis]))
         y = _linprog(box, cost, rows, 2, pair)
-        nearest = (float(y[0]), float(y[1]))
+        nearest = box.polish((float(y[0]), float(y[1])), current, pair)
         if not box.inside(nearest):
             center, box_runs = nearest, box_runs * 4
             continue
@@ -524,3 +660,66 @@ def cross_validate(
         regret_sum += float(regret[test].sum())
         agree_sum += float(agree[test].sum())
     return k, regret_sum / n, agree_sum / n
+
+
+@dataclass(frozen=True)
+class Tuning2D:
+    """The exact optimum over both free weights of a set of marked runs, with the
+    figures before, k-fold cross-validated figures and the bootstrap region."""
+
+    marked_runs: int
+    technical: float
+    proactivity: float
+    personalization: float
+    mean_regret: float
+    agreement: float
+    before: Weights
+    before_mean_regret: float
+    before_agreement: float
+    cv_folds: int | None = None
+    cv_mean_regret: float | None = None
+    cv_agreement: float | None = None
+    region: Region | None = None
+
+    @property
+    def weights(self) -> Weights:
+        return Weights.from_free(self.proactivity, self.personalization)
+
+
+def tune2d(
+    lines: Lines,
+    current: Weights,
+    folds: int = 5,
+    seed: int = 0,
+    resamples: int = BOOTSTRAP_RESAMPLES,
+) -> Tuning2D | None:
+    """Tune proactivity and personalization (and so technical) on the marked runs of
+    `lines`, from `current` (None without marked runs). Mean regret and agreement
+    before and after are scored as the rankings score them (`Lines.outcome_at`)."""
+    marked = lines.marked_only()
+    planes = Planes.from_lines(marked)
+    start = (current.proactivity, current.personalization)
+    found = optimum(planes, start)
+    if found is None:
+        return None
+    tuned = found.weights
+    after = marked.outcome_at(tuned)
+    before = marked.outcome_at(current)
+    center = (found.proactivity, found.personalization)
+    cv = cross_validate(planes, start, folds, seed, center) if len(planes) >= 2 else None
+    region = bootstrap(planes, start, resamples, seed, center) if resamples > 0 else None
+    return Tuning2D(
+        marked_runs=len(planes),
+        technical=tuned.technical,
+        proactivity=tuned.proactivity,
+        personalization=tuned.personalization,
+        mean_regret=after.mean_regret or 0.0,
+        agreement=after.agreement or 0.0,
+        before=current,
+        before_mean_regret=before.mean_regret or 0.0,
+        before_agreement=before.agreement or 0.0,
+        cv_folds=cv[0] if cv else None,
+        cv_mean_regret=cv[1] if cv else None,
+        cv_agreement=cv[2] if cv else None,
+        region=region,
+    )
