@@ -12,6 +12,7 @@ import ppp_tui.core.columns, ppp_tui.core.regret, ppp_tui.core.runs, ppp_tui.cor
 import ppp_tui.core.arrays, ppp_tui.core.by_slot, ppp_tui.core.tuning
 import ppp_tui.storage.store, ppp_tui.storage.config, ppp_tui.storage.demo
 import ppp_tui.storage.speckit, ppp_tui.core.scores, ppp_tui.cli, ppp_tui.analysis.dashboard
+import ppp_tui.cli.documents, ppp_tui.cli.tables
 loaded = sorted(m for m in sys.modules if m.split('.')[0] in ('textual', 'textual_plotext'))
 print(','.join(loaded))
 """
@@ -27,7 +28,7 @@ def test_core_storage_and_cli_never_import_textual() -> None:
 def test_the_core_does_no_io_imports() -> None:
     check = (
         "import sys, ppp_tui.core.regret, ppp_tui.core.tuning, ppp_tui.core.runs,"
-        " ppp_tui.core.scoring;"
+        " ppp_tui.core.scoring, ppp_tui.core.scores, ppp_tui.core.regions;"
         "print(','.join(m for m in ('sqlite3', 'sqlite_utils', 'tomlkit') if m in sys.modules))"
     )
     result = subprocess.run([sys.executable, "-c", check], capture_output=True, text=True)
