@@ -215,3 +215,22 @@ async def test_agreement_and_regret_follow_all_three_weights(db: Path, tmp_path:
     assert figures.marked_runs == marked
     assert figures.agreement == pytest.approx(agree / marked)
     assert figures.mean_regret == pytest.approx(regret / marked, abs=1e-12)
+
+
+async def test_brackets_anywhere_keep_the_free_weights_ratio(db: Path, tmp_path: Path) -> None:
+    """On the runs list `]` moves technical; proactivity and personalization walk as on
+    the sliders (their 4:1 ratio stays) rather than falling back to the pair form."""
+    app = PPPApp(db, tmp_path / "config.toml")
+    async with app.run_test(size=SIZE) as pilot:
+        await app.load_done.wait()
+        await pilot.pause()
+        app.change_weights(Weights(0.5, 0.8, 0.2), None, started=0.0)
+        await pilot.press("right_square_bracket")
+        await pilot.pause()
+        assert app.workspace is not None
+        weights = app.workspace.settings.weights
+        assert (weights.technical, weights.proactivity, weights.personalization) == (
+            pytest.approx(0.55),
+            pytest.approx(0.72),
+            pytest.approx(0.18),
+        )
