@@ -118,7 +118,8 @@ Scores
                else +0.05 if the run states a preference
   interaction  R_Proact + R_Pers
   final        w_t x technical + w_p x R_Proact + w_s x R_Pers,
-               w_t + (w_p + w_s) / 2 = 1 (w_p = w_s: interaction's weight)
+               where w_t + (w_p + w_s) / 2 = 1
+               (w_p = w_s: the interaction weight, the pair form)
                (no trajectory: technical)
   regret       final(selected) - final(preferred), over the runs you
                marked
