@@ -6,9 +6,9 @@ score is an affine function of (w_p, w_s):
 
     final = C + P * w_t + Q_p * w_p + Q_s * w_s,  w_t = 1 - (w_p + w_s) / 2
 
-where (C, P) are the agent's constant and technical parts (`scoring.coefficients`: the
-no-trajectory fallbacks and PPP off give flat or technical-only planes) and
-(Q_p, Q_s) = (R_Proact, R_Pers) for an agent with a trajectory. The agent ranking first
+with (C, P, Q_p, Q_s) from `scoring.split_coefficients`: (R_Proact, R_Pers) weigh in
+for an agent with a trajectory, while the no-trajectory fallbacks and PPP off give flat
+or technical-only planes. The agent ranking first
 is the upper envelope of these planes, so its region is convex: the triangle clipped by
 the half-planes final_i >= final_j for every other agent j. The polygons are computed
 exactly (up to floating point), no grid. Failed agents never rank first beside a working
