@@ -248,6 +248,10 @@ class FlipMapPanel(Horizontal):
     FlipMapPanel > #map-legend { width: 24; padding: 0 0 0 1; }
     """
 
+    def __init__(self) -> None:
+        super().__init__()
+        self._legend_for: tuple[tuple[Region, ...], str | None] | None = None
+
     def compose(self) -> ComposeResult:
         yield FlipMap(id="flip-map")
         yield Static(id="map-legend")
@@ -257,4 +261,6 @@ class FlipMapPanel(Horizontal):
         flip_map = self.query_one(FlipMap)
         flip_map.regions = regions
         flip_map.current = current
-        self.query_one("#map-legend", Static).update(legend(regions, winner))
+        if (regions, winner) != self._legend_for:  # a slider step: usually the same
+            self._legend_for = (regions, winner)
+            self.query_one("#map-legend", Static).update(legend(regions, winner))
