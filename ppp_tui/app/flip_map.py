@@ -118,6 +118,7 @@ class FlipMap(Widget, can_focus=True):
         self._dragging = False
         self._owners: tuple[tuple[tuple[Region, ...], int, int], list[list[str | None]]] | None
         self._owners = None
+        self._rows: tuple[object, list[Content]] | None = None  # the lines without marks
 
     # -- geometry ----------------------------------------------------------------
 
@@ -158,9 +159,8 @@ class FlipMap(Widget, can_focus=True):
 
     # -- drawing -----------------------------------------------------------------
 
-    def render(self) -> Content:
-        if not self.regions:
-            return Content("No agents to map.")
+    def _row(self, y: int, marks: dict[tuple[int, int], str]) -> Content:
+        """Line `y` of the map: runs of cells alike are one span (few spans a line)."""
         owners = self.owners()
         palette = colours(self.regions)
 
@@ -169,24 +169,41 @@ class FlipMap(Widget, can_focus=True):
                 return OUTSIDE
             return palette.get(owner, EDGE) if owner else EDGE
 
+        columns, _ = self.grid
+        cells: list[tuple[str, str]] = []
+        for x in range(columns):
+            top, bottom = owners[2 * y][x], owners[2 * y + 1][x]
+            if (x, y) in marks:
+                ground = colour(bottom if bottom is not None else top)
+                cells.append((marks[(x, y)], f"bold $text on {ground}"))
+            elif top is None and bottom is None:
+                cells.append((" ", f"on {OUTSIDE}"))
+            else:
+                cells.append(("▀", f"{colour(top)} on {colour(bottom)}"))
+        parts: list[tuple[str, str]] = []
+        for text, style in cells:
+            if parts and parts[-1][1] == style:
+                parts[-1] = (parts[-1][0] + text, style)
+            else:
+                parts.append((text, style))
+        return Content.assemble(*parts)
+
+    def render(self) -> Content:
+        if not self.regions:
+            return Content("No agents to map.")
+        # The lines without marks are kept until the regions or the size change: a step
+        # of the weights redraws only the lines the marks are on.
+        key = (self.regions, self.grid)
+        if self._rows is None or self._rows[0] != key:
+            _, rows = self.grid
+            self._rows = (key, [self._row(y, {}) for y in range(rows // 2)])
+        lines = list(self._rows[1])
         marks = {self.cell_of(*self.current): MARK}
         if self.optimum is not None:
             marks.setdefault(self.cell_of(*self.optimum), OPTIMUM)
-        columns, rows = self.grid
-        parts: list[tuple[str, str] | str] = []
-        for y in range(rows // 2):
-            if y:
-                parts.append("\n")
-            for x in range(columns):
-                top, bottom = owners[2 * y][x], owners[2 * y + 1][x]
-                if (x, y) in marks:
-                    ground = colour(bottom if bottom is not None else top)
-                    parts.append((marks[(x, y)], f"bold $text on {ground}"))
-                elif top is None and bottom is None:
-                    parts.append((" ", f"on {OUTSIDE}"))
-                else:
-                    parts.append(("▀", f"{colour(top)} on {colour(bottom)}"))
-        return Content.assemble(*parts)
+        for y in {y for _, y in marks}:
+            lines[y] = self._row(y, marks)
+        return Content("\n").join(lines)
 
     def describe(self) -> str:
         """The regions in words (tooltips, tests): each agent and its share of the map."""
