@@ -42,6 +42,8 @@ def test_moving_one_rescales_the_others_in_proportion() -> None:
 def test_when_both_others_are_zero_they_share_equally() -> None:
     assert walk((1.0, 0.0, 0.0), 0, 0.4) == (0.4, 0.6, 0.6)
     assert walk((0.0, 2.0, 0.0), 1, 1.0) == (0.25, 1.0, 0.5)
+    # Shares of only binary noise count as 0 (they once lost the rest: the sum fell to 0.5).
+    assert walk((0.0, 2.0, 5e-324), 1, 1.0) == (0.25, 1.0, 0.5)
 
 
 def test_a_locked_weight_holds_and_the_move_is_clamped() -> None:

@@ -63,9 +63,12 @@ def walk(weights: Triple, moved: int, value: float, locked: int | None = None) -
         free = next(k for k in others if k != locked)
         shares[free] = room - share
     else:
-        total = shares[others[0]] + shares[others[1]]
-        for k in others:
-            shares[k] = rest * shares[k] / total if total > 0 else rest / 2.0
+        first, second = others
+        total = shares[first] + shares[second]
+        # In proportion; the second takes what is left, so the shares always sum to 1
+        # (a total of only binary noise counts as 0: equal halves).
+        shares[first] = rest * shares[first] / total if total > 1e-12 else rest / 2.0
+        shares[second] = rest - shares[first]
     shares[moved] = share
     technical = _clean(shares[0])
     proactivity = _clean(2.0 * shares[1])
