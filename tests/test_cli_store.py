@@ -42,6 +42,7 @@ RANK_KEYS = {
     "margin",
     "agents",
     "flips",
+    "regions",
     "consensus",
 }
 RANK_AGENT_KEYS = {
@@ -325,6 +326,23 @@ def test_rank_lists_the_flip_points_over_the_technical_weight(imported: Invoke) 
     text = imported("rank", "seed-003")
     assert text.exit_code == 0
     assert "  flips: gemini 0.00-0.85, claude 0.85-1.00\n" in text.stdout
+
+
+def test_rank_lists_each_agents_region_of_the_weight_triangle(imported: Invoke) -> None:
+    # seed-003: gemini (0.85, no question, compliant: +0.05/+0.05) against claude (0.95,
+    # a high-effort question: -0.5/+0.05): claude - gemini = 0.1 w_t - 0.55 w_p, so with
+    # w_t = 1 - (w_p + w_s) / 2 claude ranks first where 0.6 w_p + 0.05 w_s <= 0.1.
+    document = as_json(imported("rank", "seed-003", "--json"))
+    regions = {r["agent"]: r for r in document["regions"]}
+    assert set(regions) == {"gemini", "claude"}
+    assert sum(r["area"] for r in regions.values()) == pytest.approx(2.0)
+    assert regions["claude"]["area"] == pytest.approx(0.5 * (0.1 / 0.6) * 2.0)
+    claude = sorted((v["proactivity"], v["personalization"]) for v in regions["claude"]["vertices"])
+    assert claude == [(0.0, 0.0), (0.0, 2.0), (pytest.approx(0.1 / 0.6), 0.0)]
+    for region in document["regions"]:
+        for vertex in region["vertices"]:
+            total = vertex["technical"] + (vertex["proactivity"] + vertex["personalization"]) / 2
+            assert total == pytest.approx(1.0)
 
 
 def test_rank_of_an_unknown_run_exits_1(imported: Invoke) -> None:

@@ -28,7 +28,7 @@ def test_core_storage_and_cli_never_import_textual() -> None:
 def test_the_core_does_no_io_imports() -> None:
     check = (
         "import sys, ppp_tui.core.regret, ppp_tui.core.tuning, ppp_tui.core.tuning2d,"
-        " ppp_tui.core.runs, ppp_tui.core.scoring, ppp_tui.core.scores;"
+        " ppp_tui.core.runs, ppp_tui.core.scoring, ppp_tui.core.scores, ppp_tui.core.regions;"
         "print(','.join(m for m in ('sqlite3', 'sqlite_utils', 'tomlkit') if m in sys.modules))"
     )
     result = subprocess.run([sys.executable, "-c", check], capture_output=True, text=True)

@@ -122,9 +122,9 @@ async def test_the_tuning_panel_tunes_the_stage_its_menu_shows(db: Path, tmp_pat
         await pilot.pause()
         assert app.workspace is not None
         assert app.workspace.settings.weights == Weights.pair(0.7, 0.3)  # the global pair stays
-        assert app.workspace.settings.stage_weights["plan"].technical == pytest.approx(
-            tuning.technical
-        )
+        # u moves the stage's three weights to the optimum over both free weights.
+        assert screen.result.heat is not None
+        assert app.workspace.settings.stage_weights["plan"] == screen.result.heat.optimum.weights
 
 
 # -- an empty database -------------------------------------------------------------------

@@ -42,6 +42,19 @@ def test_run_screen_after_moving_the_slider(snap_compare: Any, db: Path, tmp_pat
     assert snap_compare(_app(db, tmp_path), terminal_size=SIZE, run_before=open_and_slide)
 
 
+def test_run_screen_with_the_flip_map(snap_compare: Any, db: Path, tmp_path: Path) -> None:
+    """At 80x24: the map tab, its legend, and the three sliders after two steps."""
+
+    async def open_map(pilot: Any) -> None:
+        await _loaded(pilot)
+        await pilot.press("down", "down", "down", "enter")
+        await pilot.pause()
+        await pilot.press("m", "right_parenthesis", "right_parenthesis")
+        await pilot.pause(1.2)  # past the rank-change flash
+
+    assert snap_compare(_app(db, tmp_path), terminal_size=(80, 24), run_before=open_map)
+
+
 def test_help_screen(snap_compare: Any, db: Path, tmp_path: Path) -> None:
     async def help_(pilot: Any) -> None:
         await _loaded(pilot)

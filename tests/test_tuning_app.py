@@ -10,9 +10,12 @@ from textual.widgets import DataTable, Select
 
 from ppp_tui.app.app import PPPApp
 from ppp_tui.app.flip_strip import FlipStrip
+from ppp_tui.app.heat_map import RegretHeatMap
 from ppp_tui.app.run_screen import RunScreen
 from ppp_tui.app.slider import WeightSlider
 from ppp_tui.app.tuning_screen import GLOBAL, TuningScreen
+from ppp_tui.app.weight_sliders import WeightSliders
+from ppp_tui.app.workspace import outcome_under
 from ppp_tui.core.scores import tune_scope
 from ppp_tui.core.sensitivity import run_flips
 from ppp_tui.core.settings import Weights
@@ -212,3 +215,49 @@ async def test_the_plots_y_labels_start_one_cell_from_the_left_edge(
         assert region.x == 1 and region.height > 0
         for y in range(region.y, region.y + region.height):
             assert screen.get_widget_at(0, y)[0] is not plot
+
+
+async def test_the_heat_map_of_both_free_weights_and_use_optimal_moves_all_three(
+    db: Path, tmp_path: Path
+) -> None:
+    """At 80x24: the heat map's pixels are mean regret at their weights, the exact
+    optimum is no worse than any of them, and u moves the open run's three sliders to it."""
+    app = PPPApp(db, tmp_path / "config.toml")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await app.load_done.wait()
+        await pilot.press("enter")
+        await pilot.pause()
+        run_screen = app.screen
+        assert isinstance(run_screen, RunScreen)
+        await pilot.press("t")
+        screen = await _tuned(app, pilot)
+        assert screen.result is not None and screen.result.heat is not None
+        heat = screen.result.heat
+        assert screen.query_one(RegretHeatMap).heat is heat
+        assert app.workspace is not None and app.workspace.scores is not None
+        rows, columns = len(heat.regret), len(heat.regret[0])
+        lowest = min(v for row in heat.regret for v in row if v is not None)
+        assert heat.optimum.mean_regret <= lowest + 1e-12
+        # A pixel's value is the mean regret the app computes at its weights.
+        for row, column in ((rows - 1, 0), (rows // 2, columns // 4), (rows - 1, columns - 3)):
+            w_p = (column + 0.5) / columns * 2
+            w_s = 2 - (row + 0.5) / rows * 2
+            settings = app.workspace.settings.with_weights(Weights.from_free(w_p, w_s))
+            marked = app.workspace.scores.lines.marked_only()
+            expected = outcome_under(marked, settings).mean_regret
+            assert heat.regret[row][column] == pytest.approx(expected, abs=1e-12)
+        assert "optimum: technical" in str(screen.query_one("#tuning-heat-figures").render())
+        await pilot.press("u")
+        await _tuned(app, pilot)
+        await pilot.press("escape")
+        await pilot.pause()
+        best = heat.optimum
+        sliders = run_screen.query_one(WeightSliders)
+        assert sliders.weights == pytest.approx(
+            (
+                best.technical,
+                best.proactivity,
+                best.personalization,
+            )
+        )
+        assert app.workspace.settings.weights == best.weights

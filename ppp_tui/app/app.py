@@ -446,10 +446,14 @@ class PPPApp(App[None]):
         workspace = self.workspace
         if workspace is None or not workspace.loaded:
             return
+        from .weight_sliders import walk  # the run screen's widgets: imported on use
+
         scope = self._scope()
-        current = workspace.weights_for(scope).technical
-        target = min(1.0, max(0.0, round(current + direction * WEIGHT_STEP, 2)))
-        self.change_weights(Weights.from_technical(target), scope, started=time.perf_counter())
+        current = workspace.weights_for(scope)
+        target = min(1.0, max(0.0, round(current.technical + direction * WEIGHT_STEP, 2)))
+        # The other two walk as on the sliders: their ratio stays (the pair stays a pair).
+        walked = walk((current.technical, current.proactivity, current.personalization), 0, target)
+        self.change_weights(Weights(*walked), scope, started=time.perf_counter())
 
     def apply_preset(self, key: str, scope: str | None) -> None:
         """A preset on the scope the weights bar shows (global, or a stage's table)."""

@@ -24,7 +24,7 @@ from ..safe_text import number
 from ..storage.store import Store
 from .colours import BAD, CAUTION, CURRENT, GOOD, cell_style, plot_colour, watch_theme
 from .dashboard_widgets import Chart, WholeText, nice_ticks, spread_ticks
-from .labels import stage_order, stage_tables
+from .labels import stage_order, stage_tables, weights_text
 from .messages import OpenRun
 from .recomputing import RecomputingScreen
 from .text import cell, literal
@@ -222,7 +222,7 @@ class DashboardScreen(RecomputingScreen[Request, Dashboard]):
         parts = [
             literal(scope, True),
             f"{dashboard.runs:,} run{'s' * (dashboard.runs != 1)}",
-            f"global weights {settings.weights.technical:.2f}/{settings.weights.interaction:.2f}",
+            f"global weights {weights_text(settings.weights)}",
         ]
         if settings.stage_weights:
             parts.append(stage_tables(len(settings.stage_weights)))
@@ -380,11 +380,7 @@ class DashboardScreen(RecomputingScreen[Request, Dashboard]):
             share = row.changed_picks / row.runs if row.runs else None
             table.add_row(
                 cell(row.label, "bold" if w is None else ""),
-                *(
-                    []
-                    if not weights
-                    else ["" if w is None else f"{w.technical:.2f}/{w.interaction:.2f}"]
-                ),
+                *([] if not weights else ["" if w is None else weights_text(w)]),
                 f"{row.runs:,}",
                 f"{row.marked_runs:,}",
                 _percent(row.agreement),

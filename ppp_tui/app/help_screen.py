@@ -117,7 +117,9 @@ Scores
   R_Pers       -(sum of violation penalties);
                else +0.05 if the run states a preference
   interaction  R_Proact + R_Pers
-  final        w_t x technical + w_i x interaction
+  final        w_t x technical + w_p x R_Proact + w_s x R_Pers,
+               where w_t + (w_p + w_s) / 2 = 1
+               (w_p = w_s: the interaction weight, the pair form)
                (no trajectory: technical)
   regret       final(selected) - final(preferred), over the runs you
                marked

@@ -23,15 +23,17 @@ from textual.widgets import (
 
 from ..core.early_stop import analyse
 from ..core.model import Run
+from ..core.regions import regions
 from ..core.relevance import task_type
 from ..core.scoring import AgentScore, Ranking, rank_run, violation_penalty
 from ..core.sensitivity import flips
 from ..core.settings import Weights
 from ..safe_text import number
 from .colours import CAUTION, colour
+from .flip_map import FlipMap, FlipMapPanel
 from .messages import MarkChanged, WeightsChanged, WeightsReset
-from .slider import WeightSlider
 from .text import cell, literal, plain
+from .weight_sliders import Triple, WeightSliders
 from .weights_bar import WeightsBar
 from .workspace_view import WorkspaceView
 
@@ -136,6 +138,21 @@ class RunScreen(WorkspaceView):
         Binding(
             "r", "reset", "Reset", tooltip="Reset the weights to config.toml's", id="run.reset"
         ),
+        # The three weights walk together (the others follow to keep the rule).
+        Binding("left_square_bracket", "weight(0, -1)", "Tech -0.05", show=False, key_display="["),
+        Binding("right_square_bracket", "weight(0, 1)", "Tech +0.05", show=False, key_display="]"),
+        Binding("left_parenthesis", "weight(1, -1)", "Proact -0.05", show=False, key_display="("),
+        Binding("right_parenthesis", "weight(1, 1)", "Proact +0.05", show=False, key_display=")"),
+        Binding("less_than_sign", "weight(2, -1)", "Pers -0.05", show=False, key_display="<"),
+        Binding("greater_than_sign", "weight(2, 1)", "Pers +0.05", show=False, key_display=">"),
+        Binding("m", "flip_map", "Map", tooltip="Who ranks first at every weight", id="run.map"),
+        Binding(
+            "l",
+            "cycle_lock",
+            "Lock",
+            tooltip="Hold one weight: none, technical, proactivity, personalization",
+            id="run.lock",
+        ),
     ]
 
     app: PPPApp
@@ -149,6 +166,7 @@ class RunScreen(WorkspaceView):
         self._columns: list[ColumnKey] = []
         self._cells: dict[str, tuple[Any, ...]] = {}  # what each agent's row shows now
         self._covered_at: object = None  # the workspace's state when a screen covered this
+        self._before_map = "tab-questions"  # the tab m goes back to from the flip map
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -166,6 +184,8 @@ class RunScreen(WorkspaceView):
                     yield VerticalScroll(Static(id="output"))
                 with TabPane("Iterations", id="tab-iterations"):
                     yield Static(id="iterations")
+                with TabPane("Flip map", id="tab-map"):
+                    yield FlipMapPanel()
                 if self.run.consensus is not None:
                     with TabPane("Consensus", id="tab-consensus"):
                         yield VerticalScroll(Static(consensus_text(self.run), id="consensus"))
@@ -407,17 +427,61 @@ class RunScreen(WorkspaceView):
         workspace = self.app.workspace
         assert workspace is not None
         bar = self.query_one(WeightsBar)
-        technical = workspace.weights_for(self.scope).technical
-        bar.show(technical, self.scope, workspace.dirty)
+        bar.show(self.three_weights(), self.scope, workspace.dirty)
         if self.ranking is not None:  # unchanged by a weight step: no repaint then
             bar.show_flips(flips(self.ranking.agents, workspace.settings))
         bar.show_figures(workspace.figures())
+        self._show_map()
 
-    @on(WeightSlider.Changed)
-    def _slider_moved(self, event: WeightSlider.Changed) -> None:
+    # -- the three weights ---------------------------------------------------------
+
+    def three_weights(self) -> Triple:
+        """(technical, proactivity, personalization) of the scope being edited."""
+        workspace = self.app.workspace
+        assert workspace is not None
+        weights = workspace.weights_for(self.scope)
+        return weights.technical, weights.proactivity, weights.personalization
+
+    @on(WeightSliders.Changed)
+    def _sliders_moved(self, event: WeightSliders.Changed) -> None:
         event.stop()
-        weights = Weights.from_technical(event.value)
+        weights = Weights(*event.weights)
         self.post_message(WeightsChanged(weights, self.scope, time.perf_counter()))
+
+    def _show_map(self) -> None:
+        """The flip map: the regions (they change with the scores, not the weights) and
+        the current weights on it."""
+        workspace = self.app.workspace
+        assert workspace is not None and self.ranking is not None
+        _, proactivity, personalization = self.three_weights()
+        self.query_one(FlipMapPanel).show(
+            regions(self.ranking.agents, workspace.settings),
+            (proactivity, personalization),
+            self.ranking.best_agent,
+        )
+
+    @on(FlipMap.Picked)
+    def _map_picked(self, event: FlipMap.Picked) -> None:
+        event.stop()
+        self.query_one(WeightsBar).sliders.place(event.proactivity, event.personalization)
+
+    def action_flip_map(self) -> None:
+        """Show the flip map, or go back to the tab shown before it."""
+        tabs = self.query_one("#detail", TabbedContent)
+        if tabs.active == "tab-map":
+            tabs.active = self._before_map
+        else:
+            self._before_map = tabs.active
+            tabs.active = "tab-map"
+
+    def action_weight(self, k: int, direction: int) -> None:
+        """Step one weight by 0.05; the others walk."""
+        self.query_one(WeightsBar).sliders.step(k, direction * 0.05)
+
+    def action_cycle_lock(self) -> None:
+        bar = self.query_one(WeightsBar)
+        self.notify(bar.sliders.cycle_lock().capitalize(), timeout=2)
+        bar.show_lock()
 
     def action_toggle_scope(self) -> None:
         """Edit the global pair, or this run's stage's own table."""

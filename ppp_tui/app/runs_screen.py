@@ -21,7 +21,7 @@ from textual.widgets import (
 from textual.worker import get_current_worker
 
 from ..core.errors import PPPError
-from .labels import NO_STAGE, NO_STAGE_VALUE, stage_order, stage_tables
+from .labels import NO_STAGE, NO_STAGE_VALUE, stage_order, stage_tables, weights_text
 from .messages import StageFiltered
 from .runs_table import RunsTable
 from .text import literal, plain
@@ -184,7 +184,7 @@ class RunsScreen(WorkspaceView):
         weights = workspace.settings.weights
         parts = [
             f"{shown:,} of {total:,} runs" if shown != total else f"{total:,} runs",
-            f"global weights {weights.technical:.2f}/{weights.interaction:.2f}",
+            f"global weights {weights_text(weights)}",
         ]
         if workspace.settings.stage_weights:
             parts.append(stage_tables(len(workspace.settings.stage_weights)))

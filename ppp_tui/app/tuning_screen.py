@@ -8,6 +8,7 @@ import time
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
+import numpy as np
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -16,10 +17,12 @@ from textual.content import Content
 from textual.widgets import Button, DataTable, Footer, Header, Select, Static
 from textual_plotext import PlotextPlot
 
+from ..core.arrays import Lines
 from ..core.regret import Tuning
 from ..core.scores import Scores, provenance, tune_scope, tune_stages
 from ..core.settings import Weights
 from .colours import BAD, CAUTION, CURRENT, GOOD, plot_colour, watch_theme
+from .heat_map import Heat, RegretHeatMap, heat_figures, regret_heat
 from .labels import stage_order
 from .messages import WeightsChanged
 from .recomputing import RecomputingScreen
@@ -50,6 +53,8 @@ class Result:
     current: float  # the scope's technical weight when computed
     tuning: Tuning | None
     stages: list[tuple[str, Tuning]]
+    heat: Heat | None = None  # mean regret over both free weights, and their optimum
+    free: tuple[float, float] = (0.3, 0.3)  # the scope's free weights when computed
 
 
 class TuningScreen(RecomputingScreen[Request, Result]):
@@ -91,6 +96,9 @@ class TuningScreen(RecomputingScreen[Request, Result]):
             with Horizontal(id="tuning-plots"):
                 yield PlotextPlot(id="regret-plot")
                 yield PlotextPlot(id="agreement-plot")
+            with Horizontal(id="tuning-heat"):
+                yield RegretHeatMap(id="regret-heat")
+                yield Static("", id="tuning-heat-figures")
             with Horizontal(id="tuning-lower"):
                 yield Static("", id="tuning-figures")
                 with Vertical(id="tuning-stages-box"):
@@ -139,8 +147,12 @@ class TuningScreen(RecomputingScreen[Request, Result]):
         scores = request.scores
         stage = None if request.scope == GLOBAL else request.scope
         _, tuning = tune_scope(scores, stage)
-        current = scores.settings.weights_for(stage).technical
-        return Result(request.scope, current, tuning, tune_stages(scores))
+        weights = scores.settings.weights_for(stage)
+        free = (weights.proactivity, weights.personalization)
+        heat = regret_heat(_scope_lines(scores, stage), free)
+        return Result(
+            request.scope, weights.technical, tuning, tune_stages(scores), heat=heat, free=free
+        )
 
     def show(self, result: Result, seconds: float) -> None:
         self.result = result
@@ -191,6 +203,20 @@ class TuningScreen(RecomputingScreen[Request, Result]):
             self._plot(tuning, result.current)
         self._figures(result)
         self._stages(result)
+        self._show_heat(result)
+
+    def _show_heat(self, result: Result) -> None:
+        """The heat map over both free weights; "use optimal" goes to its optimum."""
+        heat_map = self.query_one(RegretHeatMap)
+        heat_map.heat = result.heat
+        heat_map.current = result.free
+        self.query_one("#tuning-heat-figures", Static).update(heat_figures(result.heat))
+        if result.heat is not None:
+            best = result.heat.optimum
+            self.query_one("#tuning-use", Button).disabled = (
+                abs(best.proactivity - result.free[0]) < 5e-5
+                and abs(best.personalization - result.free[1]) < 5e-5
+            )
 
     def _plot(self, tuning: Tuning | None, current: float | None) -> None:
         points = tuning.curve if tuning is not None else ()
@@ -244,7 +270,9 @@ class TuningScreen(RecomputingScreen[Request, Result]):
             )
         lines.append(
             Content.styled(
-                "u moves the slider to the optimum; ctrl+s saves it to config.toml", "dim"
+                "u moves the weights to the optimum over both free weights (above);"
+                " ctrl+s saves them to config.toml",
+                "dim",
             )
         )
         widget.update(Content.assemble(*lines))
@@ -281,18 +309,35 @@ class TuningScreen(RecomputingScreen[Request, Result]):
             self.notify("nothing tuned yet", severity="warning")
             return
         stage = None if result.scope == GLOBAL else result.scope
-        technical = result.tuning.technical
-        # Saving these weights writes where they came from beside them.
-        self.post_message(
-            WeightsChanged(
-                Weights.from_technical(technical),
-                stage,
-                time.perf_counter(),
-                provenance=provenance(result.tuning),
+        weights = Weights.from_technical(result.tuning.technical)
+        note = provenance(result.tuning)
+        if result.heat is not None:
+            # The optimum over both free weights: all three sliders move to it.
+            best = result.heat.optimum
+            weights = best.weights
+            note = (
+                f"{note.split(';')[0]}; both free weights;"
+                f" mean regret {result.tuning.before_mean_regret:.4f} -> {best.mean_regret:.4f}"
             )
-        )
+        # Saving these weights writes where they came from beside them.
+        self.post_message(WeightsChanged(weights, stage, time.perf_counter(), provenance=note))
         where = "global weights" if stage is None else f"stage {literal(stage, True)}"
-        self.notify(f"{where}: technical {technical:.4f} (ctrl+s saves it)", markup=False)
+        self.notify(
+            f"{where}: technical {weights.technical:.4f}, proactivity"
+            f" {weights.proactivity:.4f}, personalization {weights.personalization:.4f}"
+            " (ctrl+s saves them)",
+            markup=False,
+        )
+
+
+def _scope_lines(scores: Scores, stage: str | None) -> Lines:
+    """The runs a scope's weights govern: a stage's own, or (global) every run whose
+    stage has no table of its own."""
+    if stage is None:
+        tables = scores.settings.stage_weights
+        governed = np.array([s not in tables for s in scores.arrays.stages], dtype=bool)
+        return scores.lines.subset(governed)
+    return scores.lines.subset(scores.arrays.stage_mask(stage))
 
 
 def _weight(value: float) -> str:

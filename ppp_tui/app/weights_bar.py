@@ -1,4 +1,4 @@
-"""The weights bar: the technical-weight slider, its scope, presets and live figures."""
+"""The weights bar: the three weight sliders, their scope, presets and live figures."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ from .flip_strip import FlipStrip
 from .messages import PresetChosen
 from .slider import WeightSlider
 from .text import literal
+from .weight_sliders import Triple, WeightSliders
 from .workspace import Figures
 
 
@@ -22,15 +23,14 @@ class WeightsBar(Horizontal):
     NARROW = 110  # below this width the bar is laid out for small terminals
 
     def compose(self) -> ComposeResult:
-        yield Label("technical", id="weights-label")
         with Vertical(id="weights-track"):
-            yield WeightSlider(id="weights-slider")
-            yield FlipStrip(id="weights-flips")
+            yield WeightSliders(id="weights-sliders")
             yield Label("", id="weights-figures")
         with Vertical(id="weights-side"):
             yield Label("", id="weights-pair")
             yield Label("", id="weights-scope")
             yield Label("", id="weights-dirty")
+            yield Label("", id="weights-lock")
         yield Select(
             [(p.label, p.key) for p in PRESETS],
             prompt="Preset",
@@ -41,7 +41,7 @@ class WeightsBar(Horizontal):
     def __init__(self) -> None:
         super().__init__()
         self._figures: Figures | None = None
-        self._technical: float | None = None
+        self._weights: Triple | None = None
         self._scope: str | None = None  # the scope shown, which a preset applies to
 
     def on_resize(self) -> None:
@@ -49,10 +49,11 @@ class WeightsBar(Horizontal):
         if narrow != self.has_class("-narrow"):
             self.set_class(narrow, "-narrow")
             self.query_one(Select).compact = narrow
+            self.sliders.set_narrow(narrow)
             if self._figures is not None:
                 self.show_figures(self._figures)
-            if self._technical is not None:
-                self._set("#weights-pair", self._pair(self._technical))
+            if self._weights is not None:
+                self._set("#weights-pair", self._pair(self._weights))
 
     def _set(self, label: str, text: str) -> None:
         """Change a label's text; every label here has a fixed size, so no layout pass
@@ -64,25 +65,41 @@ class WeightsBar(Horizontal):
 
     @property
     def slider(self) -> WeightSlider:
-        return self.query_one(WeightSlider)
+        """The technical weight's slider."""
+        return self.sliders.slider(0)
 
-    def show(self, technical: float, scope: str | None, dirty: bool) -> None:
-        """Reflect a weight pair without posting a Changed message."""
-        slider = self.slider
-        if slider.value != technical:
-            with slider.prevent(WeightSlider.Changed):
-                slider.value = technical
-        slider.refresh()  # in the same frame as the figures (see WeightSlider.value)
-        self._technical = technical
+    @property
+    def sliders(self) -> WeightSliders:
+        return self.query_one(WeightSliders)
+
+    def show(self, weights: Triple, scope: str | None, dirty: bool) -> None:
+        """Reflect the three weights without posting a Changed message."""
+        self.sliders.show(weights)
+        self._weights = weights
         self._scope = scope
-        self._set("#weights-pair", self._pair(technical))
+        self._set("#weights-pair", self._pair(weights))
         self._set("#weights-scope", f"scope: {literal(scope, True)}" if scope else "scope: global")
         self._set("#weights-dirty", "● unsaved" if dirty else "")
+        self.show_lock()
 
-    def _pair(self, technical: float) -> str:
-        if self.has_class("-narrow"):  # no "technical" label beside the slider
-            return f"tech {technical:.2f} · inter {1 - technical:.2f}"
-        return f"{technical:.2f} · interaction {1 - technical:.2f}"
+    def show_lock(self) -> None:
+        locked = self.sliders.locked
+        self._set("#weights-lock", "" if locked is None else f"lock: {self._names[locked]}")
+
+    @property
+    def _names(self) -> tuple[str, str, str]:
+        if self.has_class("-narrow"):
+            return ("tech", "proact", "pers")
+        return ("technical", "proactivity", "personalization")
+
+    def _pair(self, weights: Triple) -> str:
+        """Technical against interaction (the mean of the other two: what the rule
+        leaves them)."""
+        technical, proactivity, personalization = weights
+        interaction = (proactivity + personalization) / 2
+        if self.has_class("-narrow"):
+            return f"tech {technical:.2f} · inter {interaction:.2f}"
+        return f"{technical:.2f} · interaction {interaction:.2f}"
 
     def show_flips(self, flips: tuple[Flip, ...]) -> None:
         """Who ranks first at each weight, under the slider (the open run)."""

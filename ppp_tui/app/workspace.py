@@ -22,6 +22,16 @@ from ..storage.store import RunInfo, Store
 from .first_page import RunRows
 
 
+def outcome_under(lines: Lines, settings: Settings) -> Outcome:
+    """Every run of `lines` selected and scored under the weights `settings` gives its
+    stage (its own table, else the global weights): with the pair's expression while
+    every table is in the pair form, else with the three weights' expression."""
+    tables = (settings.weights, *settings.stage_weights.values())
+    if all(weights.is_pair for weights in tables):
+        return lines.outcome(*lines.arrays.weights(settings))
+    return lines.outcome3(*lines.arrays.weights3(settings))
+
+
 @dataclass(frozen=True)
 class Figures:
     """Agreement and mean regret over the marked runs under the weights being edited."""
@@ -160,13 +170,12 @@ class Workspace:
 
     def marked_outcome(self) -> Outcome:
         assert self._marked is not None
-        return self._marked.outcome(*self._marked.arrays.weights(self.settings))
+        return outcome_under(self._marked, self.settings)
 
     def outcome(self) -> Outcome:
         """Every run (marked or not) under the current weights: the runs list's column."""
         assert self.scores is not None
-        lines = self.scores.lines
-        return lines.outcome(*lines.arrays.weights(self.settings))
+        return outcome_under(self.scores.lines, self.settings)
 
     def state(self) -> object:
         """What every computed figure depends on (the settings being edited and the

@@ -80,6 +80,7 @@ def rank(
       ppp-tui rank run-0042
       ppp-tui rank run-0042 --technical 0.6 --json
     """
+    from ..core.regions import regions
     from ..core.scoring import rank_run
     from ..core.sensitivity import flips
     from ..core.settings import Weights
@@ -94,7 +95,8 @@ def rank(
     # Who ranks first over every technical weight (the slider's whole range).
     intervals = flips(ranking.agents, settings)
     if as_json:
-        emit_json(rank_document(ranking, intervals, run))
+        # And over the whole triangle of the three weights: each agent's polygon.
+        emit_json(rank_document(ranking, intervals, run, regions(ranking.agents, settings)))
     else:
         render_ranking(run, ranking, intervals)
 

@@ -10,16 +10,22 @@ from typing import Any
 import click
 
 from ..core.model import Run
+from ..core.regions import Region
 from ..core.scoring import Ranking
 from ..core.sensitivity import Flip
 from ..safe_text import inline, number
 
 
 def rank_document(
-    ranking: Ranking, flips: Sequence[Flip] | None = None, run: Run | None = None
+    ranking: Ranking,
+    flips: Sequence[Flip] | None = None,
+    run: Run | None = None,
+    regions: Sequence[Region] | None = None,
 ) -> dict[str, Any]:
     """The `rank --json` document; with `flips`, also the technical-weight
-    intervals in which each agent ranks first."""
+    intervals in which each agent ranks first (proactivity and personalization weighing
+    the same), and with `regions`, the polygon of the whole weight triangle in which
+    each agent ranks first."""
     document: dict[str, Any] = {
         "run_id": ranking.run_id,
         "stage": ranking.stage,
@@ -52,6 +58,8 @@ def rank_document(
         document["consensus"] = None if run.consensus is None else json.loads(run.consensus)
     if flips is not None:
         document["flips"] = [flip.document() for flip in flips]
+    if regions is not None:
+        document["regions"] = [region.document() for region in regions]
     return document
 
 
