@@ -17,8 +17,9 @@ import time
 import numpy as np
 
 from ppp_tui.core.arrays import AgentRow, ScoreArrays
+from ppp_tui.core.free_optimum import Planes, optimum
 from ppp_tui.core.settings import Settings, Weights
-from ppp_tui.core.tuning2d import Planes, bootstrap, cross_validate, optimum
+from ppp_tui.core.tuning2d import bootstrap, cross_validate
 
 AGENTS = ("claude-code", "codex", "gemini-cli", "aider", "cursor", "goose")
 HIDDEN = (0.5, 0.2, 0.8)  # technical, proactivity, personalization

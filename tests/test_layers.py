@@ -8,7 +8,7 @@ from pathlib import Path
 
 CHECK = """
 import sys
-import ppp_tui.core.columns, ppp_tui.core.regret, ppp_tui.core.runs, ppp_tui.core.effort
+import ppp_tui.core.columns, ppp_tui.core.arrays, ppp_tui.core.runs, ppp_tui.core.effort
 import ppp_tui.core.arrays, ppp_tui.core.by_slot, ppp_tui.core.tuning, ppp_tui.core.tuning2d
 import ppp_tui.storage.store, ppp_tui.storage.config, ppp_tui.storage.demo
 import ppp_tui.storage.speckit, ppp_tui.core.scores, ppp_tui.cli, ppp_tui.analysis.dashboard
@@ -27,7 +27,7 @@ def test_core_storage_and_cli_never_import_textual() -> None:
 
 def test_the_core_does_no_io_imports() -> None:
     check = (
-        "import sys, ppp_tui.core.regret, ppp_tui.core.tuning, ppp_tui.core.tuning2d,"
+        "import sys, ppp_tui.core.arrays, ppp_tui.core.tuning, ppp_tui.core.tuning2d,"
         " ppp_tui.core.runs, ppp_tui.core.scoring, ppp_tui.core.scores, ppp_tui.core.regions;"
         "print(','.join(m for m in ('sqlite3', 'sqlite_utils', 'tomlkit') if m in sys.modules))"
     )

@@ -112,7 +112,7 @@ async def test_the_tuning_panel_tunes_the_stage_its_menu_shows(db: Path, tmp_pat
         assert run.scope == "plan"
         await pilot.press("t")
         screen = await _tuned(app, pilot)
-        assert screen.query_one("#tuning-scope", Select).value == "plan"
+        assert screen.scopes[screen.query_one("#tuning-scope", Select).value] == "plan"  # type: ignore[index]
         assert screen.scope == "plan"
         assert screen.result is not None and screen.result.scope == "plan"
         assert screen.result.current == pytest.approx(0.05)

@@ -128,7 +128,7 @@ async def test_the_tuning_panel_scope_menu_and_stage_table(
         for markup in MARKUP:
             assert f"stage st{markup}" in shown
         await pilot.press("escape")
-        scope.value = "st[/bold]"
+        screen.choose_scope("st[/bold]")
         status = screen.query_one("#tuning-status")
         while "stage st[/bold]: 1 marked runs" not in str(status.render()):
             await pilot.pause(0.05)

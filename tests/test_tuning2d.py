@@ -6,9 +6,10 @@ import numpy as np
 import pytest
 
 from ppp_tui.core.arrays import AgentRow, ScoreArrays
+from ppp_tui.core.free_optimum import Planes, _box, optimum
 from ppp_tui.core.settings import Settings, Weights
 from ppp_tui.core.tuning import tune
-from ppp_tui.core.tuning2d import Planes, _box, bootstrap, cross_validate, optimum
+from ppp_tui.core.tuning2d import bootstrap, cross_validate
 
 NAMES = ("aider", "claude-code", "codex", "cursor", "gemini-cli", "goose")
 
@@ -348,13 +349,13 @@ def test_runs_with_one_agent_or_identical_agents_keep_the_current_weights() -> N
 def test_a_failing_solver_is_one_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:
     import scipy.optimize
 
-    from ppp_tui.core import tuning2d
+    from ppp_tui.core import free_optimum
 
     class Failed:
         status, x, message = 2, None, "The problem is infeasible."
 
     monkeypatch.setattr(scipy.optimize, "linprog", lambda *args, **kwargs: Failed())
-    with pytest.raises(tuning2d.TuningError, match="the linear program failed"):
+    with pytest.raises(free_optimum.TuningError, match="the linear program failed"):
         optimum(random_planes(5, 3, 0))
 
 

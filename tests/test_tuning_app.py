@@ -13,7 +13,7 @@ from ppp_tui.app.flip_strip import FlipStrip
 from ppp_tui.app.heat_map import RegretHeatMap
 from ppp_tui.app.run_screen import RunScreen
 from ppp_tui.app.slider import WeightSlider
-from ppp_tui.app.tuning_screen import GLOBAL, TuningScreen
+from ppp_tui.app.tuning_screen import TuningScreen
 from ppp_tui.app.weight_sliders import WeightSliders
 from ppp_tui.app.workspace import outcome_under
 from ppp_tui.core.scores import tune_scope
@@ -72,7 +72,7 @@ async def test_the_panel_follows_the_scope_and_new_marks(db: Path, tmp_path: Pat
         before = screen.result.tuning.marked_runs
         # A stage's own optimum, over that stage's marked runs only.
         stage = screen.result.stages[0][0]
-        screen.query_one("#tuning-scope", Select).value = stage
+        screen.choose_scope(stage)
         await pilot.pause()
         screen = await _tuned(app, pilot)
         assert screen.result is not None and screen.result.scope == stage
@@ -86,7 +86,7 @@ async def test_the_panel_follows_the_scope_and_new_marks(db: Path, tmp_path: Pat
         screen = await _tuned(app, pilot)
         assert screen.result is not None and screen.result.tuning is not None
         assert screen.result.tuning.marked_runs == dict(screen.result.stages)[stage].marked_runs
-        screen.query_one("#tuning-scope", Select).value = GLOBAL
+        screen.choose_scope(None)
         await pilot.pause()
         screen = await _tuned(app, pilot)
         assert screen.result is not None and screen.result.tuning is not None
@@ -195,8 +195,9 @@ async def test_the_panel_opened_during_the_load_tunes_once_it_ends(
         # The scope menu lists the stages too once the runs are there.
         assert app.workspace is not None
         stages = {i.stage for i in app.workspace.infos if i.stage}
+        assert set(screen.scopes) >= {None, *stages} and len(stages) > 1
         options = screen.query_one("#tuning-scope", Select)._options
-        assert {value for _, value in options} >= {GLOBAL, *stages} and len(stages) > 1
+        assert {v for _, v in options if v is not Select.NULL} == set(range(len(screen.scopes)))
 
 
 @pytest.mark.parametrize("size", [SIZE, (80, 24)])

@@ -3,7 +3,7 @@
 The app draws the first runs of a large database before it loads the whole of it.
 That first page is scored here with the plain PPP formulas of core.scoring (as
 `rank_run` scores a run), the same arithmetic in the same order as the arrays of
-core.regret, so it shows the same selected agents and regrets; numpy (about 80 ms to
+core.arrays, so it shows the same selected agents and regrets; numpy (about 80 ms to
 import) and the array code load after the first paint. No textual here.
 """
 

@@ -16,7 +16,7 @@ from textual.reactive import reactive
 from textual.widget import Widget
 
 from ..core.arrays import Lines
-from ..core.tuning2d import Optimum, Planes, optimum
+from ..core.free_optimum import Optimum, Planes, optimum
 
 Point = tuple[float, float]  # (proactivity, personalization)
 

@@ -18,9 +18,9 @@ from textual.widgets import Button, DataTable, Footer, Header, Select, Static
 from textual_plotext import PlotextPlot
 
 from ..core.arrays import Lines
-from ..core.regret import Tuning
 from ..core.scores import Scores, provenance, tune_scope, tune_stages
 from ..core.settings import Weights
+from ..core.tuning import Tuning
 from .colours import BAD, CAUTION, CURRENT, GOOD, plot_colour, watch_theme
 from .heat_map import Heat, RegretHeatMap, heat_figures, regret_heat
 from .labels import stage_order
@@ -32,15 +32,13 @@ if TYPE_CHECKING:
     from .app import PPPApp
     from .workspace import Workspace
 
-GLOBAL = "__global__"  # the scope menu's value for the global weights
-
 
 @dataclass(frozen=True)
 class Request:
     """What a tuning is computed from: the scope, and the workspace's weights and marks
     (`state`; the arrays under the weights being edited go with it)."""
 
-    scope: str  # GLOBAL or a stage
+    scope: str | None  # None: the global weights
     state: object
     scores: Scores = field(compare=False)
 
@@ -49,7 +47,7 @@ class Request:
 class Result:
     """One computation: the chosen scope's tuning and every stage's."""
 
-    scope: str  # GLOBAL or a stage
+    scope: str | None  # None: the global weights
     current: float  # the scope's technical weight when computed
     tuning: Tuning | None
     stages: list[tuple[str, Tuning]]
@@ -77,19 +75,21 @@ class TuningScreen(RecomputingScreen[Request, Result]):
 
     def __init__(self, scope: str | None = None) -> None:
         super().__init__()
-        self._scope = GLOBAL if scope is None else scope  # the menu's value
+        self._scope = scope  # None: the global weights
+        # The scope menu's values are positions in this list (a stage may be named anything).
+        self._scopes: list[str | None] = [None]
         self.result: Result | None = None
 
     @property
     def scope(self) -> str | None:
         """The stage whose weights are tuned; None for the global pair (the app's `[` and
         `]` move this scope's weight)."""
-        return None if self._scope == GLOBAL else self._scope
+        return self._scope
 
     def compose(self) -> ComposeResult:
         yield Header()
         with Horizontal(id="tuning-tools"):
-            yield Select([("global weights", GLOBAL)], value=GLOBAL, id="tuning-scope")
+            yield Select([("global weights", 0)], value=0, id="tuning-scope")
             yield Button("Use optimal (u)", id="tuning-use", variant="primary", disabled=True)
             yield Static("", id="tuning-status")
         with VerticalScroll(id="tuning-body"):  # scrolls on a small terminal
@@ -124,13 +124,15 @@ class TuningScreen(RecomputingScreen[Request, Result]):
         if workspace is None or workspace.scores is None:
             return
         stages = stage_order(workspace.scores.arrays.stages)
-        options: list[tuple[Content, str]] = [(Content("global weights"), GLOBAL)]
-        options += [(Content(f"stage {literal(s, True)}"), s) for s in stages]
+        self._scopes = [None, *stages]
+        options = [(Content("global weights"), 0)]
+        options += [(Content(f"stage {literal(s, True)}"), i) for i, s in enumerate(stages, 1)]
         select = self.query_one("#tuning-scope", Select)
+        if self._scope not in self._scopes:
+            self._scope = None
         with select.prevent(Select.Changed):
             select.set_options(options)
-            select.value = self._scope if self._scope in {v for _, v in options} else GLOBAL
-        self._scope = str(select.value)
+            select.value = self._scopes.index(self._scope)
 
     # -- computing -------------------------------------------------------------------
 
@@ -145,7 +147,7 @@ class TuningScreen(RecomputingScreen[Request, Result]):
 
     def compute(self, request: Request) -> Result:
         scores = request.scores
-        stage = None if request.scope == GLOBAL else request.scope
+        stage = request.scope
         _, tuning = tune_scope(scores, stage)
         weights = scores.settings.weights_for(stage)
         free = (weights.proactivity, weights.personalization)
@@ -162,14 +164,25 @@ class TuningScreen(RecomputingScreen[Request, Result]):
         if self.result is not None:
             self._show()
 
+    @property
+    def scopes(self) -> list[str | None]:
+        """The scopes the menu offers, in its order: None (global weights), then stages."""
+        return list(self._scopes)
+
+    def choose_scope(self, scope: str | None) -> None:
+        """Select `scope` in the menu (a stage with runs, or None for the global weights)."""
+        self.query_one("#tuning-scope", Select).value = self._scopes.index(scope)
+
     @on(Select.Changed, "#tuning-scope")
     def _scope_changed(self, event: Select.Changed) -> None:
         # The menu's value now, not the message's: the message of the menu's first value
         # (global) arrives after the menu was set to the scope the panel opened on.
         value = event.select.value
-        if isinstance(value, str) and value != self._scope:
-            self._scope = value
-            self.recompute(now=True)
+        if isinstance(value, int) and 0 <= value < len(self._scopes):
+            scope = self._scopes[value]
+            if scope != self._scope:
+                self._scope = scope
+                self.recompute(now=True)
 
     # -- showing -----------------------------------------------------------------------
 
@@ -179,14 +192,14 @@ class TuningScreen(RecomputingScreen[Request, Result]):
         tuning = result.tuning
         status = self.query_one("#tuning-status", Static)
         use = self.query_one("#tuning-use", Button)
-        name = "global weights" if result.scope == GLOBAL else f"stage {result.scope}"
+        name = "global weights" if result.scope is None else f"stage {result.scope}"
         if tuning is None:
             workspace = self.app.workspace
             marked = workspace is not None and workspace.figures().marked_runs > 0
             why = (
                 "no marked run uses them (each marked run's stage has its own table):"
                 " pick a stage above"
-                if result.scope == GLOBAL and marked
+                if result.scope is None and marked
                 else "no marked runs to tune on (p marks one)"
             )
             status.update(Content(f"{literal(name, True)}: {why}"))
@@ -308,7 +321,7 @@ class TuningScreen(RecomputingScreen[Request, Result]):
         if result is None or result.tuning is None:
             self.notify("nothing tuned yet", severity="warning")
             return
-        stage = None if result.scope == GLOBAL else result.scope
+        stage = result.scope
         weights = Weights.from_technical(result.tuning.technical)
         note = provenance(result.tuning)
         if result.heat is not None:

@@ -13,9 +13,9 @@ from pathlib import Path
 
 import numpy as np
 
+from ..core.arrays import Lines, Outcome
 from ..core.errors import PPPError
 from ..core.preferences import paper_penalties
-from ..core.regret import Lines, Outcome
 from ..core.scores import Scores
 from ..core.settings import Settings, Weights, preset
 from ..storage.store import RunInfo, Store

@@ -255,9 +255,9 @@ def _tune_free(
     env: Env, scores: Scores, stage: str | None, per_stage: bool, write: bool, as_json: bool
 ) -> None:
     """`tune --three-weights`: proactivity and personalization free."""
+    from ..core.free_optimum import TuningError
     from ..core.scores import provenance, tune_scope_free, tune_stages_free
     from ..core.settings import Weights
-    from ..core.tuning2d import TuningError
     from ..storage.config_write import save_weights
     from .documents import tune_free_document
 
