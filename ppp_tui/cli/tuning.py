@@ -11,6 +11,7 @@ from .common import STAGE_HELP, Env, db_options, emit_json, stage_filter
 
 if TYPE_CHECKING:
     from ..core.scores import Scores
+    from ..core.settings import Weights
     from ..core.tuning import Tuning
     from ..core.tuning2d import Tuning2D
 
@@ -202,7 +203,6 @@ def tune(
     from ..core.scores import Scores, provenance, tune_scope, tune_stages
     from ..core.settings import Weights
     from ..core.stages import NO_STAGE
-    from ..storage.config_write import save_weights
     from .documents import tune_document
 
     if stage is not None and per_stage:
@@ -233,22 +233,13 @@ def tune(
         for scope, tuning in results:
             _render_tuning(scope, tuning)
     if write:
-        global_weights = None
-        stages: dict[str, Weights] = {}
-        # Each pair's note tells its own tuning: its stage's marked runs and regret.
-        notes: dict[str | None, str] = {}
-        for scope, tuning in results:
-            tuned = Weights.from_technical(tuning.technical)
-            if scope is None:
-                global_weights = tuned
-                notes[None] = provenance(tuning)
-            else:
-                stages[scope] = tuned
-                notes[scope] = provenance(tuning)
-        save_weights(env.config_path, global_weights, stages, notes=notes)
-        click.echo(f"saved to {inline(env.config_path)}", err=True)
-        if env.config_note:
-            click.echo(f"note: {inline(env.config_note)}", err=True)
+        _write_tuned(
+            env,
+            [
+                (scope, Weights.from_technical(tuning.technical), provenance(tuning))
+                for scope, tuning in results
+            ],
+        )
 
 
 def _tune_free(
@@ -257,8 +248,6 @@ def _tune_free(
     """`tune --three-weights`: proactivity and personalization free."""
     from ..core.free_optimum import TuningError
     from ..core.scores import provenance, tune_scope_free, tune_stages_free
-    from ..core.settings import Weights
-    from ..storage.config_write import save_weights
     from .documents import tune_free_document
 
     results: list[tuple[str | None, Tuning2D]]
@@ -279,20 +268,29 @@ def _tune_free(
         for scope, tuning in results:
             _render_free_tuning(scope, tuning)
     if write:
-        global_weights = None
-        stages: dict[str, Weights] = {}
-        notes: dict[str | None, str] = {}
-        for scope, tuning in results:
-            if scope is None:
-                global_weights = tuning.weights
-                notes[None] = provenance(tuning)
-            else:
-                stages[scope] = tuning.weights
-                notes[scope] = provenance(tuning)
-        save_weights(env.config_path, global_weights, stages, notes=notes)
-        click.echo(f"saved to {inline(env.config_path)}", err=True)
-        if env.config_note:
-            click.echo(f"note: {inline(env.config_note)}", err=True)
+        _write_tuned(
+            env, [(scope, tuning.weights, provenance(tuning)) for scope, tuning in results]
+        )
+
+
+def _write_tuned(env: Env, tuned: list[tuple[str | None, Weights, str]]) -> None:
+    """Save each scope's tuned weights (None: the global ones), each with a note that
+    tells its own tuning: its scope's marked runs and regret."""
+    from ..storage.config_write import save_weights
+
+    global_weights = None
+    stages: dict[str, Weights] = {}
+    notes: dict[str | None, str] = {}
+    for scope, weights, note in tuned:
+        if scope is None:
+            global_weights = weights
+        else:
+            stages[scope] = weights
+        notes[scope] = note
+    save_weights(env.config_path, global_weights, stages, notes=notes)
+    click.echo(f"saved to {inline(env.config_path)}", err=True)
+    if env.config_note:
+        click.echo(f"note: {inline(env.config_note)}", err=True)
 
 
 def _nothing_to_tune(scores: Scores, stage: str | None, per_stage: bool) -> NoReturn:
