@@ -4,6 +4,7 @@ workers read must neither crash nor report another thread's result)."""
 
 from __future__ import annotations
 
+import asyncio
 import sqlite3
 import threading
 import time
@@ -11,11 +12,13 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from helpers import HeldLoad
 from textual.pilot import Pilot
 
 from ppp_tui.app import app as app_module
 from ppp_tui.app.app import PPPApp
 from ppp_tui.app.runs_screen import RunsScreen
+from ppp_tui.app.workspace import Workspace
 from ppp_tui.core.errors import PPPError
 from ppp_tui.storage.store import DatabaseLocked, Store
 
@@ -190,7 +193,6 @@ async def test_many_apps_quitting_at_once_under_their_workers(
     db: Path, tmp_path: Path, pauses: Pauses
 ) -> None:
     """Several sessions at once, each quitting with its look and search in the database."""
-    import asyncio
 
     async def session(index: int) -> BaseException | None:
         app = PPPApp(db, tmp_path / f"config-{index}.toml")
@@ -204,4 +206,53 @@ async def test_many_apps_quitting_at_once_under_their_workers(
     pauses.armed.set()  # the loads' first reads pause too
     codes = await asyncio.gather(*(session(i) for i in range(4)))
     assert codes == [None, None, None, None]
+    pauses.check_closed_after_every_pause()
+
+
+async def test_quitting_while_the_database_loads_closes_it_under_the_load(
+    db: Path, tmp_path: Path, pauses: Pauses, held_load: HeldLoad
+) -> None:
+    """The first page's connection, still loading in a worker, is closed on quitting (it
+    was left open, and read from after the app was gone); the load then stops quietly."""
+    app = PPPApp(db, tmp_path / "config.toml")
+    async with app.run_test(size=SIZE) as pilot:
+        await held_load.first_screen(app, pilot)
+        assert app.workspace is None
+        await pilot.press("q")
+    closed = [store for name, store, _ in pauses.log if name == "closed"]
+    assert len(closed) == 1
+    held_load.set()  # the load goes on, on a closed database
+    await asyncio.sleep(0.3)
+    assert app.workspace is None and app._exception is None
+
+
+async def test_quitting_while_scores_are_read_again_stops_quietly(
+    db: Path, tmp_path: Path, pauses: Pauses, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A worker reading the scores again (new penalties) when quitting closes the database
+    finds it closed and stops: no crash, no error report."""
+    reload = Workspace.reload_scores
+    finished = threading.Event()
+
+    def paused_reload(self: Workspace) -> None:
+        try:
+            self.store._query("SELECT pause()")
+            reload(self)
+        finally:
+            finished.set()
+
+    monkeypatch.setattr(Workspace, "reload_scores", paused_reload)
+    app = PPPApp(db, tmp_path / "config.toml")
+    async with app.run_test(size=SIZE) as pilot:
+        await _loaded(app, pilot)
+        pauses.armed.set()
+        app._reload_scores()
+        deadline = time.monotonic() + 5
+        while not pauses.entered.is_set():
+            assert time.monotonic() < deadline
+            await pilot.pause(0.01)
+        await pilot.press("q")
+    assert finished.wait(5)
+    await asyncio.sleep(0.1)
+    assert app._exception is None
     pauses.check_closed_after_every_pause()
