@@ -14,6 +14,7 @@ from textual.app import App
 from textual.binding import Binding
 from textual.command import Provider
 from textual.message import Message
+from textual.timer import Timer
 
 from ..core.errors import PPPError
 from ..core.settings import Settings, Weights, preset
@@ -136,6 +137,11 @@ class PPPApp(App[None]):
         # commit (a mark, an import from the command line) changes it.
         self._data_version: int | None = None
         self._checking = False  # a look for outside changes is under way
+        self._watch: Timer | None = None  # the timer that looks for them
+        # The open database (the first page's, the load's), closed when the app ends;
+        # `_closed` once it is (a load that opens it after that closes it itself).
+        self._store: Store | None = None
+        self._closed = False
         # This app's own marks so far: a look that read the database before one of them
         # would show it undone, so its result is dropped.
         self._own_marks = 0
@@ -166,6 +172,7 @@ class PPPApp(App[None]):
             store = Store.open(self.db_path, timeout=0.05, upgrade=False)
         except PPPError:
             return None, None
+        self._store = store
         try:
             return (store, settings), first_page(store, settings, PREVIEW_RUNS)
         except PPPError:
@@ -186,6 +193,10 @@ class PPPApp(App[None]):
                 except PPPError as error:
                     settings, config_error = Settings(), str(error)
                 store = Store.open(self.db_path, create=False)
+                self._store = store
+                if self._closed:  # the app ended while it opened
+                    store.close()
+                    return
                 workspace = Workspace(store, self.config_path, settings, config_error)
             else:
                 workspace = Workspace(first[0], self.config_path, first[1])
@@ -213,12 +224,12 @@ class PPPApp(App[None]):
                 markup=False,
             )
         self._runs_screen().populate()
-        self.set_interval(WATCH_INTERVAL_S, self._look_for_changes)
+        self._watch = self.set_interval(WATCH_INTERVAL_S, self._look_for_changes)
 
     # -- other processes' changes ----------------------------------------------------
 
     def _look_for_changes(self) -> None:
-        if self.workspace is not None and not self._checking:
+        if self.workspace is not None and not self._checking and not self._closed:
             self._checking = True
             self._read_changes()
 
@@ -491,7 +502,12 @@ class PPPApp(App[None]):
     def _reload_scores(self) -> None:
         """Penalties changed: interaction changes, so the arrays are rebuilt."""
         assert self.workspace is not None
-        self.workspace.reload_scores()
+        try:
+            self.workspace.reload_scores()
+        except PPPError as error:
+            if not self._closed:  # else quitting closed the database under the read
+                self.call_from_thread(self.notify, inline(error), severity="error", markup=False)
+            return
         self.call_from_thread(self._workspace_changed)
 
     def action_save(self) -> None:
@@ -536,6 +552,8 @@ class PPPApp(App[None]):
         try:
             rows = export_runs(self.workspace.store, settings, run_ids, path, fmt)
         except (PPPError, sqlite3.Error) as error:
+            if self._closed:
+                return  # quitting closed the database under the export
             self.call_from_thread(
                 self.notify,
                 inline(str(error)),
@@ -595,5 +613,13 @@ class PPPApp(App[None]):
         self.push_screen(QuitScreen(), decided)
 
     def on_unmount(self) -> None:
-        if self.workspace is not None:
-            self.workspace.store.close()
+        """Close the database safely: worker threads may be reading it (a look for changes,
+        a search, a figure being computed). The look stops, the workers are told to stop,
+        and the store closes once the statement under way is done; a worker's next
+        statement then fails as a closed database, which each of them takes quietly."""
+        self._closed = True
+        if self._watch is not None:
+            self._watch.stop()
+        self.workers.cancel_all()
+        if self._store is not None:
+            self._store.close()

@@ -250,6 +250,8 @@ class RunsScreen(WorkspaceView):
                 self.app.call_from_thread(self._show_matches, text, stage, quick)
             found = store.search(text)
         except PPPError as error:
+            if get_current_worker().is_cancelled:
+                return  # e.g. quitting closed the database under the search
             self.app.call_from_thread(self.notify, str(error), severity="error", markup=False)
             return
         self.app.call_from_thread(self._show_matches, text, stage, found)

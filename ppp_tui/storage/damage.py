@@ -184,7 +184,8 @@ def readable(method: Callable[Concatenate[_S, _P], _R]) -> Callable[Concatenate[
         except PPPError:
             raise
         except _DATA_ERRORS as error:
-            raise unreadable(self.path, self.conn, error) from None
+            with self.lock:  # its diagnosis reads the connection, shared with other threads
+                raise unreadable(self.path, self.conn, error) from None
 
     functools.update_wrapper(read, method)
     return read

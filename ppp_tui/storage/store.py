@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -66,11 +67,19 @@ class RunInfo:
 
 
 class Store:
-    """A ppp-tui database. Use `Store.open`; close it (or use `with`)."""
+    """A ppp-tui database. Use `Store.open`; close it (or use `with`).
+
+    A store may be shared by threads (the app reads in workers and on its UI thread):
+    every use of its connection holds `lock`, a statement (or a transaction) at a time,
+    and `close` waits for the one under way. SQLite's connection is not safe to use from
+    two threads at once: one thread's error would be reported with another's result
+    ("another row available"), and a connection closed under a running statement crashes.
+    """
 
     def __init__(self, path: Path, conn: sqlite3.Connection) -> None:
         self.path = path
         self.conn = conn
+        self.lock = threading.RLock()
 
     # -- opening -------------------------------------------------------------------
 
@@ -113,8 +122,8 @@ class Store:
             except OSError as error:
                 raise StoreError(f"{path}: cannot create ({error.strerror})") from None
         try:
-            # The app loads in a worker thread and reads on the UI thread; the sqlite3
-            # module is built serialized (threadsafety 3), so sharing is safe.
+            # The app loads in a worker thread and reads on the UI thread: the store's
+            # lock keeps them to one statement at a time.
             conn = sqlite3.connect(
                 path,
                 timeout=database.BUSY_TIMEOUT_S if timeout is None else timeout,
@@ -143,11 +152,14 @@ class Store:
         prepare(self.conn, self.path, upgrade)
 
     def close(self) -> None:
-        self.conn.close()
+        """Close the connection once the statement under way (in any thread) is done; a
+        later use fails with a StoreError. Closing twice is harmless."""
+        with self.lock:
+            self.conn.close()
 
     def set_lock_wait(self, seconds: float) -> None:
         """How long a statement waits for another process's lock before it fails."""
-        self.conn.execute(f"PRAGMA busy_timeout = {round(seconds * 1000)}")
+        self._query(f"PRAGMA busy_timeout = {round(seconds * 1000)}")
 
     def contents_key(self) -> tuple[int, ...]:
         """Changes when runs or agents are added or removed, not when a mark changes
@@ -175,24 +187,28 @@ class Store:
 
     @contextmanager
     def _transaction(self) -> Iterator[None]:
-        try:
-            self.conn.execute("BEGIN IMMEDIATE")
-        except sqlite3.Error as error:
-            raise database_error(self.path, error) from None
-        try:
-            yield
-            self.conn.execute("COMMIT")
-        except BaseException:
-            # SQLite may have rolled back already (e.g. after SQLITE_FULL).
-            if self.conn.in_transaction:
-                self.conn.execute("ROLLBACK")
-            raise
+        # The lock is held to the end: another thread's read would see the transaction's
+        # rows before they are committed.
+        with self.lock:
+            try:
+                self.conn.execute("BEGIN IMMEDIATE")
+            except sqlite3.Error as error:
+                raise database_error(self.path, error) from None
+            try:
+                yield
+                self.conn.execute("COMMIT")
+            except BaseException:
+                # SQLite may have rolled back already (e.g. after SQLITE_FULL).
+                if self.conn.in_transaction:
+                    self.conn.execute("ROLLBACK")
+                raise
 
     def _query(self, sql: str, params: Iterable[Any] = ()) -> list[Any]:
-        try:
-            return self.conn.execute(sql, tuple(params)).fetchall()
-        except sqlite3.Error as error:
-            raise database_error(self.path, error) from None
+        with self.lock:
+            try:
+                return self.conn.execute(sql, tuple(params)).fetchall()
+            except sqlite3.Error as error:
+                raise database_error(self.path, error) from None
 
     # -- import --------------------------------------------------------------------
 
@@ -209,7 +225,7 @@ class Store:
         """
         report = ImportReport()
         try:
-            with self._transaction(), packs.import_in_progress(self.conn):
+            with self.lock, self._transaction(), packs.import_in_progress(self.conn):
                 known = {row[0] for row in self.conn.execute("SELECT id FROM runs")}
                 Import(Writer(self.conn), known, report, skip_invalid, progress).run(records)
         except sqlite3.Error as error:
@@ -237,7 +253,12 @@ class Store:
         """
         report = ImportReport()
         try:
-            with self._bulk(scratch), self._transaction(), packs.import_in_progress(self.conn):
+            with (
+                self.lock,
+                self._bulk(scratch),
+                self._transaction(),
+                packs.import_in_progress(self.conn),
+            ):
                 writer = Writer(self.conn)
                 rows = writer.rows
                 known = {row[0] for row in self.conn.execute("SELECT id FROM runs")}
@@ -564,10 +585,12 @@ class Store:
         if expression is None:
             return []
         try:
-            if build and not search.is_current(self.conn):
+            # The index is built on a connection of its own: this one stays free meanwhile.
+            if build and not self._locked(search.is_current):
                 search.update_index(self.path, lock_wait)
-            if search.has_index(self.conn):
-                return search.ranked(self.conn, expression)
+            with self.lock:
+                if search.has_index(self.conn):
+                    return search.ranked(self.conn, expression)
         except sqlite3.Error as error:
             raise database_error(self.path, error) from None
         return search.substring_matches(self._query, text)
@@ -575,6 +598,10 @@ class Store:
     def search_index_current(self) -> bool:
         """Whether the full-text index holds every run (a search needs no indexing)."""
         try:
-            return search.is_current(self.conn)
+            return self._locked(search.is_current)
         except sqlite3.Error as error:
             raise database_error(self.path, error) from None
+
+    def _locked(self, read: Callable[[sqlite3.Connection], bool]) -> bool:
+        with self.lock:
+            return read(self.conn)
