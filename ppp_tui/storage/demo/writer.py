@@ -86,8 +86,11 @@ _JOB: dict[str, Any] = {}
 def _built(runs: int, seed: int, stamp: str) -> Iterator[RowBatch]:
     """Every chunk's rows, in order, made by forked worker processes."""
     import gc
+    import marshal
     import multiprocessing
     import os
+
+    from ..rows import RowBatch
 
     _JOB.update(seed=seed, stamp=stamp, times=_timestamps(random.Random(f"{seed}:time"), runs))
     # The rows received have no reference cycles: the cycle collector would only walk
@@ -98,7 +101,9 @@ def _built(runs: int, seed: int, stamp: str) -> Iterator[RowBatch]:
         context = multiprocessing.get_context("fork")
         workers = min(_workers(), _chunks(runs))
         with context.Pool(workers, _worker_start, (os.getpid(),)) as pool:
-            yield from pool.imap(_build_chunk, range(_chunks(runs)))
+            for data in pool.imap(_build_chunk, range(_chunks(runs))):
+                tables, agents, marks, unknown = marshal.loads(data)
+                yield RowBatch(tables, agents, marks, frozenset(unknown))
     finally:
         _JOB.clear()
         if collecting:
@@ -141,8 +146,13 @@ def _end_with(parent: int) -> None:
 _PR_SET_PDEATHSIG = 1
 
 
-def _build_chunk(chunk: int) -> RowBatch:
+def _build_chunk(chunk: int) -> bytes:
+    """A chunk's `RowBatch`, marshalled: its rows are tuples of plain values, which
+    marshal writes and reads about twice as fast as pickle."""
+    import marshal
+
     from ..rows import build_batch
 
     runs = (run for _, run in _chunk_runs(_JOB["seed"], _JOB["times"], chunk))
-    return build_batch(runs, _JOB["stamp"])
+    batch = build_batch(runs, _JOB["stamp"])
+    return marshal.dumps((batch.tables, batch.agents, batch.marks, tuple(batch.unknown)))
