@@ -434,26 +434,6 @@ def test_chunk_workers_of_a_killed_demo_end_at_once_and_say_nothing(tmp_path: Pa
 # --- how the demo is made fast ---------------------------------------------------------------
 
 
-def test_indexes_kept_during_a_demo_load_exist_and_see_their_keys_in_order(
-    tmp_path: Path,
-) -> None:
-    # The bulk load keeps these indexes up to date instead of building them at the end:
-    # a renamed index would silently be built row by row again, and keys out of order
-    # would make it slower than building it at the end.
-    with Store.open(tmp_path / "new.db", create=True) as store:
-        names = {
-            name
-            for (name,) in store.conn.execute(
-                "SELECT name FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL"
-            )
-        }
-    assert writer._IN_ORDER.issubset(names)
-    ids = [f"demo-{n:06d}" for n in (1, 9, 10, 99_999, 100_000, writer._IN_ORDER_RUNS - 1)]
-    assert ids == sorted(ids)
-    # From a million runs on they do not: the kept indexes are then built at the end.
-    assert f"demo-{writer._IN_ORDER_RUNS:06d}" < ids[-1]
-
-
 def test_a_template_without_slots_is_still_unescaped() -> None:
     import random
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import cached_property
@@ -231,7 +231,6 @@ class Store:
         progress: Callable[[int], None] | None = None,
         *,
         scratch: bool = False,
-        in_order: Collection[str] = (),
     ) -> ImportReport:
         """Add runs whose rows were built already (`build_batch`, in any process) in one
         transaction; on error nothing is added.
@@ -243,10 +242,7 @@ class Store:
         `scratch` is for a new database no other process knows of, thrown away whole if
         the import fails (swap.py): it is then written without the WAL, without syncs or
         foreign key checks, and its indexes are built once at the end instead of row by
-        row. It is back in WAL mode, with the same schema, when this returns. The indexes
-        named in `in_order` are kept up to date during the load instead: the batches come
-        in their order, so each row only adds to their end (cheaper than building them at
-        the end, when nothing else runs beside the build).
+        row. It is back in WAL mode, with the same schema, when this returns.
         """
         report = ImportReport()
         try:
@@ -261,8 +257,6 @@ class Store:
                         "SELECT name, sql FROM sqlite_master WHERE type = 'index'"
                         " AND sql IS NOT NULL ORDER BY rowid"
                     ).fetchall():
-                        if name in in_order:
-                            continue
                         self.conn.execute(f'DROP INDEX "{name}"')
                         indexes.append(sql)
                 for batch in make(rows.stamp):

@@ -58,12 +58,7 @@ def write_demo(
 
         def fill(store: Store) -> ImportReport:
             if batches is not None:
-                return store.import_batches(
-                    lambda _stamp: batches,
-                    progress,
-                    scratch=True,
-                    in_order=_IN_ORDER if runs < _IN_ORDER_RUNS else (),
-                )
+                return store.import_batches(lambda _stamp: batches, progress, scratch=True)
             records = (
                 ParsedRecord("<demo>", None, "$", raw, parsed=run)
                 for raw, run in generate_parsed(runs, seed)
@@ -76,24 +71,6 @@ def write_demo(
             elif not link_new(scratch, path):
                 raise StoreError(f"{path}: created by another process meanwhile; not replaced")
     return report
-
-
-# The indexes whose keys a demo's rows bring in increasing order (run ids, run times,
-# agent and trajectory ids): kept up to date while the rows are loaded. The run ids stop
-# sorting in order from a million runs on (demo-1000000 sorts before demo-999999).
-_IN_ORDER = frozenset(
-    {
-        "runs_created",
-        "agents_run_name",
-        "agents_scores",
-        "trajectories_run",
-        "trajectory_turns_trajectory",
-        "trajectory_questions_trajectory",
-        "trajectory_violations_trajectory",
-        "preferred_marks_run",
-    }
-)
-_IN_ORDER_RUNS = 1_000_000
 
 
 def _workers() -> int:
