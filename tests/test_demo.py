@@ -429,3 +429,19 @@ def test_chunk_workers_of_a_killed_demo_end_at_once_and_say_nothing(tmp_path: Pa
     assert not any(map(_running, workers))
     assert time.monotonic() - killed < 2
     assert log.read_text() == ""
+
+
+# --- how the demo is made fast ---------------------------------------------------------------
+
+
+def test_a_template_without_slots_is_still_unescaped() -> None:
+    import random
+
+    from ppp_tui.storage.demo.tables import _template
+
+    rng = random.Random(0)
+    assert draw._fill(rng, _template("Keep {{braces}} as they are."), {}) == (
+        "Keep {braces} as they are."
+    )
+    assert draw._fill(rng, _template("Nothing to fill."), {}) == "Nothing to fill."
+    assert rng.random() == random.Random(0).random()  # no draw for either

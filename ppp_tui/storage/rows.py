@@ -13,6 +13,7 @@ import json
 import sqlite3
 from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from ..core.model import Run
@@ -62,8 +63,9 @@ _SHIFTED = (
 class Rows:
     """One import's rows, built from runs (here or in a parse worker) until taken.
 
-    Values that repeat from run to run (task types, preference lists, unchecked
-    lists, which preference names are known) are worked out once per import.
+    Values that repeat from run to run (preference lists, unchecked lists, which
+    preference names are known) are worked out once per import; task types once per
+    process (`_task_type`).
     """
 
     def __init__(self, stamp: str, next_agent: int) -> None:
@@ -80,7 +82,6 @@ class Rows:
         # Stated or violated preference names of the runs added that are not in the
         # catalogue.
         self.unknown: set[str] = set()
-        self._task_types: dict[str | None, str] = {}
         # preferences -> (JSON list, states_preferences as 0/1, names not in the catalogue)
         self._preferences: dict[tuple[str, ...], tuple[str, int, tuple[str, ...]]] = {}
         self._lists: dict[tuple[str, ...], str] = {(): "[]"}
@@ -115,12 +116,7 @@ class Rows:
 
     def _run_values(self, run: Run) -> tuple[str, str, int]:
         """(task type, preferences JSON, states_preferences) of a run."""
-        task_types = self._task_types
-        kind = task_types.get(run.task)
-        if kind is None:
-            if len(task_types) > _CACHE_LIMIT:
-                task_types.clear()
-            kind = task_types[run.task] = task_type(run.task).value
+        kind = _task_type(run.task)
         preferences = run.preferences
         values = self._preferences.get(preferences)
         if values is None:
@@ -245,6 +241,13 @@ class Rows:
         self.packs.append(
             packs.pack(run_id, scores, [agent.failure is not None for agent in run.agents])
         )
+
+
+@lru_cache(maxsize=_CACHE_LIMIT)
+def _task_type(task: str | None) -> str:
+    """A task text's type, remembered across imports and batches (a demo's chunk worker
+    builds many batches whose runs share task texts)."""
+    return task_type(task).value
 
 
 @dataclass(frozen=True)

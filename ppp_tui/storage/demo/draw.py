@@ -39,17 +39,25 @@ def _pick(rng: random.Random, items: Sequence[Any], cum: Sequence[float]) -> Any
 
 
 def _fill(rng: random.Random, template: _Template, fixed: Mapping[str, str]) -> str:
+    slots = template.slots
+    if not slots and "{" not in template.text and "}" not in template.text:
+        return template.text  # nothing to fill in, nothing to unescape
     values = {}
-    for slot in template.slots:
+    draw = rng.random
+    for slot in slots:
         if slot in fixed:
             values[slot] = fixed[slot]
-        elif slot in ("a", "b", "purpose", "A"):
-            a, b, purpose = _choice(rng, _OPTIONS)
+        elif slot in _OPTION_SLOTS:
+            # _choice, inlined: the same draw.
+            a, b, purpose = _OPTIONS[int(draw() * len(_OPTIONS))]
             values.update(a=a, b=b, purpose=purpose, A=a[0].upper() + a[1:])
         else:
             choices = _V[slot]
-            values[slot] = _choice(rng, choices)
+            values[slot] = choices[int(draw() * len(choices))]
     return template.text.format_map(values)
+
+
+_OPTION_SLOTS = frozenset({"a", "b", "purpose", "A"})
 
 
 def _clip(value: float, lo: float, hi: float) -> float:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from operator import itemgetter
 from typing import Any
@@ -256,7 +256,8 @@ def _trajectory(
         return trajectory, Trajectory(
             turns, parsed_questions, _violation_models(raw_violations), ()
         )
-    return trajectory, replace(_checked(ctx, parsed_questions), turns=turns)
+    found = _checked(ctx, parsed_questions)
+    return trajectory, Trajectory(turns, found.questions, found.violations, found.unchecked)
 
 
 def _output(rng: random.Random, ctx: _Context) -> str:
