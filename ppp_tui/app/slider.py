@@ -113,18 +113,37 @@ class WeightSlider(Widget, can_focus=True):
         self._painted = self.value
         knob = self._position(self.value)
         focused = self.has_focus
-        marks = {self._position(m) for m in self.marks}
+        filled = ("━", "$accent" if focused else "$foreground 70%")
+        empty = ("─", "$foreground 30%")
+        special = {self._position(m): ("┃", "bold $warning") for m in self.marks}
+        special[knob] = ("●", "bold $accent" if focused else "bold $foreground")
+        # One span per run of like cells, not one per cell: a step repaints the
+        # sliders, and a hundred spans each took milliseconds to style and draw.
         parts: list[tuple[str, str]] = []
-        for x in range(self._track):
-            if x == knob:
-                parts.append(("●", "bold $accent" if focused else "bold $foreground"))
-            elif x in marks:
-                parts.append(("┃", "bold $warning"))
-            elif x < knob:
-                parts.append(("━", "$accent" if focused else "$foreground 70%"))
-            else:
-                parts.append(("─", "$foreground 30%"))
+        x = 0
+        for at in sorted(p for p in special if 0 <= p < self._track):
+            if at > x:
+                self._run(parts, x, at, knob, filled, empty)
+            parts.append(special[at])
+            x = at + 1
+        self._run(parts, x, self._track, knob, filled, empty)
         return Content.assemble(*parts)
+
+    @staticmethod
+    def _run(
+        parts: list[tuple[str, str]],
+        start: int,
+        stop: int,
+        knob: int,
+        filled: tuple[str, str],
+        empty: tuple[str, str],
+    ) -> None:
+        """Cells start..stop-1 (none special): filled left of the knob, empty right."""
+        split = min(max(knob, start), stop)
+        if split > start:
+            parts.append((filled[0] * (split - start), filled[1]))
+        if stop > split:
+            parts.append((empty[0] * (stop - split), empty[1]))
 
     # -- input -------------------------------------------------------------------
 

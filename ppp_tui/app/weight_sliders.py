@@ -23,6 +23,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.message import Message
+from textual.timer import Timer
 from textual.widgets import Label
 
 from .flip_strip import FlipStrip
@@ -35,6 +36,8 @@ NAMES = ("technical", "proactivity", "personalization")
 SHORT = ("tech", "proact", "pers")
 MAXIMA = (1.0, 2.0, 2.0)
 IDS = ("weights-slider", "weights-proactivity", "weights-personalization")
+# The longest a move holds the screen's frames for the screen's answer (`_hold`).
+HOLD_S = 0.1
 
 
 def _clean(value: float) -> float:
@@ -127,6 +130,7 @@ class WeightSliders(Vertical):
         self._weights: Triple = (0.7, 0.3, 0.3)  # the pair 0.7 / 0.3 until shown
         self.locked: int | None = None
         self._told_locked = -10.0  # when the user was last told a weight is locked
+        self._hold_timer: Timer | None = None  # frames held since a move (`_hold`)
 
     def compose(self) -> ComposeResult:
         for k in range(3):
@@ -155,7 +159,12 @@ class WeightSliders(Vertical):
         self._show_names()
 
     def show(self, weights: Triple) -> None:
-        """Reflect three weights without posting a Changed message."""
+        """Reflect three weights without posting a Changed message (the screen's answer
+        to a move: the frame held since the move is drawn now, with the figures)."""
+        self._paint(weights)
+        self._release()
+
+    def _paint(self, weights: Triple) -> None:
         self._weights = weights
         for k in range(3):
             slider = self.slider(k)
@@ -185,7 +194,8 @@ class WeightSliders(Vertical):
     def move(self, k: int, value: float) -> None:
         """Set weight `k` to `value` (clamped to what the lock leaves); the others walk."""
         walked = walk(self._weights, k, value, self.locked)
-        self.show(walked)
+        self._paint(walked)
+        self._hold()
         self.post_message(self.Changed(self, walked))
 
     def place(self, proactivity: float, personalization: float) -> None:
@@ -193,8 +203,31 @@ class WeightSliders(Vertical):
         leaves. The lock does not apply: a point of the map is all three weights."""
         technical = _clean(1.0 - (proactivity + personalization) / 2.0)
         weights = (technical, _clean(proactivity), _clean(personalization))
-        self.show(weights)
+        self._paint(weights)
+        self._hold()
         self.post_message(self.Changed(self, weights))
+
+    # -- one frame per step ----------------------------------------------------------
+
+    def _hold(self) -> None:
+        """Hold the screen's frames until the screen shows the new weights' ranking and
+        figures (`show`), at most HOLD_S. The Changed message passes several widgets on
+        its way to the app; unheld, Textual drew a frame with the sliders alone between
+        them, and its frame clock then put the figures' frame 17-33 ms later."""
+        if self._hold_timer is not None:
+            return  # already held: one hold until the screen answers
+        self.app._begin_batch()  # what `App.batch_update` does, across messages
+        self._hold_timer = self.set_timer(HOLD_S, self._release)
+
+    def _release(self) -> None:
+        timer, self._hold_timer = self._hold_timer, None
+        if timer is None:
+            return
+        timer.stop()
+        self.app._end_batch()
+
+    def on_unmount(self) -> None:
+        self._release()  # never leave the app's frames held
 
     def step(self, k: int, delta: float) -> None:
         """Move weight `k` by `delta` (keys), to the nearest multiple of 0.01."""

@@ -74,6 +74,8 @@ class Workspace:
         """Read the runs list and the score arrays (about a second at 100k runs)."""
         self.contents = self.store.contents_key()
         self.replace_data(*self.read())
+        if self._marked is not None:
+            self._marked.stepper  # noqa: B018  the first slider step's buffers, built here
 
     def read(self) -> tuple[list[RunInfo], Scores]:
         """The runs list and the score arrays as the database holds them now (slow)."""
@@ -87,7 +89,11 @@ class Workspace:
 
     def _install(self, scores: Scores) -> None:
         self.scores = scores
-        self._marked = scores.lines.marked_only()
+        marked = scores.lines.marked_only()
+        # With every run marked that is the same `Lines`, whose step buffers hold the
+        # marks before the one just patched in: a fresh copy computes them again.
+        self._marked = replace(marked) if marked is scores.lines else marked
+        self._figures = None
 
     def reload_scores(self) -> None:
         """After a change that alters interaction (penalties): rebuild the arrays."""
@@ -163,14 +169,11 @@ class Workspace:
         cached = self._figures
         if cached is not None and cached[0] is self.settings and cached[1] is marked:
             return cached[2]
-        outcome = self.marked_outcome()
-        figures = Figures(outcome.marked_runs, outcome.mean_regret, outcome.agreement)
+        # The step's buffered figures (the same bits as the full outcome's), not the
+        # full outcome: no (runs, agents) arrays built and dropped on every step.
+        figures = Figures(*marked.figures_under(self.settings))
         self._figures = (self.settings, marked, figures)
         return figures
-
-    def marked_outcome(self) -> Outcome:
-        assert self._marked is not None
-        return outcome_under(self._marked, self.settings)
 
     def outcome(self) -> Outcome:
         """Every run (marked or not) under the current weights: the runs list's column."""
