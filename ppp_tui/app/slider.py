@@ -51,8 +51,8 @@ class WeightSlider(Widget, can_focus=True):
         Binding("right", "step(1)", "+0.01", show=False, id="slider.right"),
         Binding("pageup", "page(1)", "+0.1", show=False),
         Binding("pagedown", "page(-1)", "-0.1", show=False),
-        Binding("home", "set_value(0)", "0", tooltip="Slider to 0", show=False),
-        Binding("end", "set_value(1)", "1", tooltip="to 1", show=False),
+        Binding("home", "set_value(0)", "0", tooltip="Slider to its lowest", show=False),
+        Binding("end", "set_value(1)", "1", tooltip="highest", show=False),
     ]
 
     # Not repainted by itself at once: whoever handles Changed repaints it together

@@ -83,7 +83,7 @@ class FreeWeightSlider(WeightSlider):
     """A slider for proactivity or personalization: a value in [0, 2]."""
 
     BINDINGS = [
-        Binding("end", "set_value(2)", "2", show=False),
+        Binding("end", "set_value(2)", "2", tooltip="highest", show=False),
     ]
 
     def __init__(self, value: float = 0.3, *, id: str | None = None) -> None:
