@@ -377,3 +377,21 @@ def test_tied_parallel_planes_are_no_crease() -> None:
     assert found is not None
     best, _ = grid(planes)
     assert max_regret(planes, found.proactivity, found.personalization) <= best + 1e-12
+
+
+def test_the_bootstrap_interval_holds_a_flat_optimum_s_tuned_weights() -> None:
+    # One run whose preferred agent wins over a whole region: the tune keeps the
+    # current weights, and every resample (the same run) must say so too, not report a
+    # corner of the region the solver met first.
+    a = np.array([[0.0, 0.1]])
+    bp = np.array([[0.5, 0.0]])
+    bs = np.array([[0.0, 0.2]])
+    planes = Planes(a, bp, bs, np.array([0]), np.ones((1, 2), dtype=bool))
+    current = (0.6, 0.2)  # inside the region where the preferred agent wins
+    found = optimum(planes, current)
+    assert found is not None
+    region = bootstrap(planes, current, resamples=5)
+    assert region is not None
+    tuned = (found.proactivity, found.personalization)
+    assert tuned == pytest.approx(current)
+    assert all(point == pytest.approx(tuned) for point in region.points)

@@ -52,7 +52,10 @@ def bootstrap(
     start: tuple[float, float] | None = None,
     pair: bool = False,
 ) -> Region | None:
-    """The tuned weights of `resamples` seeded resamples of the runs, as counts."""
+    """The tuned weights of `resamples` seeded resamples of the runs, as counts. Each
+    resample is tuned as the runs are (the optimal point nearest `current`), so where
+    the optimum is a flat region the interval holds the tuned weights, not whichever
+    corner of it the solver met first."""
     n = len(planes)
     if n == 0 or resamples <= 0:
         return None
@@ -64,7 +67,7 @@ def bootstrap(
     points = []
     for _ in range(resamples):
         counts = draw(n, rng)
-        found = optimum(planes, current, counts, start, RESAMPLE_BOX_RUNS, pair, settle=False)
+        found = optimum(planes, current, counts, start, RESAMPLE_BOX_RUNS, pair)
         assert found is not None
         points.append((found.proactivity, found.personalization))
     cloud = np.array(points)
