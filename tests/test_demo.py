@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import re
 import subprocess
 import sys
+import threading
 from collections import Counter
 from datetime import datetime
 from pathlib import Path
@@ -445,3 +447,30 @@ def test_a_template_without_slots_is_still_unescaped() -> None:
     )
     assert draw._fill(rng, _template("Nothing to fill."), {}) == "Nothing to fill."
     assert rng.random() == random.Random(0).random()  # no draw for either
+
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="the demo forks its workers on Linux")
+def test_the_progress_bar_leaves_the_demo_free_to_fork_its_workers(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """On a terminal the bar is drawn, by the steps, without a thread of its own: the
+    demo forks its workers only from a process with no other thread, so a refresh thread
+    had it make every run in one process (twice as long on two cores)."""
+    from ppp_tui.cli import common
+
+    terminal = _Terminal()
+    monkeypatch.setattr(sys, "stderr", terminal)
+    monkeypatch.setattr(os, "sched_getaffinity", lambda _pid: {0, 1}, raising=False)
+    threads = threading.active_count()
+    with common.progress_bar(100_000, "generating") as step:
+        assert step is not None
+        assert threading.active_count() == threads
+        assert writer._workers() == 2
+        step(40_000)
+    assert "generating" in terminal.getvalue()
+    assert "40000/100000" in terminal.getvalue()

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 import click
@@ -185,23 +186,46 @@ class Env:
         return Store.open(self.db_path, create=create)
 
 
-def progress_bar(total: int) -> Any:
-    """A rich progress bar on standard error for long imports, else nothing."""
-    from contextlib import nullcontext
+@contextmanager
+def progress_bar(total: int, label: str) -> Iterator[Callable[[int], None] | None]:
+    """A rich progress bar on standard error for long imports, else None: yields the
+    function to call with each number of runs done.
 
+    The bar is redrawn from those calls, at most ten times a second, not by a refresh
+    thread: the demo and the importer fork worker processes, which they do only while
+    the process has no other thread (a fork copies none, and a lock one held would
+    stay held in the worker forever).
+    """
     if total < 500 or not sys.stderr.isatty():
-        return nullcontext(None)
+        yield None
+        return
+    import time
+
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
 
-    return Progress(
+    bar = Progress(
         "[progress.description]{task.description}",
         BarColumn(),
         MofNCompleteColumn(),
         TimeRemainingColumn(),
         console=Console(stderr=True),
         transient=True,
+        auto_refresh=False,
     )
+    task = bar.add_task(label, total=total)
+    shown = 0.0
+
+    def step(count: int) -> None:
+        nonlocal shown
+        bar.advance(task, count)
+        moment = time.monotonic()
+        if moment - shown >= 0.1:
+            shown = moment
+            bar.refresh()
+
+    with bar:
+        yield step
 
 
 def report_import(report: ImportReport, where: str) -> None:

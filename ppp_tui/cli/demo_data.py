@@ -25,10 +25,6 @@ def demo(count: int, seed: int, replace: bool, db: str | None, config: str | Non
     from ..storage.demo import write_demo
 
     env = Env(db, config)
-    with progress_bar(count) as bar:
-        step = None
-        if bar is not None:
-            task = bar.add_task("generating", total=count)
-            step = lambda n: bar.advance(task, n)  # noqa: E731
+    with progress_bar(count, "generating") as step:
         report = write_demo(env.db_path, count, seed, replace=replace, progress=step)
     report_import(report, str(env.db_path))

@@ -55,11 +55,7 @@ def import_(
         sources.append(open_any(name, fmt, lambda m: click.echo(f"warning: {inline(m)}", err=True)))
     total = sum(source.total for source in sources)
     chained = itertools.chain.from_iterable(source.records for source in sources)
-    with progress_bar(total) as bar:
-        step = None
-        if bar is not None:
-            task = bar.add_task("importing", total=total)
-            step = lambda n: bar.advance(task, n)  # noqa: E731
+    with progress_bar(total, "importing") as step:
         if os.path.lexists(env.db_path):
             with env.store(create=True) as store:
                 report = store.import_records(chained, skip_invalid=skip_invalid, progress=step)
