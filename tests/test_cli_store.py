@@ -91,6 +91,8 @@ EXPORT_KEYS = {
     "final",
     "weight_technical",
     "weight_interaction",
+    "weight_proactivity",
+    "weight_personalization",
     "has_trajectory",
     "questions_low",
     "questions_medium",
@@ -744,6 +746,36 @@ def test_export_json_parses_and_agrees_with_rank(marked: Invoke, tmp_path: Path)
         )
     assert exported["agent_b"]["selected"] is True
     assert exported["agent_a"]["preferred"] is True
+
+
+def test_export_gives_the_three_weights_each_run_was_scored_under(
+    marked: Invoke, config: Path
+) -> None:
+    """A stage table off the pair form: its runs give its proactivity and personalization
+    (and their mean as the interaction weight); the other runs the global pair."""
+    stages = {row["stage"] for row in as_json(marked("export", "--format", "json"))}
+    stage = sorted(s for s in stages if s)[0]
+    config.write_text(
+        f"[ppp.weights.{stage}]\ntechnical = 0.5\nproactivity = 0.2\npersonalization = 0.8\n"
+    )
+    rows = as_json(marked("export", "--format", "json"))
+    weights = {
+        (
+            row["weight_technical"],
+            row["weight_proactivity"],
+            row["weight_personalization"],
+            row["weight_interaction"],
+        )
+        for row in rows
+        if row["stage"] == stage
+    }
+    assert weights == {(0.5, 0.2, 0.8, 0.5)}
+    others = {
+        (row["weight_technical"], row["weight_proactivity"], row["weight_personalization"])
+        for row in rows
+        if row["stage"] != stage
+    }
+    assert others == {(0.7, 0.3, 0.3)}
 
 
 def test_export_to_a_folder_that_does_not_exist_is_one_line(marked: Invoke, tmp_path: Path) -> None:

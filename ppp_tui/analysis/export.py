@@ -60,6 +60,8 @@ EXPORT_COLUMNS = (
     "final",
     "weight_technical",
     "weight_interaction",
+    "weight_proactivity",
+    "weight_personalization",
     "has_trajectory",
     "questions_low",
     "questions_medium",
@@ -90,7 +92,8 @@ def export_rows(store: Store, scores: Scores) -> Iterator[dict[str, Any]]:
         columns.failed if columns.failed is not None else np.zeros(len(columns.technical), bool),
         False,
     )
-    wt, wi = scores.lines.tech_weights, scores.lines.inter_weights
+    lines = scores.lines
+    wt, wi, wp, ws = lines.tech_weights, lines.inter_weights, lines.pro_weights, lines.pers_weights
 
     def number(value: float) -> float | None:
         return None if np.isnan(value) else float(value)
@@ -114,6 +117,8 @@ def export_rows(store: Store, scores: Scores) -> Iterator[dict[str, Any]]:
                 "final": float(final[i, slot]),
                 "weight_technical": float(wt[i]),
                 "weight_interaction": float(wi[i]),
+                "weight_proactivity": float(wp[i]),
+                "weight_personalization": float(ws[i]),
                 "has_trajectory": bool(not np.isnan(arrays.interaction[i, slot])),
                 "questions_low": int(q_low[i, slot]),
                 "questions_medium": int(q_medium[i, slot]),
