@@ -1,8 +1,9 @@
 """The demo runs: specs moving through the stages, agents with their trajectories,
 and each run with the two picks, the system's and the simulated user's.
 
-Each run is made twice side by side, as the raw object `ppp-tui import` reads and as the
-`Run` that `run_from_dict` would make of it, so nothing is parsed back. The runs come in
+Each run is made as the `Run` that `run_from_dict` would read, and, when asked for, as
+the raw object `ppp-tui import` reads, from the same draws, so nothing is parsed back (the
+demo database needs only the `Run`s: `_chunk_models`). The runs come in
 chunks of `CHUNK`, each from a random stream of its own, so chunks can be made in any
 process and the demo is still the same for the same (runs, seed).
 """
@@ -132,7 +133,7 @@ def _new_spec(rng: random.Random, number: int) -> _Spec:
 
 def _turns(
     rng: random.Random, ctx: _Context, questions: list[_Question], start: datetime, closing: bool
-) -> list[dict[str, Any]]:
+) -> tuple[Turn, ...]:
     last = max((q.turn for q in questions), default=0)
     count = max(1, last + (1 if closing or last == 0 else 0))
     turns = []
@@ -156,16 +157,36 @@ def _turns(
         previous_asked = bool(asked)
         latency = _randint(rng, 900, 40000)
         moment += timedelta(milliseconds=latency + _randint(rng, 2000, 90000))
-        turns.append(
-            {
-                "prompt": prompt,
-                "response": response,
-                "token_count": _randint(rng, 150, 3200),
-                "latency_ms": latency,
-                "timestamp": _iso(moment),
-            }
-        )
-    return turns
+        turns.append(Turn(prompt, response, _randint(rng, 150, 3200), latency, _iso(moment)))
+    return tuple(turns)
+
+
+def _raw_turns(turns: tuple[Turn, ...]) -> list[dict[str, Any]]:
+    """Turns as the import format writes them."""
+    return [
+        {
+            "prompt": t.prompt,
+            "response": t.response,
+            "token_count": t.token_count,
+            "latency_ms": t.latency_ms,
+            "timestamp": t.timestamp,
+        }
+        for t in turns
+    ]
+
+
+def _raw_questions(questions: tuple[Question, ...]) -> list[dict[str, Any]]:
+    """Listed questions as the import format writes them: an effort only where it was
+    labelled, a turn only where it was recorded."""
+    items = []
+    for q in questions:
+        item: dict[str, Any] = {"text": q.text}
+        if q.source is Source.LABEL:
+            item["effort"] = q.effort.value
+        if q.turn is not None:
+            item["turn"] = q.turn
+        items.append(item)
+    return items
 
 
 def _checked(ctx: _Context, questions: tuple[Question, ...]) -> Trajectory:
@@ -178,13 +199,6 @@ def _checked(ctx: _Context, questions: tuple[Question, ...]) -> Trajectory:
         for v in result.violations
     )
     return Trajectory((), questions, violations, result.unchecked)
-
-
-def _turn_models(turns: list[dict[str, Any]]) -> tuple[Turn, ...]:
-    return tuple(
-        Turn(t["prompt"], t["response"], t["token_count"], t["latency_ms"], t["timestamp"])
-        for t in turns
-    )
 
 
 def _violation_models(violations: list[dict[str, Any]]) -> tuple[Violation, ...]:
@@ -204,9 +218,10 @@ _EFFORT_OF = {effort.value: effort for effort in Effort}
 
 
 def _trajectory(
-    rng: random.Random, profile: _Profile, ctx: _Context, start: datetime
+    rng: random.Random, profile: _Profile, ctx: _Context, start: datetime, raw: bool
 ) -> tuple[dict[str, Any] | None, Trajectory | None]:
-    """The raw trajectory and the one `run_from_dict` reads from it, built side by side."""
+    """The trajectory `run_from_dict` reads, and the raw one it reads it from (built
+    only if `raw`, else an empty dict); both None for an agent without one."""
     u = rng.random()
     if u < profile.no_trajectory:
         return None, None
@@ -221,38 +236,35 @@ def _trajectory(
     turns: tuple[Turn, ...] = ()
     if m < labelled + unlabelled:
         if rng.random() < profile.verbose:
-            trajectory["turns"] = raw_turns = _turns(rng, ctx, questions, start, True)
-            turns = _turn_models(raw_turns)
+            turns = _turns(rng, ctx, questions, start, True)
+            if raw:
+                trajectory["turns"] = _raw_turns(turns)
         share = 1.0 if m < labelled else profile.label_share
-        items = []
         asked = []
         for q in questions:
-            item: dict[str, Any] = {"text": q.text}
             labelled_effort = rng.random() < share
-            if labelled_effort:
-                item["effort"] = q.effort
-            turn = None
-            if rng.random() < 0.95:
-                item["turn"] = turn = q.turn
-            items.append(item)
+            turn = q.turn if rng.random() < 0.95 else None
             if labelled_effort:
                 asked.append(Question(q.text, _EFFORT_OF[q.effort], turn, Source.LABEL))
             else:
                 effort = classify_effort(q.text, task)
                 asked.append(Question(q.text, effort, turn, Source.CLASSIFIER))
-        trajectory["questions"] = items
         parsed_questions = tuple(asked)
+        if raw:
+            trajectory["questions"] = _raw_questions(parsed_questions)
         checked = m >= labelled and rng.random() < profile.checked
     else:
         # A chat transcript: the questions are only in the responses (extraction runs).
-        raw_turns = _turns(rng, ctx, questions, start, rng.random() < 0.5)
-        trajectory["turns"] = raw_turns
-        turns = _turn_models(raw_turns)
+        turns = _turns(rng, ctx, questions, start, rng.random() < 0.5)
+        if raw:
+            trajectory["turns"] = _raw_turns(turns)
         parsed_questions = questions_of_turns(turns, task)
         checked = rng.random() < max(profile.checked, 0.6)
     has_stated = any(p != "no_preference" for p in ctx.canonical)
     if not (checked and has_stated):
-        trajectory["violations"] = raw_violations = _violations(rng, ctx, questions, comply)
+        raw_violations = _violations(rng, ctx, questions, comply)
+        if raw:
+            trajectory["violations"] = raw_violations
         return trajectory, Trajectory(
             turns, parsed_questions, _violation_models(raw_violations), ()
         )
@@ -266,9 +278,10 @@ def _output(rng: random.Random, ctx: _Context) -> str:
 
 
 def _agents(
-    rng: random.Random, ctx: _Context, start: datetime
+    rng: random.Random, ctx: _Context, start: datetime, raw: bool
 ) -> tuple[list[dict[str, Any]], list[Agent]]:
-    """The raw agents and the ones `run_from_dict` reads from them."""
+    """The agents `run_from_dict` reads, and the raw ones it reads them from (none
+    unless `raw`)."""
     count = _pick(rng, _AGENT_COUNTS, _AGENT_COUNT_CUM)
     picked: list[int] = []
     while len(picked) < count:
@@ -296,18 +309,19 @@ def _agents(
         relevance = round(relevance, 2)
         confidence = round(_clip(profile.confidence + gauss(0.0, 0.07), 0.3, 1.0), 2)
         output = _output(rng, ctx)
-        agent: dict[str, Any] = {
-            "name": profile.name,
-            "model": model,
-            "technical_score": technical,
-            "relevance": relevance,
-            "confidence": confidence,
-            "output": output,
-        }
-        trajectory, parsed = _trajectory(rng, profile, ctx, start)
-        if trajectory is not None:
-            agent["trajectory"] = trajectory
-        agents.append(agent)
+        trajectory, parsed = _trajectory(rng, profile, ctx, start, raw)
+        if raw:
+            agent: dict[str, Any] = {
+                "name": profile.name,
+                "model": model,
+                "technical_score": technical,
+                "relevance": relevance,
+                "confidence": confidence,
+                "output": output,
+            }
+            if trajectory is not None:
+                agent["trajectory"] = trajectory
+            agents.append(agent)
         models.append(Agent(profile.name, technical, parsed, model, relevance, confidence, output))
     return agents, models
 
@@ -424,6 +438,17 @@ class _Generator:
         return preferred
 
     def run(self, index: int) -> tuple[dict[str, Any], Run]:
+        """Run number `index`: the raw object and the `Run` that `run_from_dict` reads."""
+        run, agents = self._make(index, raw=True)
+        return _raw_run(run, agents), run
+
+    def model(self, index: int) -> Run:
+        """Just the `Run` of run number `index`: the same draws as `run` makes, without
+        the raw object (which the demo database does not need)."""
+        return self._make(index, raw=False)[0]
+
+    def _make(self, index: int, raw: bool) -> tuple[Run, list[dict[str, Any]]]:
+        """The run's `Run`, and its raw agents if `raw`."""
         rng = self.rng
         created = _START_NAIVE + timedelta(seconds=self.times[index])
         spec = self._spec()
@@ -454,48 +479,55 @@ class _Generator:
             stated=tuple(preferences),
             states=states_preferences(preferences),
         )
-        # Keys in the import format's order; the two picks are filled in once the run is scored.
-        obj: dict[str, Any] = {"id": f"demo-{index + 1:06d}"}
-        if spec_id is not None:
-            obj["spec_id"] = spec_id
-        if stage is not None:
-            obj["stage"] = stage
-        obj["task"] = task
-        obj["created_at"] = _iso(created)
-        if preferences:
-            obj["preferences"] = preferences
-        obj["selected_agent"] = None
-        obj["preferred_agent"] = None
         iterations: list[float] = []
         if rng.random() < 0.6:
-            obj["iterations"] = iterations = _iterations(rng)
-        obj["agents"], agents = _agents(rng, ctx, created)
+            iterations = _iterations(rng)
+        raw_agents, agents = _agents(rng, ctx, created, raw)
         if stage is not None:
             self._advance(spec)
 
         # The system's pick and the simulated user's, both scored by the core (what
-        # `rank_run` does with the run `run_from_dict` reads from `obj`).
+        # `rank_run` does with the run `run_from_dict` reads).
         ranking = self._rank(agents, ctx)
         selected = ranking[0][0]
         preferred = None
-        obj["selected_agent"] = selected
         if rng.random() < PREFERRED_SHARE:
-            preferred = obj["preferred_agent"] = self._prefer(ranking, stage)
-        else:
-            del obj["preferred_agent"]
+            preferred = self._prefer(ranking, stage)
         run = Run(
-            obj["id"],
+            f"demo-{index + 1:06d}",
             tuple(agents),
             spec_id,
             stage,
             task,
-            obj["created_at"],
+            _iso(created),
             ctx.stated,
             selected,
             preferred,
             tuple(iterations),
         )
-        return obj, run
+        return run, raw_agents
+
+
+def _raw_run(run: Run, agents: list[dict[str, Any]]) -> dict[str, Any]:
+    """The raw object of a demo run, in the import format's key order (`agents`: its
+    raw agents)."""
+    obj: dict[str, Any] = {"id": run.id}
+    if run.spec_id is not None:
+        obj["spec_id"] = run.spec_id
+    if run.stage is not None:
+        obj["stage"] = run.stage
+    obj["task"] = run.task
+    obj["created_at"] = run.created_at
+    if run.preferences:
+        obj["preferences"] = list(run.preferences)
+    obj["selected_agent"] = run.selected_agent
+    if run.preferred_agent is not None:
+        obj["preferred_agent"] = run.preferred_agent
+    # A run's iterations, when drawn, are never an empty list.
+    if run.iterations:
+        obj["iterations"] = list(run.iterations)
+    obj["agents"] = agents
+    return obj
 
 
 def generate_parsed(runs: int = DEMO_SIZE, seed: int = 0) -> Iterator[tuple[dict[str, Any], Run]]:
@@ -522,6 +554,14 @@ def _chunk_runs(
     generator = _Generator(seed, times, chunk)
     for index in range(chunk * CHUNK, min(len(times), (chunk + 1) * CHUNK)):
         yield generator.run(index)
+
+
+def _chunk_models(seed: int, times: Sequence[float], chunk: int) -> Iterator[Run]:
+    """The `Run`s of chunk number `chunk`, without their raw objects: the same runs as
+    `_chunk_runs` gives, made faster."""
+    generator = _Generator(seed, times, chunk)
+    for index in range(chunk * CHUNK, min(len(times), (chunk + 1) * CHUNK)):
+        yield generator.model(index)
 
 
 def generate(runs: int = DEMO_SIZE, seed: int = 0) -> Iterator[dict[str, Any]]:
