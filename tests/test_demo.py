@@ -10,6 +10,7 @@ import subprocess
 import sys
 import threading
 from collections import Counter
+from collections.abc import Mapping
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -447,6 +448,45 @@ def test_a_template_without_slots_is_still_unescaped() -> None:
     )
     assert draw._fill(rng, _template("Nothing to fill."), {}) == "Nothing to fill."
     assert rng.random() == random.Random(0).random()  # no draw for either
+
+
+def _all_templates() -> list[Any]:
+    from ppp_tui.storage.demo import tables
+
+    found: list[Any] = []
+
+    def walk(value: object) -> None:
+        if isinstance(value, tables._Template):
+            found.append(value)
+        elif isinstance(value, tuple):
+            for item in value:
+                walk(item)
+        elif isinstance(value, Mapping):
+            for item in value.values():
+                walk(item)
+
+    for name in dir(tables):
+        walk(getattr(tables, name))
+    return found
+
+
+def test_every_template_fills_as_format_map_would() -> None:
+    from ppp_tui.storage.demo.tables import _template
+
+    templates = _all_templates()
+    assert len(templates) > 150
+    templates.append(_template("100% of `{file}` is {{kept}}; {a} again: {a}, {b}%"))
+    for template in templates:
+        # Values with % and braces in them must come out as they are.
+        values = {slot: f"<{slot} 5% {{x}}>" for slot in template.slots}
+        expected = template.text.format_map(values)
+        if template.fields is None:
+            assert template.pattern == expected
+        else:
+            assert template.pattern % template.fields(values) == expected
+    for text in ("{file!r}", "{file:>10}", "{}"):
+        with pytest.raises(ValueError, match="only named, plain slots"):
+            _template(text)
 
 
 class _Terminal(io.StringIO):

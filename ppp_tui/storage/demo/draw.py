@@ -40,8 +40,8 @@ def _pick(rng: random.Random, items: Sequence[Any], cum: Sequence[float]) -> Any
 
 def _fill(rng: random.Random, template: _Template, fixed: Mapping[str, str]) -> str:
     slots = template.slots
-    if not slots and "{" not in template.text and "}" not in template.text:
-        return template.text  # nothing to fill in, nothing to unescape
+    if template.fields is None:
+        return template.pattern  # nothing to fill in: the text, unescaped
     values = {}
     draw = rng.random
     for slot in slots:
@@ -54,7 +54,7 @@ def _fill(rng: random.Random, template: _Template, fixed: Mapping[str, str]) -> 
         else:
             choices = _V[slot]
             values[slot] = choices[int(draw() * len(choices))]
-    return template.text.format_map(values)
+    return template.pattern % template.fields(values)
 
 
 _OPTION_SLOTS = frozenset({"a", "b", "purpose", "A"})
