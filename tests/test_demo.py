@@ -21,7 +21,17 @@ from ppp_tui.core.arrays import ScoreArrays
 from ppp_tui.core.early_stop import analyse
 from ppp_tui.core.effort import answered_by
 from ppp_tui.core.errors import PPPError
-from ppp_tui.core.model import Effort, Run, Source
+from ppp_tui.core.model import (
+    Agent,
+    Effort,
+    Question,
+    Run,
+    Severity,
+    Source,
+    Trajectory,
+    Turn,
+    Violation,
+)
 from ppp_tui.core.preferences import is_known
 from ppp_tui.core.relevance import TaskType, task_type
 from ppp_tui.core.runs import run_from_dict
@@ -448,6 +458,47 @@ def test_a_template_without_slots_is_still_unescaped() -> None:
     )
     assert draw._fill(rng, _template("Nothing to fill."), {}) == "Nothing to fill."
     assert rng.random() == random.Random(0).random()  # no draw for either
+
+
+def test_the_fast_model_constructors_make_what_the_classes_make() -> None:
+    from dataclasses import fields
+
+    turn_values = ("Go.", "Done?", 10, 20, "2025-09-01T00:00:00Z")
+    question_values = ("Which port?", Effort.HIGH, 2, Source.CLASSIFIER)
+    violation_values = ("json", Severity.MAJOR, 1.5, 3, Source.CHECKER)
+    trajectory_values = (
+        (Turn(*turn_values),),
+        (Question(*question_values),),
+        (Violation(*violation_values),),
+        ("joke",),
+    )
+    agent_values = ("claude", 0.5, Trajectory(*trajectory_values), "opus", 0.6, 0.7, "Done.")
+    run_values = (
+        "demo-000001",
+        (Agent(*agent_values),),
+        "SPEC-KIT-001",
+        "plan",
+        "Add a flag.",
+        "2025-09-01T00:00:00Z",
+        ("json",),
+        "claude",
+        "claude",
+        (7.5, 8.0),
+    )
+    cases: list[tuple[Any, type, tuple[Any, ...]]] = [
+        (generator._turn, Turn, turn_values),
+        (generator._question, Question, question_values),
+        (generator._violation, Violation, violation_values),
+        (generator._trajectory_model, Trajectory, trajectory_values),
+        (generator._agent, Agent, agent_values),
+        (generator._run, Run, run_values),
+    ]
+    for make, cls, values in cases:
+        fast, made = make(*values), cls(*values)
+        assert type(fast) is cls
+        assert fast == made and repr(fast) == repr(made) and hash(fast) == hash(made)
+        # Every field set, in order: a field added to the model fails here.
+        assert list(vars(fast)) == [field.name for field in fields(cls)]
 
 
 def _all_templates() -> list[Any]:
