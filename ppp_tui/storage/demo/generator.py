@@ -191,7 +191,7 @@ def _run(
 # --- Specs -----------------------------------------------------------------------------------
 
 
-@dataclass
+@dataclass(slots=True)
 class _Spec:
     number: int
     values: dict[str, str]  # slot values shared by the spec's runs

@@ -33,14 +33,14 @@ from .tables import (
 # --- Questions -------------------------------------------------------------------------------
 
 
-@dataclass
+@dataclass(slots=True)
 class _Question:
     text: str
     effort: str
     turn: int = 1
 
 
-@dataclass
+@dataclass(slots=True)
 class _Context:
     """What an agent's questions and texts draw on for one run."""
 
