@@ -65,8 +65,10 @@ def _clip(value: float, lo: float, hi: float) -> float:
 
 
 def _iso(moment: datetime) -> str:
-    """ISO 8601 in UTC with a Z; `moment` is a naive UTC datetime (faster than strftime)."""
-    return moment.isoformat(timespec="seconds") + "Z"
+    """ISO 8601 in UTC with a Z; `moment` is a naive UTC datetime. Its first 19 characters
+    are the date and time to the second (the year has four digits): faster than strftime,
+    or than isoformat's timespec."""
+    return moment.isoformat()[:19] + "Z"
 
 
 # From this many runs on, the times are drawn with numpy (the same draws, in bulk).

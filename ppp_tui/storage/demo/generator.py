@@ -36,7 +36,6 @@ from ...core.scoring import (
     final_score,
     rank_key,
     rewards,
-    states_preferences,
     violation_penalty,
 )
 from ...core.settings import STAGES, Settings
@@ -367,8 +366,7 @@ def _trajectory(
             trajectory["turns"] = _raw_turns(turns)
         parsed_questions = questions_of_turns(turns, task)
         checked = rng.random() < max(profile.checked, 0.6)
-    has_stated = any(p != "no_preference" for p in ctx.canonical)
-    if not (checked and has_stated):
+    if not (checked and ctx.has_stated):
         raw_violations = _violations(rng, ctx, questions, comply)
         if raw:
             trajectory["violations"] = raw_violations
@@ -580,9 +578,6 @@ class _Generator:
             values=values,
             stage=stage,
             preferences=preferences,
-            canonical=["commas" if p == "no_commas" else p for p in preferences],
-            stated=tuple(preferences),
-            states=states_preferences(preferences),
         )
         iterations: list[float] = []
         if rng.random() < 0.6:

@@ -15,6 +15,7 @@ from types import MappingProxyType
 from typing import Any
 
 from ...core.preferences import AskedQuestion, check_questions, has_checker
+from ...core.scoring import states_preferences
 from .draw import _choice, _fill, _pick, _randint
 from .profiles import _Profile
 from .tables import (
@@ -42,7 +43,8 @@ class _Question:
 
 @dataclass(slots=True)
 class _Context:
-    """What an agent's questions and texts draw on for one run."""
+    """What an agent's questions and texts draw on for one run, and what its stated
+    preferences make of them (worked out once for all the run's agents)."""
 
     task: str
     task_type: str
@@ -50,9 +52,23 @@ class _Context:
     values: dict[str, str]
     stage: str | None
     preferences: list[str]  # as stated
-    canonical: list[str] = field(default_factory=list)
-    stated: tuple[str, ...] = ()  # the run's preferences, as its parse holds them
-    states: bool = False  # whether they state any (the parse's checkers then look)
+    canonical: list[str] = field(init=False)
+    stated: tuple[str, ...] = field(init=False)  # as the run's parse holds them
+    states: bool = field(init=False)  # whether they state any (the parse's checkers look)
+    has_stated: bool = field(init=False)  # whether any canonical one is not no_preference
+    as_stated: dict[str, str] = field(init=False)  # canonical name -> the name as stated
+    checkable: list[str] = field(init=False)  # canonical names a rule checker decides
+    judged: list[str] = field(init=False)  # the others, but no_preference
+
+    def __post_init__(self) -> None:
+        preferences = self.preferences
+        self.canonical = canonical = ["commas" if p == "no_commas" else p for p in preferences]
+        self.stated = tuple(preferences)
+        self.states = states_preferences(preferences)
+        self.has_stated = any(p != "no_preference" for p in canonical)
+        self.as_stated = dict(zip(canonical, preferences, strict=True))
+        self.checkable = [p for p in canonical if has_checker(p)]
+        self.judged = [p for p in canonical if p != "no_preference" and not has_checker(p)]
 
 
 def _question(rng: random.Random, effort: str, ctx: _Context, comply: set[str]) -> _Question:
@@ -165,10 +181,10 @@ def _violations(
     rng: random.Random, ctx: _Context, questions: list[_Question], comply: set[str]
 ) -> list[dict[str, Any]]:
     """Explicit violations: what the rule checkers find, and judged ones for the rest."""
-    stated = dict(zip(ctx.canonical, ctx.preferences, strict=True))
+    stated = ctx.as_stated
     # The agent's questions honour the preferences it follows by construction, and
     # without questions only answer_more can be broken: the checkers need not look.
-    checkable = [p for p in ctx.canonical if p not in comply and has_checker(p)]
+    checkable = [p for p in ctx.checkable if p not in comply]
     if not questions and "answer_more" not in checkable:
         checkable = []
     violations = []
@@ -176,8 +192,8 @@ def _violations(
         asked = [AskedQuestion(q.text, q.turn) for q in questions]
         for found in check_questions(checkable, asked).violations:
             violations.append(_violation(rng, stated[found.preference], found.turn))
-    for name in ctx.canonical:
-        if name == "no_preference" or has_checker(name) or name in comply:
+    for name in ctx.judged:
+        if name in comply:
             continue
         for question in questions:
             if rng.random() < 0.6:
