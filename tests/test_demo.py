@@ -501,6 +501,36 @@ def test_the_fast_model_constructors_make_what_the_classes_make() -> None:
         assert list(vars(fast)) == [field.name for field in fields(cls)]
 
 
+def test_task_types_of_ascii_texts_are_the_case_insensitive_cues_counts() -> None:
+    from ppp_tui.core import relevance
+
+    def reference(task: str) -> TaskType:
+        # The cues matched case-insensitively in the text itself.
+        best, best_hits = TaskType.GENERAL, 0.0
+        for kind, pattern in relevance._patterns():
+            hits = len(pattern.findall(task)) * relevance._CUE_WEIGHT.get(kind, 1.0)
+            if hits > best_hits:
+                best, best_hits = kind, hits
+        return best
+
+    for _, cues in relevance._CUES:
+        assert cues == cues.lower()  # lower-case cues: what the case-matching patterns need
+    tasks = sorted({str(raw["task"]) for raw in demo.generate(3000, seed=9)})
+    tasks += [
+        "FIX the crash IN the Parser",
+        "Speed Up the SLOW query; Refactor later",
+        "Document the API Reference and Write Up the Guide",
+        "Add Error Handling",
+        "Errors handling, ERRORS, Doesn't Work",
+        "Fix the café's crash",  # not ASCII: the case-insensitive patterns themselves
+        "Optimi\u017fe the \u017flow path",  # a long s matches an s case-insensitively
+    ]
+    counted = Counter(reference(task) for task in tasks)
+    assert len(counted) == len(TaskType)
+    for task in [*tasks, *(t.upper() for t in tasks), *(t.title() for t in tasks)]:
+        assert task_type(task) is reference(task), task
+
+
 def _all_templates() -> list[Any]:
     from ppp_tui.storage.demo import tables
 
