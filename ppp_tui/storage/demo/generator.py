@@ -296,9 +296,9 @@ def _checked(
 ) -> tuple[tuple[Violation, ...], tuple[str, ...]]:
     """The violations and unchecked preferences of a trajectory without listed
     violations: the rule checkers decide, as on import."""
-    if not ctx.states:
+    if not ctx.prefs.states:
         return (), ()
-    result = check_questions(ctx.stated, [AskedQuestion(q.text, q.turn) for q in questions])
+    result = check_questions(ctx.prefs.names, [AskedQuestion(q.text, q.turn) for q in questions])
     violations = tuple(
         _violation(v.preference, Severity.ERROR, None, v.turn, Source.CHECKER)
         for v in result.violations
@@ -333,7 +333,7 @@ def _trajectory(
         return None, None
     if u < profile.no_trajectory + profile.empty_trajectory:
         return {}, _trajectory_model((), (), *_checked(ctx, ()))
-    comply = {p for p in ctx.canonical if rng.random() < profile.comply}
+    comply = {p for p in ctx.prefs.canonical if rng.random() < profile.comply}
     questions = _questions(rng, profile, ctx, comply)
     labelled, unlabelled, _ = profile.modes
     m = rng.random() * sum(profile.modes)
@@ -366,7 +366,7 @@ def _trajectory(
             trajectory["turns"] = _raw_turns(turns)
         parsed_questions = questions_of_turns(turns, task)
         checked = rng.random() < max(profile.checked, 0.6)
-    if not (checked and ctx.has_stated):
+    if not (checked and ctx.prefs.has_stated):
         raw_violations = _violations(rng, ctx, questions, comply)
         if raw:
             trajectory["violations"] = raw_violations
@@ -511,7 +511,11 @@ class _Generator:
                 violations = trajectory.violations
                 penalty = sum(violation_penalty(v, settings) for v in violations)
                 proact, pers = rewards(
-                    trajectory.effort_counts(), penalty, bool(violations), ctx.states, settings
+                    trajectory.effort_counts(),
+                    penalty,
+                    bool(violations),
+                    ctx.prefs.states,
+                    settings,
                 )
                 interaction = proact + pers
             final = final_score(agent.technical, interaction, weights, settings)
@@ -600,7 +604,7 @@ class _Generator:
             stage,
             task,
             _iso(created),
-            ctx.stated,
+            ctx.prefs.names,
             selected,
             preferred,
             tuple(iterations),

@@ -11,6 +11,7 @@ import json
 import random
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import lru_cache
 from types import MappingProxyType
 from typing import Any
 
@@ -41,10 +42,37 @@ class _Question:
     turn: int = 1
 
 
+@dataclass(frozen=True, slots=True)
+class _Stated:
+    """What a run's stated preferences make of its agents' work: the same for every run
+    that states them, so worked out once for each list (`_stated`)."""
+
+    names: tuple[str, ...]  # as stated, as the run's parse holds them
+    canonical: tuple[str, ...]
+    states: bool  # whether they state any (the parse's checkers then look)
+    has_stated: bool  # whether any canonical one is not no_preference
+    as_stated: Mapping[str, str]  # canonical name -> the name as stated
+    checkable: tuple[str, ...]  # canonical names a rule checker decides
+    judged: tuple[str, ...]  # the others, but no_preference
+
+
+@lru_cache(maxsize=4096)
+def _stated(preferences: tuple[str, ...]) -> _Stated:
+    canonical = tuple("commas" if p == "no_commas" else p for p in preferences)
+    return _Stated(
+        names=preferences,
+        canonical=canonical,
+        states=states_preferences(preferences),
+        has_stated=any(p != "no_preference" for p in canonical),
+        as_stated=MappingProxyType(dict(zip(canonical, preferences, strict=True))),
+        checkable=tuple(p for p in canonical if has_checker(p)),
+        judged=tuple(p for p in canonical if p != "no_preference" and not has_checker(p)),
+    )
+
+
 @dataclass(slots=True)
 class _Context:
-    """What an agent's questions and texts draw on for one run, and what its stated
-    preferences make of them (worked out once for all the run's agents)."""
+    """What an agent's questions and texts draw on for one run."""
 
     task: str
     task_type: str
@@ -52,23 +80,10 @@ class _Context:
     values: dict[str, str]
     stage: str | None
     preferences: list[str]  # as stated
-    canonical: list[str] = field(init=False)
-    stated: tuple[str, ...] = field(init=False)  # as the run's parse holds them
-    states: bool = field(init=False)  # whether they state any (the parse's checkers look)
-    has_stated: bool = field(init=False)  # whether any canonical one is not no_preference
-    as_stated: dict[str, str] = field(init=False)  # canonical name -> the name as stated
-    checkable: list[str] = field(init=False)  # canonical names a rule checker decides
-    judged: list[str] = field(init=False)  # the others, but no_preference
+    prefs: _Stated = field(init=False)
 
     def __post_init__(self) -> None:
-        preferences = self.preferences
-        self.canonical = canonical = ["commas" if p == "no_commas" else p for p in preferences]
-        self.stated = tuple(preferences)
-        self.states = states_preferences(preferences)
-        self.has_stated = any(p != "no_preference" for p in canonical)
-        self.as_stated = dict(zip(canonical, preferences, strict=True))
-        self.checkable = [p for p in canonical if has_checker(p)]
-        self.judged = [p for p in canonical if p != "no_preference" and not has_checker(p)]
+        self.prefs = _stated(tuple(self.preferences))
 
 
 def _question(rng: random.Random, effort: str, ctx: _Context, comply: set[str]) -> _Question:
@@ -181,10 +196,10 @@ def _violations(
     rng: random.Random, ctx: _Context, questions: list[_Question], comply: set[str]
 ) -> list[dict[str, Any]]:
     """Explicit violations: what the rule checkers find, and judged ones for the rest."""
-    stated = ctx.as_stated
+    stated = ctx.prefs.as_stated
     # The agent's questions honour the preferences it follows by construction, and
     # without questions only answer_more can be broken: the checkers need not look.
-    checkable = [p for p in ctx.checkable if p not in comply]
+    checkable = [p for p in ctx.prefs.checkable if p not in comply]
     if not questions and "answer_more" not in checkable:
         checkable = []
     violations = []
@@ -192,7 +207,7 @@ def _violations(
         asked = [AskedQuestion(q.text, q.turn) for q in questions]
         for found in check_questions(checkable, asked).violations:
             violations.append(_violation(rng, stated[found.preference], found.turn))
-    for name in ctx.judged:
+    for name in ctx.prefs.judged:
         if name in comply:
             continue
         for question in questions:
