@@ -509,7 +509,10 @@ class _Generator:
             interaction = None
             if trajectory is not None:
                 violations = trajectory.violations
-                penalty = sum(violation_penalty(v, settings) for v in violations)
+                # (Without violations the penalty sum is not used.)
+                penalty = (
+                    sum(violation_penalty(v, settings) for v in violations) if violations else 0
+                )
                 proact, pers = rewards(
                     trajectory.effort_counts(),
                     penalty,
