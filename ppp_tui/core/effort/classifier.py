@@ -523,8 +523,9 @@ def classify_effort(question: str, context: str | None = None) -> Effort:
 
 
 # The same question comes with many task texts (an agent's stock questions in many runs):
-# what its own words say is worked out once.
-@lru_cache(maxsize=65536)
+# what its own words say is worked out once. (Fewer entries than classify_effort's cache:
+# each holds the question lower-cased, its core and its gate words.)
+@lru_cache(maxsize=16384)
 def _own_effort(question: str) -> tuple[Effort, str | None, str, frozenset[bytes]]:
     """The effort `classify_effort` gives `question` before any task text is looked at,
     and what a task text is tested against: the core of its first part (None when no task
