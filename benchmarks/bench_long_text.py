@@ -15,7 +15,7 @@ import argparse
 import time
 from collections.abc import Callable
 
-from ppp_tui.core.effort import classify, classify_effort
+from ppp_tui.core.effort import classifier, classify, classify_effort
 from ppp_tui.core.extraction import extract_questions
 
 # Pieces that once made a step quadratic: a split or a lead-in at every few words,
@@ -55,7 +55,10 @@ def main() -> None:
     sizes = [float(size) for size in args.sizes.split(",")]
     steps: dict[str, Callable[[str], object]] = {
         "classify": lambda text: classify.__wrapped__(text, TASK),
-        "classify_effort": lambda text: classify_effort.__wrapped__(text, TASK),
+        "classify_effort": lambda text: (
+            classifier._own_effort.cache_clear(),
+            classify_effort.__wrapped__(text, TASK),
+        ),
         "extract": extract_questions,
     }
     worst = 0.0

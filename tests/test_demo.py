@@ -10,6 +10,7 @@ import subprocess
 import sys
 import threading
 from collections import Counter
+from collections.abc import Mapping
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -20,7 +21,17 @@ from ppp_tui.core.arrays import ScoreArrays
 from ppp_tui.core.early_stop import analyse
 from ppp_tui.core.effort import answered_by
 from ppp_tui.core.errors import PPPError
-from ppp_tui.core.model import Effort, Run, Source
+from ppp_tui.core.model import (
+    Agent,
+    Effort,
+    Question,
+    Run,
+    Severity,
+    Source,
+    Trajectory,
+    Turn,
+    Violation,
+)
 from ppp_tui.core.preferences import is_known
 from ppp_tui.core.relevance import TaskType, task_type
 from ppp_tui.core.runs import run_from_dict
@@ -447,6 +458,116 @@ def test_a_template_without_slots_is_still_unescaped() -> None:
     )
     assert draw._fill(rng, _template("Nothing to fill."), {}) == "Nothing to fill."
     assert rng.random() == random.Random(0).random()  # no draw for either
+
+
+def test_the_fast_model_constructors_make_what_the_classes_make() -> None:
+    from dataclasses import fields
+
+    turn_values = ("Go.", "Done?", 10, 20, "2025-09-01T00:00:00Z")
+    question_values = ("Which port?", Effort.HIGH, 2, Source.CLASSIFIER)
+    violation_values = ("json", Severity.MAJOR, 1.5, 3, Source.CHECKER)
+    trajectory_values = (
+        (Turn(*turn_values),),
+        (Question(*question_values),),
+        (Violation(*violation_values),),
+        ("joke",),
+    )
+    agent_values = ("claude", 0.5, Trajectory(*trajectory_values), "opus", 0.6, 0.7, "Done.")
+    run_values = (
+        "demo-000001",
+        (Agent(*agent_values),),
+        "SPEC-KIT-001",
+        "plan",
+        "Add a flag.",
+        "2025-09-01T00:00:00Z",
+        ("json",),
+        "claude",
+        "claude",
+        (7.5, 8.0),
+    )
+    cases: list[tuple[Any, type, tuple[Any, ...]]] = [
+        (generator._turn, Turn, turn_values),
+        (generator._question, Question, question_values),
+        (generator._violation, Violation, violation_values),
+        (generator._trajectory_model, Trajectory, trajectory_values),
+        (generator._agent, Agent, agent_values),
+        (generator._run, Run, run_values),
+    ]
+    for make, cls, values in cases:
+        fast, made = make(*values), cls(*values)
+        assert type(fast) is cls
+        assert fast == made and repr(fast) == repr(made) and hash(fast) == hash(made)
+        # Every field set, in order: a field added to the model fails here.
+        assert list(vars(fast)) == [field.name for field in fields(cls)]
+
+
+def test_task_types_of_ascii_texts_are_the_case_insensitive_cues_counts() -> None:
+    from ppp_tui.core import relevance
+
+    def reference(task: str) -> TaskType:
+        # The cues matched case-insensitively in the text itself.
+        best, best_hits = TaskType.GENERAL, 0.0
+        for kind, pattern in relevance._patterns():
+            hits = len(pattern.findall(task)) * relevance._CUE_WEIGHT.get(kind, 1.0)
+            if hits > best_hits:
+                best, best_hits = kind, hits
+        return best
+
+    for _, cues in relevance._CUES:
+        assert cues == cues.lower()  # lower-case cues: what the case-matching patterns need
+    tasks = sorted({str(raw["task"]) for raw in demo.generate(3000, seed=9)})
+    tasks += [
+        "FIX the crash IN the Parser",
+        "Speed Up the SLOW query; Refactor later",
+        "Document the API Reference and Write Up the Guide",
+        "Add Error Handling",
+        "Errors handling, ERRORS, Doesn't Work",
+        "Fix the café's crash",  # not ASCII: the case-insensitive patterns themselves
+        "Optimi\u017fe the \u017flow path",  # a long s matches an s case-insensitively
+    ]
+    counted = Counter(reference(task) for task in tasks)
+    assert len(counted) == len(TaskType)
+    for task in [*tasks, *(t.upper() for t in tasks), *(t.title() for t in tasks)]:
+        assert task_type(task) is reference(task), task
+
+
+def _all_templates() -> list[Any]:
+    from ppp_tui.storage.demo import tables
+
+    found: list[Any] = []
+
+    def walk(value: object) -> None:
+        if isinstance(value, tables._Template):
+            found.append(value)
+        elif isinstance(value, tuple):
+            for item in value:
+                walk(item)
+        elif isinstance(value, Mapping):
+            for item in value.values():
+                walk(item)
+
+    for name in dir(tables):
+        walk(getattr(tables, name))
+    return found
+
+
+def test_every_template_fills_as_format_map_would() -> None:
+    from ppp_tui.storage.demo.tables import _template
+
+    templates = _all_templates()
+    assert len(templates) > 150
+    templates.append(_template("100% of `{file}` is {{kept}}; {a} again: {a}, {b}%"))
+    for template in templates:
+        # Values with % and braces in them must come out as they are.
+        values = {slot: f"<{slot} 5% {{x}}>" for slot in template.slots}
+        expected = template.text.format_map(values)
+        if template.fields is None:
+            assert template.pattern == expected
+        else:
+            assert template.pattern % template.fields(values) == expected
+    for text in ("{file!r}", "{file:>10}", "{}"):
+        with pytest.raises(ValueError, match="only named, plain slots"):
+            _template(text)
 
 
 class _Terminal(io.StringIO):

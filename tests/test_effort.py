@@ -159,6 +159,21 @@ def test_the_fast_path_agrees_with_the_full_classification(name: str) -> None:
         assert classify_effort(question, context) is classify(question, context).effort, question
 
 
+def test_a_question_asked_with_many_task_texts_keeps_each_ones_effort() -> None:
+    """What a question's own words say is remembered across task texts; the effort with
+    each task text is still the one `classify` gives, whichever text came first."""
+    from ppp_tui.core.effort import classifier
+
+    rows = load("effort_labelled.jsonl") + load("effort_holdout.jsonl")
+    contexts = [None, "", TTL_TASK, *sorted({row["context"] for row in rows if row.get("context")})]
+    pairs = [(row["question"], context) for row in rows for context in contexts[:12]]
+    for order in (pairs, pairs[::-1]):
+        classify_effort.cache_clear()
+        classifier._own_effort.cache_clear()
+        for question, context in order:
+            assert classify_effort(question, context) is classify(question, context).effort
+
+
 # --- The labelled sets -----------------------------------------------------------------------
 
 

@@ -195,3 +195,16 @@ def test_inline_asks_are_one_per_call_with_or_without_a_question_mark() -> None:
     assert inline_asks("No tools here?") is None
     empty = "<function=ask_question>\n<parameter=query></parameter>\n</function>"
     assert inline_asks(empty) == [""]
+
+
+def test_a_short_responses_questions_are_remembered_and_a_long_ones_are_not() -> None:
+    from ppp_tui.core.runs import checked
+
+    checked._short_turn_questions.cache_clear()
+    short = "Done with the parser. Which port should it use? And the timeout?"
+    long = "All set. " * 200 + "Which port should it use?"
+    for _ in range(2):
+        assert checked._turn_questions(short) == ("Which port should it use?", "And the timeout?")
+        assert checked._turn_questions(long) == ("Which port should it use?",)
+    info = checked._short_turn_questions.cache_info()
+    assert (info.hits, info.currsize) == (1, 1)

@@ -1197,3 +1197,20 @@ def test_an_import_lifts_the_insert_trigger_only_while_it_runs(
         ).fetchone()[0]
         == 1
     )
+
+
+@pytest.mark.parametrize(
+    "values",
+    [
+        (),
+        (7.5,),
+        (6.0, 7.25, 0.1 + 0.2, -0.0, 1e22, 5e-324, -2.5e-300),
+        (float("inf"), 1.0),
+        (float("-inf"),),
+        (float("nan"), 2.0),
+        (1, 2.5),
+        (True, 1.0),
+    ],
+)
+def test_iterations_are_written_as_json_dumps_writes_them(values: tuple[Any, ...]) -> None:
+    assert rows_module._floats_json(values) == json.dumps(values)

@@ -64,13 +64,25 @@ def _patterns() -> tuple[tuple[TaskType, re.Pattern[str]], ...]:
     return tuple((kind, re.compile(rf"\b(?:{cues})\b", re.IGNORECASE)) for kind, cues in _CUES)
 
 
+@cache
+def _lower_patterns() -> tuple[tuple[TaskType, re.Pattern[str]], ...]:
+    """The cue patterns matching case, for a lower-cased ASCII text. They match there just
+    where `_patterns` match the text itself (only A-Z change case in ASCII, and the cues
+    are written in lower case), about three times faster."""
+    return tuple((kind, re.compile(rf"\b(?:{cues})\b")) for kind, cues in _CUES)
+
+
 def task_type(task: str | None) -> TaskType:
     """Classify a run's task text."""
     if not task:
         return TaskType.GENERAL
+    if task.isascii():
+        text, patterns = task.lower(), _lower_patterns()
+    else:
+        text, patterns = task, _patterns()
     best, best_hits = TaskType.GENERAL, 0.0
-    for kind, pattern in _patterns():
-        hits = len(pattern.findall(task)) * _CUE_WEIGHT.get(kind, 1.0)
+    for kind, pattern in patterns:
+        hits = len(pattern.findall(text)) * _CUE_WEIGHT.get(kind, 1.0)
         if hits > best_hits:
             best, best_hits = kind, hits
     return best

@@ -157,7 +157,7 @@ class Rows:
                 stated,
                 run.selected_agent,
                 run.preferred_agent,
-                json.dumps(run.iterations) if run.iterations else "[]",
+                _floats_json(run.iterations),
                 len(run.agents),
                 stamp,
                 run.consensus,
@@ -241,6 +241,18 @@ class Rows:
         self.packs.append(
             packs.pack(run_id, scores, [agent.failure is not None for agent in run.agents])
         )
+
+
+def _floats_json(values: tuple[float, ...]) -> str:
+    """`json.dumps(values)`: for finite floats (what an import reads) the same text made
+    directly, in half the time."""
+    try:
+        text = ", ".join(map(float.__repr__, values))
+    except TypeError:  # not all floats
+        return json.dumps(values)
+    if "n" in text:  # inf or nan, which JSON spells otherwise
+        return json.dumps(values)
+    return f"[{text}]"
 
 
 @lru_cache(maxsize=_CACHE_LIMIT)

@@ -506,6 +506,31 @@ def classify_effort(question: str, context: str | None = None) -> Effort:
     """Just the effort, as `classify` decides it, without building the parts (import's hot path)."""
     if context is not None and restates_problem(question, context):
         return _LOW
+    best, core, lower, words = _own_effort(question)
+    # A task text that answers the question makes it low (as in `classify`, which looks
+    # first); a low question, or one that demands work, needs no look.
+    if core is None or not context:
+        return best
+    task = _TASKS.get(context) or _task(context)
+    # `_answered`, where its first tests pass: a probe in the core, or a gate word of a
+    # slot's cue.
+    if (
+        (task.probes and any(map(core.__contains__, task.probes)))
+        or not words.isdisjoint(_SLOT_GATES)
+    ) and _answered(core, lower, words, task):
+        return _LOW
+    return best
+
+
+# The same question comes with many task texts (an agent's stock questions in many runs):
+# what its own words say is worked out once. (Fewer entries than classify_effort's cache:
+# each holds the question lower-cased, its core and its gate words.)
+@lru_cache(maxsize=16384)
+def _own_effort(question: str) -> tuple[Effort, str | None, str, frozenset[bytes]]:
+    """The effort `classify_effort` gives `question` before any task text is looked at,
+    and what a task text is tested against: the core of its first part (None when no task
+    text can lower the effort: it is low already, or demands work), the question lower-cased
+    and its gate words."""
     lower = question.lower()
     if lower.isascii():
         encoded = lower.encode()
@@ -531,7 +556,7 @@ def classify_effort(question: str, context: str | None = None) -> Effort:
             and _REQUEST_START.match(lower) is not None
         )
     ):
-        return _HIGH
+        return _HIGH, None, lower, words
     # _REQUEST matches no part of the question now.
     if plain and (
         words.isdisjoint(_SPLIT_GATES)
@@ -561,16 +586,4 @@ def classify_effort(question: str, context: str | None = None) -> Effort:
             effort = _part_effort(text_lower, text_core, question, words, False, False)
             if _ORDER[effort] > _ORDER[best]:
                 best = effort
-    # A task text that answers the question makes it low (as in `classify`, which looks
-    # first); a low question needs no look.
-    if best is _LOW or not context:
-        return best
-    task = _TASKS.get(context) or _task(context)
-    # `_answered`, where its first tests pass: a probe in the core, or a gate word of a
-    # slot's cue.
-    if (
-        (task.probes and any(map(core.__contains__, task.probes)))
-        or not words.isdisjoint(_SLOT_GATES)
-    ) and _answered(core, lower, words, task):
-        return _LOW
-    return best
+    return best, None if best is _LOW else core, lower, words

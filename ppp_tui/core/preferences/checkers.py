@@ -15,6 +15,7 @@ import json
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from types import MappingProxyType
 
 from .catalogue import ANSWER_MORE_MIN_TURNS, CONCISE_MAX_WORDS, LENGTH_SENTENCES, canonical
@@ -297,8 +298,15 @@ _QUESTION_RULES: Mapping[str, Callable[[str], bool]] = MappingProxyType(
 _Rule = Callable[[str, Sequence[AskedQuestion]], tuple[RuleViolation, ...] | None]
 
 
+# Question texts whose answer each per-question rule remembers: the same questions come
+# back run after run (an agent's stock questions).
+_RULE_CACHE_SIZE = 4096
+
+
 def _each_question(complies: Callable[[str], bool]) -> _Rule:
     # The paper penalises every question the user tags [Reward 0], so one violation each.
+    complies = lru_cache(maxsize=_RULE_CACHE_SIZE)(complies)
+
     def rule(name: str, questions: Sequence[AskedQuestion]) -> tuple[RuleViolation, ...]:
         return tuple(RuleViolation(name, q.text, q.turn) for q in questions if not complies(q.text))
 

@@ -12,6 +12,7 @@ import hashlib
 import json
 import math
 from collections.abc import Mapping
+from functools import lru_cache
 from typing import Any
 
 from ..effort import classify_effort
@@ -267,11 +268,26 @@ def _violations(raw: Any, path: str) -> tuple[Violation, ...]:
     return tuple(violations)
 
 
-def _turn_questions(response: str) -> list[str]:
+# Short responses whose questions are remembered: agents' stock replies come back run
+# after run. Long ones (which seldom repeat) are not kept.
+_RESPONSE_CACHE_SIZE = 4096
+_CACHED_RESPONSE_CHARS = 1000
+
+
+def _turn_questions(response: str) -> tuple[str, ...]:
     """A response's questions to the user: its tool-call asks if it calls tools, else its
     sentences ending in a question mark, thinking left out."""
+    if len(response) <= _CACHED_RESPONSE_CHARS:
+        return _short_turn_questions(response)
+    return _questions_in(response)
+
+
+def _questions_in(response: str) -> tuple[str, ...]:
     asks = inline_asks(response)
-    return extract_questions(response) if asks is None else asks
+    return tuple(extract_questions(response) if asks is None else asks)
+
+
+_short_turn_questions = lru_cache(maxsize=_RESPONSE_CACHE_SIZE)(_questions_in)
 
 
 def questions_of_turns(

@@ -40,8 +40,8 @@ def _pick(rng: random.Random, items: Sequence[Any], cum: Sequence[float]) -> Any
 
 def _fill(rng: random.Random, template: _Template, fixed: Mapping[str, str]) -> str:
     slots = template.slots
-    if not slots and "{" not in template.text and "}" not in template.text:
-        return template.text  # nothing to fill in, nothing to unescape
+    if template.fields is None:
+        return template.pattern  # nothing to fill in: the text, unescaped
     values = {}
     draw = rng.random
     for slot in slots:
@@ -54,7 +54,7 @@ def _fill(rng: random.Random, template: _Template, fixed: Mapping[str, str]) -> 
         else:
             choices = _V[slot]
             values[slot] = choices[int(draw() * len(choices))]
-    return template.text.format_map(values)
+    return template.pattern % template.fields(values)
 
 
 _OPTION_SLOTS = frozenset({"a", "b", "purpose", "A"})
@@ -65,8 +65,10 @@ def _clip(value: float, lo: float, hi: float) -> float:
 
 
 def _iso(moment: datetime) -> str:
-    """ISO 8601 in UTC with a Z; `moment` is a naive UTC datetime (faster than strftime)."""
-    return moment.isoformat(timespec="seconds") + "Z"
+    """ISO 8601 in UTC with a Z; `moment` is a naive UTC datetime. Its first 19 characters
+    are the date and time to the second (the year has four digits): faster than strftime,
+    or than isoformat's timespec."""
+    return moment.isoformat()[:19] + "Z"
 
 
 # From this many runs on, the times are drawn with numpy (the same draws, in bulk).

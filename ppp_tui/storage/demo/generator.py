@@ -1,8 +1,9 @@
 """The demo runs: specs moving through the stages, agents with their trajectories,
 and each run with the two picks, the system's and the simulated user's.
 
-Each run is made twice side by side, as the raw object `ppp-tui import` reads and as the
-`Run` that `run_from_dict` would make of it, so nothing is parsed back. The runs come in
+Each run is made as the `Run` that `run_from_dict` would read, and, when asked for, as
+the raw object `ppp-tui import` reads, from the same draws, so nothing is parsed back (the
+demo database needs only the `Run`s: `_chunk_models`). The runs come in
 chunks of `CHUNK`, each from a random stream of its own, so chunks can be made in any
 process and the demo is still the same for the same (runs, seed).
 """
@@ -35,7 +36,6 @@ from ...core.scoring import (
     final_score,
     rank_key,
     rewards,
-    states_preferences,
     violation_penalty,
 )
 from ...core.settings import STAGES, Settings
@@ -84,10 +84,113 @@ GENERATOR_VERSION = 1
 _DEFAULT_SETTINGS = Settings()
 
 
+# --- The run model, built fast ----------------------------------------------------------------
+# A frozen dataclass's __init__ sets each field through object.__setattr__; these fill a
+# new object's __dict__ in one go instead, about twice as fast, for the dozen objects of
+# each run. They make the very object the class's own constructor makes: the classes have
+# no __post_init__, default factory or slots, and every field is given (a test checks the
+# fields against each class).
+
+_new = object.__new__
+
+
+def _turn(prompt: str, response: str, token_count: int, latency_ms: int, timestamp: str) -> Turn:
+    turn = _new(Turn)
+    turn.__dict__.update(
+        prompt=prompt,
+        response=response,
+        token_count=token_count,
+        latency_ms=latency_ms,
+        timestamp=timestamp,
+    )
+    return turn
+
+
+def _question(text: str, effort: Effort, turn: int | None, source: Source) -> Question:
+    question = _new(Question)
+    question.__dict__.update(text=text, effort=effort, turn=turn, source=source)
+    return question
+
+
+def _violation(
+    preference: str, severity: Severity, penalty: float | None, turn: int | None, source: Source
+) -> Violation:
+    violation = _new(Violation)
+    violation.__dict__.update(
+        preference=preference, severity=severity, penalty=penalty, turn=turn, source=source
+    )
+    return violation
+
+
+def _trajectory_model(
+    turns: tuple[Turn, ...],
+    questions: tuple[Question, ...],
+    violations: tuple[Violation, ...],
+    unchecked: tuple[str, ...],
+) -> Trajectory:
+    trajectory = _new(Trajectory)
+    trajectory.__dict__.update(
+        turns=turns, questions=questions, violations=violations, unchecked=unchecked
+    )
+    return trajectory
+
+
+def _agent(
+    name: str,
+    technical: float,
+    trajectory: Trajectory | None,
+    model: str,
+    relevance: float,
+    confidence: float,
+    output: str,
+) -> Agent:
+    agent = _new(Agent)
+    agent.__dict__.update(
+        name=name,
+        technical=technical,
+        trajectory=trajectory,
+        model=model,
+        relevance=relevance,
+        confidence=confidence,
+        output=output,
+        failure=None,
+    )
+    return agent
+
+
+def _run(
+    run_id: str,
+    agents: tuple[Agent, ...],
+    spec_id: str | None,
+    stage: str | None,
+    task: str,
+    created_at: str,
+    preferences: tuple[str, ...],
+    selected_agent: str,
+    preferred_agent: str | None,
+    iterations: tuple[float, ...],
+) -> Run:
+    run = _new(Run)
+    run.__dict__.update(
+        id=run_id,
+        agents=agents,
+        spec_id=spec_id,
+        stage=stage,
+        task=task,
+        created_at=created_at,
+        preferences=preferences,
+        selected_agent=selected_agent,
+        preferred_agent=preferred_agent,
+        iterations=iterations,
+        consensus=None,
+    )
+    return run
+
+
 # --- Specs -----------------------------------------------------------------------------------
 
 
-@dataclass
+@dataclass(slots=True)
 class _Spec:
     number: int
     values: dict[str, str]  # slot values shared by the spec's runs
@@ -132,7 +235,7 @@ def _new_spec(rng: random.Random, number: int) -> _Spec:
 
 def _turns(
     rng: random.Random, ctx: _Context, questions: list[_Question], start: datetime, closing: bool
-) -> list[dict[str, Any]]:
+) -> tuple[Turn, ...]:
     last = max((q.turn for q in questions), default=0)
     count = max(1, last + (1 if closing or last == 0 else 0))
     turns = []
@@ -156,44 +259,61 @@ def _turns(
         previous_asked = bool(asked)
         latency = _randint(rng, 900, 40000)
         moment += timedelta(milliseconds=latency + _randint(rng, 2000, 90000))
-        turns.append(
-            {
-                "prompt": prompt,
-                "response": response,
-                "token_count": _randint(rng, 150, 3200),
-                "latency_ms": latency,
-                "timestamp": _iso(moment),
-            }
-        )
-    return turns
+        turns.append(_turn(prompt, response, _randint(rng, 150, 3200), latency, _iso(moment)))
+    return tuple(turns)
 
 
-def _checked(ctx: _Context, questions: tuple[Question, ...]) -> Trajectory:
-    """A trajectory without listed violations: the rule checkers decide, as on import."""
-    if not ctx.states:
-        return Trajectory((), questions, (), ())
-    result = check_questions(ctx.stated, [AskedQuestion(q.text, q.turn) for q in questions])
+def _raw_turns(turns: tuple[Turn, ...]) -> list[dict[str, Any]]:
+    """Turns as the import format writes them."""
+    return [
+        {
+            "prompt": t.prompt,
+            "response": t.response,
+            "token_count": t.token_count,
+            "latency_ms": t.latency_ms,
+            "timestamp": t.timestamp,
+        }
+        for t in turns
+    ]
+
+
+def _raw_questions(questions: tuple[Question, ...]) -> list[dict[str, Any]]:
+    """Listed questions as the import format writes them: an effort only where it was
+    labelled, a turn only where it was recorded."""
+    items = []
+    for q in questions:
+        item: dict[str, Any] = {"text": q.text}
+        if q.source is Source.LABEL:
+            item["effort"] = q.effort.value
+        if q.turn is not None:
+            item["turn"] = q.turn
+        items.append(item)
+    return items
+
+
+def _checked(
+    ctx: _Context, questions: tuple[Question, ...]
+) -> tuple[tuple[Violation, ...], tuple[str, ...]]:
+    """The violations and unchecked preferences of a trajectory without listed
+    violations: the rule checkers decide, as on import."""
+    if not ctx.prefs.states:
+        return (), ()
+    result = check_questions(ctx.prefs.names, [AskedQuestion(q.text, q.turn) for q in questions])
     violations = tuple(
-        Violation(v.preference, Severity.ERROR, None, v.turn, Source.CHECKER)
+        _violation(v.preference, Severity.ERROR, None, v.turn, Source.CHECKER)
         for v in result.violations
     )
-    return Trajectory((), questions, violations, result.unchecked)
-
-
-def _turn_models(turns: list[dict[str, Any]]) -> tuple[Turn, ...]:
-    return tuple(
-        Turn(t["prompt"], t["response"], t["token_count"], t["latency_ms"], t["timestamp"])
-        for t in turns
-    )
+    return violations, result.unchecked
 
 
 def _violation_models(violations: list[dict[str, Any]]) -> tuple[Violation, ...]:
     return tuple(
-        Violation(
+        _violation(
             v["preference"],
             _SEVERITY_OF[v.get("severity", "error")],
             v.get("penalty"),
             v.get("turn"),
+            Source.LABEL,
         )
         for v in violations
     )
@@ -204,15 +324,16 @@ _EFFORT_OF = {effort.value: effort for effort in Effort}
 
 
 def _trajectory(
-    rng: random.Random, profile: _Profile, ctx: _Context, start: datetime
+    rng: random.Random, profile: _Profile, ctx: _Context, start: datetime, raw: bool
 ) -> tuple[dict[str, Any] | None, Trajectory | None]:
-    """The raw trajectory and the one `run_from_dict` reads from it, built side by side."""
+    """The trajectory `run_from_dict` reads, and the raw one it reads it from (built
+    only if `raw`, else an empty dict); both None for an agent without one."""
     u = rng.random()
     if u < profile.no_trajectory:
         return None, None
     if u < profile.no_trajectory + profile.empty_trajectory:
-        return {}, _checked(ctx, ())
-    comply = {p for p in ctx.canonical if rng.random() < profile.comply}
+        return {}, _trajectory_model((), (), *_checked(ctx, ()))
+    comply = {p for p in ctx.prefs.canonical if rng.random() < profile.comply}
     questions = _questions(rng, profile, ctx, comply)
     labelled, unlabelled, _ = profile.modes
     m = rng.random() * sum(profile.modes)
@@ -221,43 +342,37 @@ def _trajectory(
     turns: tuple[Turn, ...] = ()
     if m < labelled + unlabelled:
         if rng.random() < profile.verbose:
-            trajectory["turns"] = raw_turns = _turns(rng, ctx, questions, start, True)
-            turns = _turn_models(raw_turns)
+            turns = _turns(rng, ctx, questions, start, True)
+            if raw:
+                trajectory["turns"] = _raw_turns(turns)
         share = 1.0 if m < labelled else profile.label_share
-        items = []
         asked = []
         for q in questions:
-            item: dict[str, Any] = {"text": q.text}
             labelled_effort = rng.random() < share
+            turn = q.turn if rng.random() < 0.95 else None
             if labelled_effort:
-                item["effort"] = q.effort
-            turn = None
-            if rng.random() < 0.95:
-                item["turn"] = turn = q.turn
-            items.append(item)
-            if labelled_effort:
-                asked.append(Question(q.text, _EFFORT_OF[q.effort], turn, Source.LABEL))
+                asked.append(_question(q.text, _EFFORT_OF[q.effort], turn, Source.LABEL))
             else:
                 effort = classify_effort(q.text, task)
-                asked.append(Question(q.text, effort, turn, Source.CLASSIFIER))
-        trajectory["questions"] = items
+                asked.append(_question(q.text, effort, turn, Source.CLASSIFIER))
         parsed_questions = tuple(asked)
+        if raw:
+            trajectory["questions"] = _raw_questions(parsed_questions)
         checked = m >= labelled and rng.random() < profile.checked
     else:
         # A chat transcript: the questions are only in the responses (extraction runs).
-        raw_turns = _turns(rng, ctx, questions, start, rng.random() < 0.5)
-        trajectory["turns"] = raw_turns
-        turns = _turn_models(raw_turns)
+        turns = _turns(rng, ctx, questions, start, rng.random() < 0.5)
+        if raw:
+            trajectory["turns"] = _raw_turns(turns)
         parsed_questions = questions_of_turns(turns, task)
         checked = rng.random() < max(profile.checked, 0.6)
-    has_stated = any(p != "no_preference" for p in ctx.canonical)
-    if not (checked and has_stated):
-        trajectory["violations"] = raw_violations = _violations(rng, ctx, questions, comply)
-        return trajectory, Trajectory(
-            turns, parsed_questions, _violation_models(raw_violations), ()
-        )
-    found = _checked(ctx, parsed_questions)
-    return trajectory, Trajectory(turns, found.questions, found.violations, found.unchecked)
+    if not (checked and ctx.prefs.has_stated):
+        raw_violations = _violations(rng, ctx, questions, comply)
+        if raw:
+            trajectory["violations"] = raw_violations
+        violations = _violation_models(raw_violations)
+        return trajectory, _trajectory_model(turns, parsed_questions, violations, ())
+    return trajectory, _trajectory_model(turns, parsed_questions, *_checked(ctx, parsed_questions))
 
 
 def _output(rng: random.Random, ctx: _Context) -> str:
@@ -266,9 +381,10 @@ def _output(rng: random.Random, ctx: _Context) -> str:
 
 
 def _agents(
-    rng: random.Random, ctx: _Context, start: datetime
+    rng: random.Random, ctx: _Context, start: datetime, raw: bool
 ) -> tuple[list[dict[str, Any]], list[Agent]]:
-    """The raw agents and the ones `run_from_dict` reads from them."""
+    """The agents `run_from_dict` reads, and the raw ones it reads them from (none
+    unless `raw`)."""
     count = _pick(rng, _AGENT_COUNTS, _AGENT_COUNT_CUM)
     picked: list[int] = []
     while len(picked) < count:
@@ -296,19 +412,20 @@ def _agents(
         relevance = round(relevance, 2)
         confidence = round(_clip(profile.confidence + gauss(0.0, 0.07), 0.3, 1.0), 2)
         output = _output(rng, ctx)
-        agent: dict[str, Any] = {
-            "name": profile.name,
-            "model": model,
-            "technical_score": technical,
-            "relevance": relevance,
-            "confidence": confidence,
-            "output": output,
-        }
-        trajectory, parsed = _trajectory(rng, profile, ctx, start)
-        if trajectory is not None:
-            agent["trajectory"] = trajectory
-        agents.append(agent)
-        models.append(Agent(profile.name, technical, parsed, model, relevance, confidence, output))
+        trajectory, parsed = _trajectory(rng, profile, ctx, start, raw)
+        if raw:
+            agent: dict[str, Any] = {
+                "name": profile.name,
+                "model": model,
+                "technical_score": technical,
+                "relevance": relevance,
+                "confidence": confidence,
+                "output": output,
+            }
+            if trajectory is not None:
+                agent["trajectory"] = trajectory
+            agents.append(agent)
+        models.append(_agent(profile.name, technical, parsed, model, relevance, confidence, output))
     return agents, models
 
 
@@ -392,9 +509,16 @@ class _Generator:
             interaction = None
             if trajectory is not None:
                 violations = trajectory.violations
-                penalty = sum(violation_penalty(v, settings) for v in violations)
+                # (Without violations the penalty sum is not used.)
+                penalty = (
+                    sum(violation_penalty(v, settings) for v in violations) if violations else 0
+                )
                 proact, pers = rewards(
-                    trajectory.effort_counts(), penalty, bool(violations), ctx.states, settings
+                    trajectory.effort_counts(),
+                    penalty,
+                    bool(violations),
+                    ctx.prefs.states,
+                    settings,
                 )
                 interaction = proact + pers
             final = final_score(agent.technical, interaction, weights, settings)
@@ -424,6 +548,17 @@ class _Generator:
         return preferred
 
     def run(self, index: int) -> tuple[dict[str, Any], Run]:
+        """Run number `index`: the raw object and the `Run` that `run_from_dict` reads."""
+        run, agents = self._make(index, raw=True)
+        return _raw_run(run, agents), run
+
+    def model(self, index: int) -> Run:
+        """Just the `Run` of run number `index`: the same draws as `run` makes, without
+        the raw object (which the demo database does not need)."""
+        return self._make(index, raw=False)[0]
+
+    def _make(self, index: int, raw: bool) -> tuple[Run, list[dict[str, Any]]]:
+        """The run's `Run`, and its raw agents if `raw`."""
         rng = self.rng
         created = _START_NAIVE + timedelta(seconds=self.times[index])
         spec = self._spec()
@@ -450,52 +585,56 @@ class _Generator:
             values=values,
             stage=stage,
             preferences=preferences,
-            canonical=["commas" if p == "no_commas" else p for p in preferences],
-            stated=tuple(preferences),
-            states=states_preferences(preferences),
         )
-        # Keys in the import format's order; the two picks are filled in once the run is scored.
-        obj: dict[str, Any] = {"id": f"demo-{index + 1:06d}"}
-        if spec_id is not None:
-            obj["spec_id"] = spec_id
-        if stage is not None:
-            obj["stage"] = stage
-        obj["task"] = task
-        obj["created_at"] = _iso(created)
-        if preferences:
-            obj["preferences"] = preferences
-        obj["selected_agent"] = None
-        obj["preferred_agent"] = None
         iterations: list[float] = []
         if rng.random() < 0.6:
-            obj["iterations"] = iterations = _iterations(rng)
-        obj["agents"], agents = _agents(rng, ctx, created)
+            iterations = _iterations(rng)
+        raw_agents, agents = _agents(rng, ctx, created, raw)
         if stage is not None:
             self._advance(spec)
 
         # The system's pick and the simulated user's, both scored by the core (what
-        # `rank_run` does with the run `run_from_dict` reads from `obj`).
+        # `rank_run` does with the run `run_from_dict` reads).
         ranking = self._rank(agents, ctx)
         selected = ranking[0][0]
         preferred = None
-        obj["selected_agent"] = selected
         if rng.random() < PREFERRED_SHARE:
-            preferred = obj["preferred_agent"] = self._prefer(ranking, stage)
-        else:
-            del obj["preferred_agent"]
-        run = Run(
-            obj["id"],
+            preferred = self._prefer(ranking, stage)
+        run = _run(
+            f"demo-{index + 1:06d}",
             tuple(agents),
             spec_id,
             stage,
             task,
-            obj["created_at"],
-            ctx.stated,
+            _iso(created),
+            ctx.prefs.names,
             selected,
             preferred,
             tuple(iterations),
         )
-        return obj, run
+        return run, raw_agents
+
+
+def _raw_run(run: Run, agents: list[dict[str, Any]]) -> dict[str, Any]:
+    """The raw object of a demo run, in the import format's key order (`agents`: its
+    raw agents)."""
+    obj: dict[str, Any] = {"id": run.id}
+    if run.spec_id is not None:
+        obj["spec_id"] = run.spec_id
+    if run.stage is not None:
+        obj["stage"] = run.stage
+    obj["task"] = run.task
+    obj["created_at"] = run.created_at
+    if run.preferences:
+        obj["preferences"] = list(run.preferences)
+    obj["selected_agent"] = run.selected_agent
+    if run.preferred_agent is not None:
+        obj["preferred_agent"] = run.preferred_agent
+    # A run's iterations, when drawn, are never an empty list.
+    if run.iterations:
+        obj["iterations"] = list(run.iterations)
+    obj["agents"] = agents
+    return obj
 
 
 def generate_parsed(runs: int = DEMO_SIZE, seed: int = 0) -> Iterator[tuple[dict[str, Any], Run]]:
@@ -522,6 +661,14 @@ def _chunk_runs(
     generator = _Generator(seed, times, chunk)
     for index in range(chunk * CHUNK, min(len(times), (chunk + 1) * CHUNK)):
         yield generator.run(index)
+
+
+def _chunk_models(seed: int, times: Sequence[float], chunk: int) -> Iterator[Run]:
+    """The `Run`s of chunk number `chunk`, without their raw objects: the same runs as
+    `_chunk_runs` gives, made faster."""
+    generator = _Generator(seed, times, chunk)
+    for index in range(chunk * CHUNK, min(len(times), (chunk + 1) * CHUNK)):
+        yield generator.model(index)
 
 
 def generate(runs: int = DEMO_SIZE, seed: int = 0) -> Iterator[dict[str, Any]]:

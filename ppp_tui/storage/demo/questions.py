@@ -11,10 +11,12 @@ import json
 import random
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import lru_cache
 from types import MappingProxyType
 from typing import Any
 
 from ...core.preferences import AskedQuestion, check_questions, has_checker
+from ...core.scoring import states_preferences
 from .draw import _choice, _fill, _pick, _randint
 from .profiles import _Profile
 from .tables import (
@@ -33,14 +35,42 @@ from .tables import (
 # --- Questions -------------------------------------------------------------------------------
 
 
-@dataclass
+@dataclass(slots=True)
 class _Question:
     text: str
     effort: str
     turn: int = 1
 
 
-@dataclass
+@dataclass(frozen=True, slots=True)
+class _Stated:
+    """What a run's stated preferences make of its agents' work: the same for every run
+    that states them, so worked out once for each list (`_stated`)."""
+
+    names: tuple[str, ...]  # as stated, as the run's parse holds them
+    canonical: tuple[str, ...]
+    states: bool  # whether they state any (the parse's checkers then look)
+    has_stated: bool  # whether any canonical one is not no_preference
+    as_stated: Mapping[str, str]  # canonical name -> the name as stated
+    checkable: tuple[str, ...]  # canonical names a rule checker decides
+    judged: tuple[str, ...]  # the others, but no_preference
+
+
+@lru_cache(maxsize=4096)
+def _stated(preferences: tuple[str, ...]) -> _Stated:
+    canonical = tuple("commas" if p == "no_commas" else p for p in preferences)
+    return _Stated(
+        names=preferences,
+        canonical=canonical,
+        states=states_preferences(preferences),
+        has_stated=any(p != "no_preference" for p in canonical),
+        as_stated=MappingProxyType(dict(zip(canonical, preferences, strict=True))),
+        checkable=tuple(p for p in canonical if has_checker(p)),
+        judged=tuple(p for p in canonical if p != "no_preference" and not has_checker(p)),
+    )
+
+
+@dataclass(slots=True)
 class _Context:
     """What an agent's questions and texts draw on for one run."""
 
@@ -50,9 +80,10 @@ class _Context:
     values: dict[str, str]
     stage: str | None
     preferences: list[str]  # as stated
-    canonical: list[str] = field(default_factory=list)
-    stated: tuple[str, ...] = ()  # the run's preferences, as its parse holds them
-    states: bool = False  # whether they state any (the parse's checkers then look)
+    prefs: _Stated = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.prefs = _stated(tuple(self.preferences))
 
 
 def _question(rng: random.Random, effort: str, ctx: _Context, comply: set[str]) -> _Question:
@@ -165,10 +196,10 @@ def _violations(
     rng: random.Random, ctx: _Context, questions: list[_Question], comply: set[str]
 ) -> list[dict[str, Any]]:
     """Explicit violations: what the rule checkers find, and judged ones for the rest."""
-    stated = dict(zip(ctx.canonical, ctx.preferences, strict=True))
+    stated = ctx.prefs.as_stated
     # The agent's questions honour the preferences it follows by construction, and
     # without questions only answer_more can be broken: the checkers need not look.
-    checkable = [p for p in ctx.canonical if p not in comply and has_checker(p)]
+    checkable = [p for p in ctx.prefs.checkable if p not in comply]
     if not questions and "answer_more" not in checkable:
         checkable = []
     violations = []
@@ -176,8 +207,8 @@ def _violations(
         asked = [AskedQuestion(q.text, q.turn) for q in questions]
         for found in check_questions(checkable, asked).violations:
             violations.append(_violation(rng, stated[found.preference], found.turn))
-    for name in ctx.canonical:
-        if name == "no_preference" or has_checker(name) or name in comply:
+    for name in ctx.prefs.judged:
+        if name in comply:
             continue
         for question in questions:
             if rng.random() < 0.6:

@@ -9,8 +9,9 @@ random number: the generator does.
 from __future__ import annotations
 
 import string
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from operator import itemgetter
 from types import MappingProxyType
 
 from ...core.relevance import TaskType
@@ -215,12 +216,31 @@ _OPTIONS: tuple[tuple[str, str, str], ...] = (
 @dataclass(frozen=True)
 class _Template:
     text: str
+    # Each slot once, in the order it first appears: the order its value is drawn in.
     slots: tuple[str, ...]
+    # The text as a %-format with a %s per field ("%" doubled, braces unescaped), or
+    # without slots the text itself, unescaped; and what picks the fields' values, in
+    # the text's order, from the slots' values. Filling with % this way gives what
+    # `text.format_map` gives, in about half the time.
+    pattern: str
+    fields: Callable[[Mapping[str, str]], str | tuple[str, ...]] | None
 
 
 def _template(text: str) -> _Template:
-    slots = tuple(dict.fromkeys(name for _, name, _, _ in string.Formatter().parse(text) if name))
-    return _Template(text, slots)
+    literals: list[str] = []  # the text around the fields, unescaped
+    names: list[str] = []
+    pattern: list[str] = []
+    for literal, name, spec, conversion in string.Formatter().parse(text):
+        if name == "" or spec or conversion:
+            raise ValueError(f"a demo template has only named, plain slots: {text!r}")
+        literals.append(literal)
+        pattern.append(literal.replace("%", "%%"))
+        if name is not None:
+            names.append(name)
+            pattern.append("%s")
+    if not names:
+        return _Template(text, (), "".join(literals), None)
+    return _Template(text, tuple(dict.fromkeys(names)), "".join(pattern), itemgetter(*names))
 
 
 def _templates(*texts: str) -> tuple[_Template, ...]:
