@@ -233,7 +233,7 @@ class Store:
         return report
 
     @contextmanager
-    def bulk_load(self) -> Iterator[None]:
+    def bulk_load(self) -> Iterator[Callable[[], None]]:
         """Around the filling of a scratch database by other connections (`bulk_write`,
         in the processes that built the rows; a demo's chunk workers).
 
@@ -241,10 +241,11 @@ class Store:
         filling it fails (swap.py). Inside the block it has no WAL (each page would be
         written twice: there, then folded in), no index but the primary keys and no
         insert trigger on agents (the packs go in with the rows), and it is written
-        without syncs. After the block the indexes and the trigger are made again, with
-        the same definitions, once for all the rows, and the file is back in WAL mode:
-        the schema of a database filled run by run. After a failure inside the block it
-        is left as it is, to be thrown away.
+        without syncs. The indexes are made again, with the same definitions, once for
+        all the rows written so far when the block calls what it is given (rows written
+        after that update them as they go), or else after the block; then the trigger
+        is back and so is WAL mode: the schema of a database filled run by run. After a
+        failure inside the block the file is left as it is, to be thrown away.
         """
         conn = self.conn
         try:
@@ -262,12 +263,21 @@ class Store:
                     conn.execute("DROP TRIGGER IF EXISTS run_scores_agent_insert")
         except sqlite3.Error as error:
             raise database_error(self.path, error) from None
-        yield
+
+        def make_indexes() -> None:
+            try:
+                with self.lock, self._transaction():
+                    for _, sql in indexes:
+                        conn.execute(sql)
+            except sqlite3.Error as error:
+                raise database_error(self.path, error) from None
+            indexes.clear()
+
+        yield make_indexes
+        make_indexes()
         try:
             with self.lock:
                 with self._transaction():
-                    for _, sql in indexes:
-                        conn.execute(sql)
                     conn.execute(packs.INSERT_TRIGGER)
                 conn.execute("PRAGMA cache_size = -2000")
                 conn.execute("PRAGMA journal_mode = WAL")

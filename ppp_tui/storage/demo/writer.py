@@ -106,19 +106,27 @@ class _Chunks:
         self.written = written  # each chunk's `_write_chunk` result, in chunk order
 
     def write(self, store: Store, progress: Callable[[int], None] | None) -> ImportReport:
-        """Have the workers write every chunk into `store`'s new database (`bulk_load`)."""
+        """Have the workers write every chunk into `store`'s new database (`bulk_load`).
+
+        The indexes are made while the last chunks are still being made (one per
+        worker): rather than at the very end, while all but one core stand idle.
+        """
         from ..importer import ImportReport
 
         report = ImportReport()
-        with store.bulk_load():
+        with store.bulk_load() as make_indexes:
             try:
                 _pass_turn(0)  # the database is ready for the first chunk
-                for added, marks, unknown in self.written:
+                for chunk, (added, marks, unknown) in enumerate(self.written):
                     report.added += added
                     report.marks += marks
                     report.unknown_preferences.update(unknown)
                     if progress is not None:
                         progress(added)
+                    if chunk + 1 == _JOB["indexes"]:
+                        # Its turn: the next chunk waits for the indexes.
+                        make_indexes()
+                        _pass_turn(chunk + 2)
             except BaseException:
                 # A worker failed, or ctrl+c: none may go on writing while the database
                 # is thrown away.
@@ -136,28 +144,37 @@ def _started(runs: int, seed: int, stamp: str, scratch: Path) -> Iterator[_Chunk
     import os
 
     context = multiprocessing.get_context("fork")
+    workers = min(_workers(), _chunks(runs))
     _JOB.update(
         seed=seed,
         stamp=stamp,
         times=_timestamps(random.Random(f"{seed}:time"), runs),
         scratch=scratch,
-        # The chunk whose turn it is to be written; -1 while the database is set up.
+        # Whose turn it is to write: -1 while the database is set up, then each chunk's
+        # number in turn (`_turn`), with one more turn for the indexes before the last
+        # chunks, one per worker (none if they are all there is).
+        indexes=max(_chunks(runs) - workers, 0) or -1,
         turn=context.Value("q", -1, lock=False),
         turns=context.Condition(),
     )
     try:
-        workers = min(_workers(), _chunks(runs))
         with context.Pool(workers, _worker_start, (os.getpid(),)) as pool:
             yield _Chunks(pool, pool.imap(_write_chunk, range(_chunks(runs))))
     finally:
         _JOB.clear()
 
 
-def _pass_turn(chunk: int) -> None:
-    """Let chunk number `chunk` be written."""
+def _turn(chunk: int) -> int:
+    """The turn in which chunk number `chunk` is written."""
+    indexes: int = _JOB["indexes"]
+    return chunk + 1 if 0 <= indexes <= chunk else chunk
+
+
+def _pass_turn(turn: int) -> None:
+    """Let turn `turn` begin."""
     turns = _JOB["turns"]
     with turns:
-        _JOB["turn"].value = chunk
+        _JOB["turn"].value = turn
         turns.notify_all()
 
 
@@ -209,10 +226,10 @@ def _write_chunk(chunk: int) -> tuple[int, int, list[str]]:
     for _, run in _chunk_runs(_JOB["seed"], _JOB["times"], chunk):
         rows.add(run)
     tables = rows.take()
-    turn, turns = _JOB["turn"], _JOB["turns"]
+    turn, turns, mine = _JOB["turn"], _JOB["turns"], _turn(chunk)
     with turns:
-        turns.wait_for(lambda: turn.value == chunk)
+        turns.wait_for(lambda: turn.value == mine)
     bulk_write(_JOB["scratch"], tables)
-    _pass_turn(chunk + 1)
+    _pass_turn(mine + 1)
     runs, marks = tables[0], tables[6]
     return len(runs), len(marks), sorted(rows.unknown)
