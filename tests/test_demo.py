@@ -340,7 +340,8 @@ def test_chunks_are_written_in_their_order_whichever_is_made_first(
     monkeypatch.setattr(generator, "CHUNK", 150)
     monkeypatch.setattr(writer, "_workers", lambda: 2)
     monkeypatch.setattr(writer, "_chunk_runs", first_chunk_late)
-    late, plain = tmp_path / "late.db", tmp_path / "plain.db"
+    odd = tmp_path / "a folder ?#%20 named oddly"  # the workers' URI must name it exactly
+    late, plain = odd / "late.db", tmp_path / "plain.db"
     demo.write_demo(late, 300, seed=4)
     monkeypatch.setattr(writer, "_workers", lambda: 1)
     demo.write_demo(plain, 300, seed=4)

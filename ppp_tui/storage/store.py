@@ -237,8 +237,8 @@ class Store:
         """Around the filling of a scratch database by other connections (`bulk_write`,
         in the processes that built the rows; a demo's chunk workers).
 
-        A scratch database is a new one no other process knows of, thrown away whole if
-        filling it fails (swap.py). Inside the block it has no WAL (each page would be
+        A scratch database is a new one that only its build knows of, thrown away whole
+        if filling it fails (swap.py). Inside the block it has no WAL (each page would be
         written twice: there, then folded in), no index but the primary keys and no
         insert trigger on agents (the packs go in with the rows), and it is written
         without syncs. The indexes are made again, with the same definitions, once for
@@ -265,6 +265,8 @@ class Store:
             raise database_error(self.path, error) from None
 
         def make_indexes() -> None:
+            if not indexes:
+                return
             try:
                 with self.lock, self._transaction():
                     for _, sql in indexes:
@@ -586,8 +588,11 @@ def bulk_write(path: Path, tables: Tables) -> None:
     this call's own, their agent ids after those already there.
 
     The database is a scratch file thrown away whole if filling it fails, so nothing
-    is synced and the rollback journal is kept in memory; the connection never creates
-    the file (one removed meanwhile is an error, not a new empty file).
+    is synced and the rollback journal is kept in memory (no file made and removed at
+    each call). The connection never creates the file: one removed meanwhile is an
+    error, not a new empty file. Opening a connection at each call costs nothing
+    measurable: the rows go at the end of each table, so the pages it reads again
+    after another process's writes are few.
     """
     try:
         conn = sqlite3.connect(
@@ -599,7 +604,6 @@ def bulk_write(path: Path, tables: Tables) -> None:
         try:
             conn.execute("PRAGMA synchronous = OFF")
             conn.execute("PRAGMA journal_mode = MEMORY")
-            conn.execute("PRAGMA cache_size = -65536")
             conn.execute("BEGIN IMMEDIATE")
             write(conn, tables, offset=next_agent(conn))
             conn.execute("COMMIT")

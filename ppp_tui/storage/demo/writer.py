@@ -4,8 +4,8 @@ into a scratch database that takes the old one's place only when complete.
 Where it can fork, worker processes make the chunks and each writes its own chunks into
 the scratch database itself, on a connection of its own, in chunk order (so every row
 gets the id it gets in a database filled run by run). The writing process sets the
-database up, counts the runs as their chunks are written and makes the indexes once
-every chunk is in; the workers end with it.
+database up, counts the runs as their chunks are written and makes the indexes while
+the last chunks are being made; the workers end with it.
 """
 
 from __future__ import annotations
@@ -217,8 +217,9 @@ _PR_SET_PDEATHSIG = 1
 
 def _write_chunk(chunk: int) -> tuple[int, int, list[str]]:
     """In a worker: make chunk number `chunk`, and write it into the scratch database
-    once the chunk before it is written. Returns (runs written, preferred marks,
-    stated or violated preference names not in the catalogue)."""
+    in its turn: once the chunk before it is written (and the indexes made, if they
+    come in between). Returns (runs written, preferred marks, stated or violated
+    preference names not in the catalogue)."""
     from ..rows import Rows
     from ..store import bulk_write
 
