@@ -303,17 +303,20 @@ def _rows_without_stamps(path: Path) -> dict[str, list[tuple[Any, ...]]]:
         conn.close()
 
 
+@pytest.mark.parametrize("runs", [400, 300])
 def test_the_bulk_loaded_demo_is_the_database_an_ordinary_import_makes(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, runs: int
 ) -> None:
     import sqlite3
 
+    # 400 runs: the indexes are made between the first chunk and the last two; 300: two
+    # chunks, one per worker, the indexes after both.
     monkeypatch.setattr(generator, "CHUNK", 150)
     monkeypatch.setattr(writer, "_workers", lambda: 2)
     bulk, plain = tmp_path / "bulk.db", tmp_path / "plain.db"
-    demo.write_demo(bulk, 400, seed=5)  # chunk workers, scratch file loaded in bulk
+    demo.write_demo(bulk, runs, seed=5)  # chunk workers writing into a scratch file
     monkeypatch.setattr(writer, "_workers", lambda: 1)
-    demo.write_demo(plain, 400, seed=5)  # one process, an ordinary import
+    demo.write_demo(plain, runs, seed=5)  # one process, an ordinary import
     assert _rows_without_stamps(bulk) == _rows_without_stamps(plain)
     schema = "SELECT type, name, tbl_name, sql FROM sqlite_master ORDER BY type, name"
     conn = sqlite3.connect(bulk)
@@ -326,9 +329,84 @@ def test_the_bulk_loaded_demo_is_the_database_an_ordinary_import_makes(
     finally:
         conn.close()
     assert not Path(f"{bulk}-wal").exists() or Path(f"{bulk}-wal").stat().st_size == 0
-    with Store.open(bulk) as store:
+    with Store.open(bulk) as store, Store.open(plain) as other:
         assert store.conn.execute("PRAGMA foreign_keys").fetchone()[0] == 1
-        assert store.count() == 400
+        assert store.count() == runs
+        # Full-text search builds its index on the bulk loaded database as on any other.
+        found = store.search("rate limit")
+        assert found and found == other.search("rate limit")
+        assert store.search_index_current()
+
+
+def test_chunks_are_written_in_their_order_whichever_is_made_first(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import time
+
+    def first_chunk_late(seed: int, times: Any, chunk: int) -> Any:
+        if chunk == 0:
+            time.sleep(1.0)  # the second worker has chunk 1 ready long before
+        return generator._chunk_runs(seed, times, chunk)
+
+    monkeypatch.setattr(generator, "CHUNK", 150)
+    monkeypatch.setattr(writer, "_workers", lambda: 2)
+    monkeypatch.setattr(writer, "_chunk_runs", first_chunk_late)
+    odd = tmp_path / "a folder ?#%20 named oddly"  # the workers' URI must name it exactly
+    late, plain = odd / "late.db", tmp_path / "plain.db"
+    demo.write_demo(late, 300, seed=4)
+    monkeypatch.setattr(writer, "_workers", lambda: 1)
+    demo.write_demo(plain, 300, seed=4)
+    # Written as soon as made, chunk 1's agents and trajectories would take ids 1, 2...
+    assert _rows_without_stamps(late) == _rows_without_stamps(plain)
+
+
+def test_a_chunk_worker_that_cannot_write_ends_the_demo_in_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import sqlite3
+
+    from click.testing import CliRunner
+
+    from ppp_tui.cli import cli
+    from ppp_tui.storage import database, store
+
+    db = tmp_path / "demo.db"
+    demo.write_demo(db, 30, seed=1)
+    written = db.read_bytes()
+
+    def disk_full(path: Path, tables: Any) -> None:
+        if tables[0][0][0] == "demo-000301":  # the third chunk, after the indexes
+            raise database.database_error(path, sqlite3.OperationalError("disk is full"))
+        real(path, tables)
+
+    real = store.bulk_write
+    monkeypatch.setattr(store, "bulk_write", disk_full)
+    monkeypatch.setattr(generator, "CHUNK", 150)
+    monkeypatch.setattr(writer, "_workers", lambda: 2)
+    children = set(_children(os.getpid()))
+    result = CliRunner().invoke(cli, ["demo", "--runs", "600", "--db", str(db), "--replace"])
+    assert result.exit_code == 1
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("Error: "), result.stderr
+    assert lines[0].endswith("database error: disk is full")
+    assert "Traceback" not in result.output
+    # The old database as it was, no scratch file left, no worker left behind.
+    assert db.read_bytes() == written
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["demo.db"]
+    assert not [pid for pid in _children(os.getpid()) if pid not in children and _running(pid)]
+
+
+def test_a_bulk_writer_never_creates_a_missing_database(tmp_path: Path) -> None:
+    from ppp_tui.storage.rows import Rows
+    from ppp_tui.storage.store import bulk_write
+
+    rows = Rows("2026-01-01T00:00:00Z", 0)
+    for _, run in demo.generate_parsed(3, seed=1):
+        rows.add(run)
+    gone = tmp_path / "gone.db"  # a scratch file thrown away meanwhile
+    with pytest.raises(PPPError, match=r"gone\.db: database error: unable to open"):
+        bulk_write(gone, rows.take())
+    assert list(tmp_path.iterdir()) == []
 
 
 # --- the same demo, however fast it is made --------------------------------------------------

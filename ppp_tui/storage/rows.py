@@ -1,7 +1,8 @@
 """Runs turned into table rows, and the rows written with executemany.
 
-An import (importer.py) and a demo (demo.py, in worker processes) build the rows of
-every table from parsed runs here, batch by batch, and write them in one go per table.
+An import (importer.py) and a demo (demo/writer.py, in worker processes that write their
+own chunks) build the rows of every table from parsed runs here, batch by batch, and
+write them in one go per table.
 Agent ids are given while the rows are built; trajectories and their turns, questions
 and violations share their agent's id, so a batch built elsewhere with ids counted from
 0 is written with the next free id added in the INSERT itself.
@@ -11,8 +12,6 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Iterable
-from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
@@ -262,34 +261,12 @@ def _task_type(task: str | None) -> str:
     return task_type(task).value
 
 
-@dataclass(frozen=True)
-class RowBatch:
-    """Runs turned into table rows, ready for `Store.import_batches`: the agent (and
-    trajectory) ids count from 0, and the import adds the next free id."""
-
-    tables: Tables
-    agents: int
-    marks: int
-    unknown: frozenset[str]
-
-
-def build_batch(runs: Iterable[Run], stamp: str) -> RowBatch:
-    """The rows of `runs` as an import stamped `stamp` writes them (picklable)."""
-    rows = Rows(stamp, 0)
-    marks = 0
-    for run in runs:
-        rows.add(run)
-        marks += run.preferred_agent is not None
-    return RowBatch(rows.take(), rows.next_agent, marks, frozenset(rows.unknown))
-
-
 class Writer:
     """Buffers one import's rows and writes them with executemany."""
 
     def __init__(self, conn: sqlite3.Connection) -> None:
         self.conn = conn
-        next_agent = int(conn.execute("SELECT coalesce(max(id), 0) FROM agents").fetchone()[0])
-        self.rows = Rows(now(), next_agent + 1)
+        self.rows = Rows(now(), next_agent(conn))
 
     def add(self, run: Run) -> None:
         self.rows.add(run)
@@ -301,10 +278,22 @@ class Writer:
 
     def write(self, tables: Tables, offset: int = 0) -> None:
         """Insert the rows; `offset` is added to their agent (and trajectory) ids."""
-        # Hand-written executemany: 2.8 s against 7.8 s with sqlite-utils' insert_all for
-        # the 259k rows of 20k demo runs.
-        for sql, rows in zip(_INSERTS, tables, strict=True):
-            if rows:
-                if offset and sql.startswith(_SHIFTED):
-                    sql = sql.replace("VALUES (?,", f"VALUES (? + {int(offset)},", 1)
-                self.conn.executemany(sql, rows)
+        write(self.conn, tables, offset)
+
+
+def next_agent(conn: sqlite3.Connection) -> int:
+    """The first agent id not taken yet (trajectories share their agent's id)."""
+    return int(conn.execute("SELECT coalesce(max(id), 0) FROM agents").fetchone()[0]) + 1
+
+
+def write(conn: sqlite3.Connection, tables: Tables, offset: int = 0) -> None:
+    """Insert rows taken from `Rows`; `offset` is added to their agent (and trajectory)
+    ids, so rows built with ids counted from 0 (in a worker process) go in after the
+    agents already there with `offset=next_agent(conn)`."""
+    # Hand-written executemany: 2.8 s against 7.8 s with sqlite-utils' insert_all for
+    # the 259k rows of 20k demo runs.
+    for sql, rows in zip(_INSERTS, tables, strict=True):
+        if rows:
+            if offset and sql.startswith(_SHIFTED):
+                sql = sql.replace("VALUES (?,", f"VALUES (? + {int(offset)},", 1)
+            conn.executemany(sql, rows)

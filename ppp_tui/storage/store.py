@@ -32,7 +32,7 @@ from .database import (
     take_back,
 )
 from .importer import Import, ImportReport
-from .rows import RowBatch, Writer
+from .rows import Tables, Writer, next_agent, write
 from .schema import prepare
 from .score_reads import RunAgents
 
@@ -232,85 +232,60 @@ class Store:
             raise database_error(self.path, error) from None
         return report
 
-    def import_batches(
-        self,
-        make: Callable[[str], Iterable[RowBatch]],
-        progress: Callable[[int], None] | None = None,
-        *,
-        scratch: bool = False,
-    ) -> ImportReport:
-        """Add runs whose rows were built already (`build_batch`, in any process) in one
-        transaction; on error nothing is added.
+    @contextmanager
+    def bulk_load(self) -> Iterator[Callable[[], None]]:
+        """Around the filling of a scratch database by other connections (`bulk_write`,
+        in the processes that built the rows; a demo's chunk workers).
 
-        `make(stamp)` gives the batches in order, built with this import's `stamp`. A
-        batch with a run id already present is an error: this is for runs known to be
-        new, such as a demo written into a new database.
-
-        `scratch` is for a new database no other process knows of, thrown away whole if
-        the import fails (swap.py): it is then written without the WAL, without syncs or
-        foreign key checks, and its indexes are built once at the end instead of row by
-        row. It is back in WAL mode, with the same schema, when this returns.
+        A scratch database is a new one that only its build knows of, thrown away whole
+        if filling it fails (swap.py). Inside the block it has no WAL (each page would be
+        written twice: there, then folded in), no index but the primary keys and no
+        insert trigger on agents (the packs go in with the rows), and it is written
+        without syncs. The indexes are made again, with the same definitions, once for
+        all the rows written so far when the block calls what it is given (rows written
+        after that update them as they go), or else after the block; then the trigger
+        is back and so is WAL mode: the schema of a database filled run by run. After a
+        failure inside the block the file is left as it is, to be thrown away.
         """
-        report = ImportReport()
+        conn = self.conn
         try:
-            with (
-                self.lock,
-                self._bulk(scratch),
-                self._transaction(),
-                packs.import_in_progress(self.conn),
-            ):
-                writer = Writer(self.conn)
-                rows = writer.rows
-                known = {row[0] for row in self.conn.execute("SELECT id FROM runs")}
-                indexes: list[str] = []
-                if scratch:
-                    # Dropped and made again, with the same definitions, after the rows.
-                    for name, sql in self.conn.execute(
+            with self.lock:
+                conn.execute("PRAGMA synchronous = OFF")
+                conn.execute("PRAGMA journal_mode = MEMORY")
+                conn.execute("PRAGMA cache_size = -65536")
+                with self._transaction():
+                    indexes = conn.execute(
                         "SELECT name, sql FROM sqlite_master WHERE type = 'index'"
                         " AND sql IS NOT NULL ORDER BY rowid"
-                    ).fetchall():
-                        self.conn.execute(f'DROP INDEX "{name}"')
-                        indexes.append(sql)
-                for batch in make(rows.stamp):
-                    ids = [row[0] for row in batch.tables[0]]
-                    if not known.isdisjoint(ids):
-                        taken = sorted(known.intersection(ids))[0]
-                        raise StoreError(f"{self.path}: run {taken!r} is already there")
-                    known.update(ids)
-                    writer.write(batch.tables, offset=rows.next_agent)
-                    rows.next_agent += batch.agents
-                    report.added += len(ids)
-                    report.marks += batch.marks
-                    report.unknown_preferences.update(batch.unknown)
-                    if progress is not None:
-                        progress(len(ids))
-                if scratch:
-                    for sql in indexes:
-                        self.conn.execute(sql)
+                    ).fetchall()
+                    for name, _ in indexes:
+                        conn.execute(f'DROP INDEX "{name}"')
+                    conn.execute("DROP TRIGGER IF EXISTS run_scores_agent_insert")
         except sqlite3.Error as error:
             raise database_error(self.path, error) from None
-        return report
 
-    @contextmanager
-    def _bulk(self, on: bool) -> Iterator[None]:
-        """Around a scratch database's import (see `import_batches`)."""
-        if not on:
-            yield
-            return
-        conn = self.conn
-        conn.execute("PRAGMA foreign_keys = OFF")
-        conn.execute("PRAGMA synchronous = OFF")
-        # A rollback journal in memory: a new file's pages need none, and the WAL would
-        # have every page written twice (once there, once when it is folded in).
-        conn.execute("PRAGMA journal_mode = MEMORY")
-        conn.execute("PRAGMA cache_size = -65536")
+        def make_indexes() -> None:
+            if not indexes:
+                return
+            try:
+                with self.lock, self._transaction():
+                    for _, sql in indexes:
+                        conn.execute(sql)
+            except sqlite3.Error as error:
+                raise database_error(self.path, error) from None
+            indexes.clear()
+
+        yield make_indexes
+        make_indexes()
         try:
-            yield
-        finally:
-            conn.execute("PRAGMA cache_size = -2000")
-            conn.execute("PRAGMA journal_mode = WAL")
-            conn.execute("PRAGMA synchronous = NORMAL")
-            conn.execute("PRAGMA foreign_keys = ON")
+            with self.lock:
+                with self._transaction():
+                    conn.execute(packs.INSERT_TRIGGER)
+                conn.execute("PRAGMA cache_size = -2000")
+                conn.execute("PRAGMA journal_mode = WAL")
+                conn.execute("PRAGMA synchronous = NORMAL")
+        except sqlite3.Error as error:
+            raise database_error(self.path, error) from None
 
     # -- technical scores from the user's evaluation -------------------------------
 
@@ -605,3 +580,34 @@ class Store:
     def _locked(self, read: Callable[[sqlite3.Connection], bool]) -> bool:
         with self.lock:
             return read(self.conn)
+
+
+def bulk_write(path: Path, tables: Tables) -> None:
+    """Add rows built elsewhere (`Rows`, agent ids counted from 0) to the database at
+    `path` while `Store.bulk_load` fills it: in one transaction on a connection of
+    this call's own, their agent ids after those already there.
+
+    The database is a scratch file thrown away whole if filling it fails, so nothing
+    is synced and the rollback journal is kept in memory (no file made and removed at
+    each call). The connection never creates the file: one removed meanwhile is an
+    error, not a new empty file. Opening a connection at each call costs nothing
+    measurable: the rows go at the end of each table, so the pages it reads again
+    after another process's writes are few.
+    """
+    try:
+        conn = sqlite3.connect(
+            f"{path.absolute().as_uri()}?mode=rw",
+            uri=True,
+            timeout=database.BUSY_TIMEOUT_S,
+            isolation_level=None,
+        )
+        try:
+            conn.execute("PRAGMA synchronous = OFF")
+            conn.execute("PRAGMA journal_mode = MEMORY")
+            conn.execute("BEGIN IMMEDIATE")
+            write(conn, tables, offset=next_agent(conn))
+            conn.execute("COMMIT")
+        finally:
+            conn.close()
+    except sqlite3.Error as error:
+        raise database_error(path, error) from None

@@ -63,11 +63,16 @@ def import_new(
 
 @contextmanager
 def build_beside(
-    path: Path, fill: Callable[[Store], ImportReport]
+    path: Path, fill: Callable[[Store], ImportReport], scratch: Path | None = None
 ) -> Iterator[tuple[Path, ImportReport]]:
     """Fill a new scratch database beside `path` (`fill` imports into it) and seal it; the
-    scratch file is removed on the way out, whatever happens (once renamed, it is not there)."""
-    scratch = scratch_beside(path)
+    scratch file is removed on the way out, whatever happens (once renamed, it is not there).
+
+    `scratch` is its name if chosen beforehand (`scratch_beside`), for processes that
+    write into it too.
+    """
+    if scratch is None:
+        scratch = scratch_beside(path)
     try:
         with Store.open(scratch, create=True) as store:
             report = fill(store)

@@ -1,6 +1,11 @@
-"""Writing a demo database (`ppp-tui demo`): the runs made in forked worker
-processes, chunk by chunk, and bulk loaded into a scratch database that takes the
-old one's place only when complete; the workers end with the writing process.
+"""Writing a demo database (`ppp-tui demo`): the runs made chunk by chunk and written
+into a scratch database that takes the old one's place only when complete.
+
+Where it can fork, worker processes make the chunks and each writes its own chunks into
+the scratch database itself, on a connection of its own, in chunk order (so every row
+gets the id it gets in a database filled run by run). The writing process sets the
+database up, counts the runs as their chunks are written and makes the indexes while
+the last chunks are being made; the workers end with it.
 """
 
 from __future__ import annotations
@@ -16,8 +21,10 @@ from .draw import _timestamps
 from .generator import DEMO_SIZE, _chunk_runs, _chunks, generate_parsed
 
 if TYPE_CHECKING:
+    from multiprocessing.pool import Pool
+
     from ..importer import ImportReport
-    from ..rows import RowBatch
+    from ..store import Store
 
 
 def write_demo(
@@ -33,11 +40,11 @@ def write_demo(
     A database that already holds runs is kept unless `replace` is true (after checking it
     is a ppp-tui database). The new database is built beside the old one and takes its
     place only when complete, so an interrupted run leaves the old one as it was. `progress`
-    is called with 1 for every run written.
+    is called with the number of runs written, as they are written.
     """
     from ..database import StoreError, now
     from ..store import Store
-    from ..swap import build_beside, link_new, replace_old
+    from ..swap import build_beside, link_new, replace_old, scratch_beside
 
     path = Path(path)
     existed = path.exists()
@@ -49,23 +56,25 @@ def write_demo(
                 f"{path}: already holds {held} runs; use --replace to write a fresh demo database"
             )
 
+    scratch = scratch_beside(path)
     with ExitStack() as stack:
-        batches: Iterator[RowBatch] | None = None
+        chunks: _Chunks | None = None
         if _chunks(runs) > 1 and _workers() > 1:
-            # The workers start on the chunks at once, while the new database is set up;
-            # their rows carry the time the demo began as the import's time.
-            batches = stack.enter_context(_built(runs, seed, now()))
+            # The workers start on the chunks at once, while the new database is set up
+            # (they are forked before it is opened: no connection of this process is
+            # theirs); their rows carry the time the demo began as the import's time.
+            chunks = stack.enter_context(_started(runs, seed, now(), scratch))
 
         def fill(store: Store) -> ImportReport:
-            if batches is not None:
-                return store.import_batches(lambda _stamp: batches, progress, scratch=True)
+            if chunks is not None:
+                return chunks.write(store, progress)
             records = (
                 ParsedRecord("<demo>", None, "$", raw, parsed=run)
                 for raw, run in generate_parsed(runs, seed)
             )
             return store.import_records(records, progress=progress)
 
-        with build_beside(path, fill) as (scratch, report):
+        with build_beside(path, fill, scratch) as (scratch, report):
             if existed:
                 replace_old(scratch, path)
             elif not link_new(scratch, path):
@@ -89,38 +98,84 @@ def _workers() -> int:
 _JOB: dict[str, Any] = {}
 
 
+class _Chunks:
+    """The chunk workers of a demo, started on its chunks; `write` lets them write."""
+
+    def __init__(self, pool: Pool, written: Iterator[tuple[int, int, list[str]]]) -> None:
+        self.pool = pool
+        self.written = written  # each chunk's `_write_chunk` result, in chunk order
+
+    def write(self, store: Store, progress: Callable[[int], None] | None) -> ImportReport:
+        """Have the workers write every chunk into `store`'s new database (`bulk_load`).
+
+        The indexes are made while the last chunks are still being made (one per
+        worker): rather than at the very end, while all but one core stand idle.
+        """
+        from ..importer import ImportReport
+
+        report = ImportReport()
+        with store.bulk_load() as make_indexes:
+            try:
+                _pass_turn(0)  # the database is ready for the first chunk
+                for chunk, (added, marks, unknown) in enumerate(self.written):
+                    report.added += added
+                    report.marks += marks
+                    report.unknown_preferences.update(unknown)
+                    if progress is not None:
+                        progress(added)
+                    if chunk + 1 == _JOB["indexes"]:
+                        # Its turn: the next chunk waits for the indexes.
+                        make_indexes()
+                        _pass_turn(chunk + 2)
+            except BaseException:
+                # A worker failed, or ctrl+c: none may go on writing while the database
+                # is thrown away.
+                self.pool.terminate()
+                raise
+        return report
+
+
 @contextmanager
-def _built(runs: int, seed: int, stamp: str) -> Iterator[Iterator[RowBatch]]:
-    """Every chunk's rows, in order, made by forked worker processes that start at once
-    and end with the block."""
-    import gc
+def _started(runs: int, seed: int, stamp: str, scratch: Path) -> Iterator[_Chunks]:
+    """Forked worker processes, started on every chunk at once, that end with the block.
+    Each writes its chunk into `scratch` when the chunk before it is written
+    (`_write_chunk`), the first one when `_Chunks.write` has the database ready."""
     import multiprocessing
     import os
 
-    _JOB.update(seed=seed, stamp=stamp, times=_timestamps(random.Random(f"{seed}:time"), runs))
-    # The rows received have no reference cycles: the cycle collector would only walk
-    # them again and again while they are unpickled here.
-    collecting = gc.isenabled()
-    gc.disable()
+    context = multiprocessing.get_context("fork")
+    workers = min(_workers(), _chunks(runs))
+    _JOB.update(
+        seed=seed,
+        stamp=stamp,
+        times=_timestamps(random.Random(f"{seed}:time"), runs),
+        scratch=scratch,
+        # Whose turn it is to write: -1 while the database is set up, then each chunk's
+        # number in turn (`_turn`), with one more turn for the indexes before the last
+        # chunks, one per worker (none if they are all there is).
+        indexes=max(_chunks(runs) - workers, 0) or -1,
+        turn=context.Value("q", -1, lock=False),
+        turns=context.Condition(),
+    )
     try:
-        context = multiprocessing.get_context("fork")
-        workers = min(_workers(), _chunks(runs))
         with context.Pool(workers, _worker_start, (os.getpid(),)) as pool:
-            yield _received(pool.imap(_build_chunk, range(_chunks(runs))))
+            yield _Chunks(pool, pool.imap(_write_chunk, range(_chunks(runs))))
     finally:
         _JOB.clear()
-        if collecting:
-            gc.enable()
 
 
-def _received(chunks: Iterator[bytes]) -> Iterator[RowBatch]:
-    import marshal
+def _turn(chunk: int) -> int:
+    """The turn in which chunk number `chunk` is written."""
+    indexes: int = _JOB["indexes"]
+    return chunk + 1 if 0 <= indexes <= chunk else chunk
 
-    from ..rows import RowBatch
 
-    for data in chunks:
-        tables, agents, marks, unknown = marshal.loads(data)
-        yield RowBatch(tables, agents, marks, frozenset(unknown))
+def _pass_turn(turn: int) -> None:
+    """Let turn `turn` begin."""
+    turns = _JOB["turns"]
+    with turns:
+        _JOB["turn"].value = turn
+        turns.notify_all()
 
 
 def _worker_start(parent: int) -> None:
@@ -138,9 +193,10 @@ def _worker_start(parent: int) -> None:
 def _end_with(parent: int) -> None:
     """Have the kernel kill this process, without a word, when `parent` dies.
 
-    A writing process killed outright (SIGKILL) cannot stop its workers: each would
-    finish its chunk, find nobody to send it to and print a traceback onto the terminal
-    it shares, long after the command ended.
+    A writing process killed outright (SIGKILL) cannot stop its workers: each would go
+    on making and writing chunks into a database nobody will use (or wait for a turn
+    that never comes), and print a traceback onto the terminal it shares, long after
+    the command ended.
     """
     import ctypes
     import os
@@ -159,13 +215,22 @@ def _end_with(parent: int) -> None:
 _PR_SET_PDEATHSIG = 1
 
 
-def _build_chunk(chunk: int) -> bytes:
-    """A chunk's `RowBatch`, marshalled: its rows are tuples of plain values, which
-    marshal writes and reads about twice as fast as pickle."""
-    import marshal
+def _write_chunk(chunk: int) -> tuple[int, int, list[str]]:
+    """In a worker: make chunk number `chunk`, and write it into the scratch database
+    in its turn: once the chunk before it is written (and the indexes made, if they
+    come in between). Returns (runs written, preferred marks, stated or violated
+    preference names not in the catalogue)."""
+    from ..rows import Rows
+    from ..store import bulk_write
 
-    from ..rows import build_batch
-
-    runs = (run for _, run in _chunk_runs(_JOB["seed"], _JOB["times"], chunk))
-    batch = build_batch(runs, _JOB["stamp"])
-    return marshal.dumps((batch.tables, batch.agents, batch.marks, tuple(batch.unknown)))
+    rows = Rows(_JOB["stamp"], 0)
+    for _, run in _chunk_runs(_JOB["seed"], _JOB["times"], chunk):
+        rows.add(run)
+    tables = rows.take()
+    turn, turns, mine = _JOB["turn"], _JOB["turns"], _turn(chunk)
+    with turns:
+        turns.wait_for(lambda: turn.value == mine)
+    bulk_write(_JOB["scratch"], tables)
+    _pass_turn(mine + 1)
+    runs, marks = tables[0], tables[6]
+    return len(runs), len(marks), sorted(rows.unknown)
