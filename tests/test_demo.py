@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import random
 import re
 import subprocess
 import sys
@@ -346,11 +347,11 @@ def test_chunks_are_written_in_their_order_whichever_is_made_first(
     def first_chunk_late(seed: int, times: Any, chunk: int) -> Any:
         if chunk == 0:
             time.sleep(1.0)  # the second worker has chunk 1 ready long before
-        return generator._chunk_runs(seed, times, chunk)
+        return generator._chunk_models(seed, times, chunk)
 
     monkeypatch.setattr(generator, "CHUNK", 150)
     monkeypatch.setattr(writer, "_workers", lambda: 2)
-    monkeypatch.setattr(writer, "_chunk_runs", first_chunk_late)
+    monkeypatch.setattr(writer, "_chunk_models", first_chunk_late)
     odd = tmp_path / "a folder ?#%20 named oddly"  # the workers' URI must name it exactly
     late, plain = odd / "late.db", tmp_path / "plain.db"
     demo.write_demo(late, 300, seed=4)
@@ -447,6 +448,16 @@ def test_each_run_built_beside_its_raw_dict_is_its_parse() -> None:
     for raw, run in demo.generate_parsed(2500, seed=12):
         assert repr(run) == repr(run_from_dict(raw))
         assert run.selected_agent == rank_run(run, Settings()).best_agent
+
+
+def test_the_runs_made_without_raw_objects_are_the_runs_made_with_them() -> None:
+    # A demo's chunk workers make only the Runs (no raw dicts): from the same draws.
+    times = draw._timestamps(random.Random("12:time"), 2 * generator.CHUNK)
+    for chunk in (0, 1):
+        with_raw = [run for _, run in generator._chunk_runs(12, times, chunk)]
+        alone = list(generator._chunk_models(12, times, chunk))
+        assert len(alone) == generator.CHUNK
+        assert [repr(run) for run in alone] == [repr(run) for run in with_raw]
 
 
 @pytest.mark.parametrize("seed", [0, 7, 41])

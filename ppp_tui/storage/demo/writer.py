@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..files import ParsedRecord
 from .draw import _timestamps
-from .generator import DEMO_SIZE, _chunk_runs, _chunks, generate_parsed
+from .generator import DEMO_SIZE, _chunk_models, _chunks, generate_parsed
 
 if TYPE_CHECKING:
     from multiprocessing.pool import Pool
@@ -224,7 +224,7 @@ def _write_chunk(chunk: int) -> tuple[int, int, list[str]]:
     from ..store import bulk_write
 
     rows = Rows(_JOB["stamp"], 0)
-    for _, run in _chunk_runs(_JOB["seed"], _JOB["times"], chunk):
+    for run in _chunk_models(_JOB["seed"], _JOB["times"], chunk):
         rows.add(run)
     tables = rows.take()
     turn, turns, mine = _JOB["turn"], _JOB["turns"], _turn(chunk)
