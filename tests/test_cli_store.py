@@ -728,6 +728,13 @@ def test_export_csv_has_a_header_and_a_row_per_agent(marked: Invoke) -> None:
     assert (claude["preferred"], claude["selected"]) == ("true", "false")
 
 
+def test_export_o_is_short_for_out(marked: Invoke, tmp_path: Path) -> None:
+    short, long = tmp_path / "short.csv", tmp_path / "long.csv"
+    assert marked("export", "-o", str(short)).exit_code == 0
+    assert marked("export", "--out", str(long)).exit_code == 0
+    assert short.read_text() == long.read_text() == marked("export").stdout
+
+
 def test_export_json_parses_and_agrees_with_rank(marked: Invoke, tmp_path: Path) -> None:
     out = tmp_path / "scores.json"
     result = marked("export", "--format", "json", "--out", str(out))

@@ -99,6 +99,21 @@ async def test_ctrl_q_quits_at_once_without_changes(db: Path, tmp_path: Path) ->
     assert not app.is_running
 
 
+async def test_the_help_and_the_palette_say_that_quitting_asks_first(
+    db: Path, tmp_path: Path
+) -> None:
+    from ppp_tui.app.help_screen import key_lines
+
+    app = PPPApp(db, tmp_path / "config.toml")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await _loaded(app, pilot)
+        quits = [(keys, text) for keys, text in key_lines(app) if "Quit" in text]
+        # One line for q and ctrl+q, and not Textual's "return to the command prompt".
+        assert quits == [("q/^q", "Quit (asks first if the weights are unsaved)")]
+        commands = {c.title: c.help for c in app.get_system_commands(app.screen)}
+        assert commands["Quit"] == "Quit (asks first if the weights are unsaved)"
+
+
 # -- the tuning panel's scope --------------------------------------------------------------
 
 

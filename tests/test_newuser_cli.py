@@ -348,6 +348,15 @@ def test_classify_an_empty_question_is_a_usage_error(question: str) -> None:
     assert "QUESTION is empty" in result.stderr and result.stdout == ""
 
 
+@pytest.mark.parametrize("args", [(), ("config",)])
+def test_a_group_without_a_command_prints_its_help_line_by_line(args: tuple[str, ...]) -> None:
+    result = invoke(*args)
+    assert result.exit_code in (0, 2)  # click 8.2 on: 2, as for any usage error
+    assert "\u240a" not in result.output  # newlines are the help's own, not shown as symbols
+    assert result.output.startswith("Usage: ")
+    assert "\nCommands:\n" in result.output
+
+
 # --- the demo's speed path makes the same runs ---------------------------------------------------
 
 

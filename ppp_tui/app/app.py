@@ -5,12 +5,12 @@ from __future__ import annotations
 import asyncio
 import sqlite3
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual import work
-from textual.app import App
+from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.command import Provider
 from textual.message import Message
@@ -37,6 +37,8 @@ from .text import inline, literal
 from .workspace_view import WorkspaceView
 
 if TYPE_CHECKING:
+    from textual.screen import Screen
+
     from ..core.scores import Scores
     from ..storage.store import RunInfo
     from .workspace import Workspace
@@ -54,6 +56,9 @@ MARK_LOCK_WAIT_S = 5.0  # a mark waits this long for the lock (off the UI thread
 WATCH_INTERVAL_S = 1.0  # how often the app looks for other processes' changes
 
 
+QUIT_HELP = "Quit (asks first if the weights are unsaved)"
+
+
 class PPPApp(App[None]):
     """Browse runs, move the weights, watch rankings, agreement and regret follow."""
 
@@ -69,9 +74,11 @@ class PPPApp(App[None]):
             "q",
             "quit_app",
             "Quit",
-            tooltip="Quit (asks first if the weights are unsaved)",
+            tooltip=QUIT_HELP,
             id="app.quit",
         ),
+        # Textual's own ctrl+q, which asks too (and is listed with q in the help).
+        Binding("ctrl+q", "quit_app", "Quit", tooltip=QUIT_HELP, show=False, priority=True),
         Binding(
             "question_mark",
             "help",
@@ -593,6 +600,13 @@ class PPPApp(App[None]):
     def action_help(self) -> None:
         if not isinstance(self.screen, HelpScreen):
             self.push_screen(HelpScreen())
+
+    def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
+        """Textual's commands, its Quit described as it now behaves."""
+        for command in super().get_system_commands(screen):
+            if command.title == "Quit":
+                command = command._replace(help=QUIT_HELP)
+            yield command
 
     async def action_quit(self) -> None:
         """ctrl+q and the command palette's Quit: the same question as `q`."""

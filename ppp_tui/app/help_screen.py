@@ -71,7 +71,13 @@ def key_lines(app: App[object]) -> Iterator[tuple[str, str]]:
     )
     for title, classes in help_groups():
         yield "", title
-        bindings = [b for cls in classes for b in bindings_of(cls)]
+        # A key the app binds again (ctrl+q) is listed as the app binds it, not also as
+        # Textual's base class does.
+        by_key: dict[str, Binding] = {}
+        for cls in classes:
+            for binding in bindings_of(cls):
+                by_key.setdefault(binding.key, binding)
+        bindings = list(by_key.values())
         if title == "Everywhere" and app.ENABLE_COMMAND_PALETTE:
             bindings.append(palette)
         # One line per action: "up/down" for move(-1) and move(1), "escape/q/?" for one.

@@ -19,8 +19,15 @@ if TYPE_CHECKING:
     from ..storage.store import ImportReport, Store
 
 
+# What click (8.2 on) raises for a group given no command: its message is the group's
+# own help, lines and all (older versions print the help themselves).
+_HELP_ERROR: Any = getattr(click.exceptions, "NoArgsIsHelpError", ())
+
+
 def _neutralise(error: click.ClickException) -> None:
     """Show the message's control characters (click quotes arguments as given)."""
+    if isinstance(error, _HELP_ERROR):
+        return
     # click types `message` as Final, but its exceptions are built to be shown later.
     setattr(error, "message", inline(error.message))  # noqa: B010
 

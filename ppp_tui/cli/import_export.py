@@ -103,6 +103,7 @@ def technical(file: str, db: str | None, config: str | None) -> None:
 )
 @click.option(
     "--out",
+    "-o",
     type=click.Path(dir_okay=False, allow_dash=True),
     default="-",
     help="Output file (default: standard output).",
