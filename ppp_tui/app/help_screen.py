@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import textwrap
 from collections.abc import Iterator
+from typing import Any
 
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
@@ -61,7 +62,7 @@ def _described(binding: Binding) -> str:
     return binding.tooltip or binding.description
 
 
-def key_lines(app: App[object]) -> Iterator[tuple[str, str]]:
+def key_lines(app: App[Any]) -> Iterator[tuple[str, str]]:
     """(keys, what they do) per line of the help, under a heading per part (keys "")."""
     palette = Binding(
         app.COMMAND_PALETTE_BINDING,
@@ -91,7 +92,7 @@ def key_lines(app: App[object]) -> Iterator[tuple[str, str]]:
             yield "/".join(keys), " / ".join(texts)
 
 
-def keys_text(app: App[object]) -> Content:
+def keys_text(app: App[Any]) -> Content:
     """The keys part of the help, wrapped to the help box."""
     lines: list[Content | str] = []
     for keys, text in key_lines(app):
