@@ -48,6 +48,8 @@ INSERT_TRIGGER = """CREATE TRIGGER run_scores_agent_insert AFTER INSERT ON agent
     DELETE FROM run_scores WHERE run_id = NEW.run_id;
 END"""
 
+DROP_INSERT_TRIGGER = "DROP TRIGGER IF EXISTS run_scores_agent_insert"
+
 INSERT = (
     "INSERT INTO run_scores (run_id, names, name_lengths, technical, counts, failed)"
     " VALUES (?,?,?,?,?,?)"
@@ -119,7 +121,7 @@ def from_agent_rows(rows: Iterable[tuple[Any, ...]]) -> list[Pack]:
 def import_in_progress(conn: sqlite3.Connection) -> Iterator[None]:
     """Inside an import's transaction: no insert trigger until the end (the import adds
     each new run's pack after its agents). A rollback brings the trigger back too."""
-    conn.execute("DROP TRIGGER IF EXISTS run_scores_agent_insert")
+    conn.execute(DROP_INSERT_TRIGGER)
     yield
     conn.execute(INSERT_TRIGGER)
 

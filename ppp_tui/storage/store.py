@@ -260,7 +260,7 @@ class Store:
                     ).fetchall()
                     for name, _ in indexes:
                         conn.execute(f'DROP INDEX "{name}"')
-                    conn.execute("DROP TRIGGER IF EXISTS run_scores_agent_insert")
+                    conn.execute(packs.DROP_INSERT_TRIGGER)
         except sqlite3.Error as error:
             raise database_error(self.path, error) from None
 
