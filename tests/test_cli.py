@@ -27,6 +27,7 @@ AGENT_KEYS = {
     "name",
     "rank",
     "technical",
+    "technical_source",
     "r_proact",
     "r_pers",
     "interaction",

@@ -49,6 +49,7 @@ RANK_AGENT_KEYS = {
     "name",
     "rank",
     "technical",
+    "technical_source",
     "r_proact",
     "r_pers",
     "interaction",

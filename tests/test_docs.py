@@ -123,7 +123,13 @@ def _outputs(where: dict[str, str]) -> dict[str, Any]:
         ),
         "config-show": json.loads(_run(where, "config", "show", "--json")),
         "export": json.loads(_run(where, "export", "--format", "json")),
+        "show": json.loads(_run(where, "show", _asked_with_tool(runs), "--json")),
     }
+
+
+def _asked_with_tool(runs: list[dict[str, Any]]) -> str:
+    """The demo's marked run read from sessions (its agents asked through their tools)."""
+    return str(next(r["id"] for r in runs if r["id"].startswith("session-") and r["preferred"]))
 
 
 def test_every_documented_json_shape_is_the_real_output(workspace: dict[str, str]) -> None:

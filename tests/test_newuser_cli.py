@@ -246,9 +246,9 @@ def test_browse_demo_with_db_and_replace_writes_the_demo_with_its_config_beside(
     assert result.exit_code == 0, result.output
     assert opened == [(db, tmp_path / "mine.config.toml")]
     with Store.open(db) as store:
-        assert store.count() == demo_module.DEMO_SIZE
+        assert store.count() == demo_module.DEMO_SIZE + demo_module.SESSION_RUNS
     assert f"demo config: {tmp_path / 'mine.config.toml'}" in result.stderr
-    assert f"demo database: {db} ({demo_module.DEMO_SIZE} runs generated)" in result.stderr
+    assert f"demo database: {db} ({demo_module.DEMO_SIZE} runs generated," in result.stderr
 
 
 def test_replace_without_demo_is_a_usage_error(tmp_path: Path) -> None:
@@ -286,7 +286,7 @@ def test_browse_demo_reuses_one_cached_database_and_keeps_its_own_config(
     assert "generating" in third.stderr
     with Store.open(demo_db) as store:
         assert store.get_run("demo-000001").preferred_agent != marked
-        assert store.count() == demo_module.DEMO_SIZE
+        assert store.count() == demo_module.DEMO_SIZE + demo_module.SESSION_RUNS
 
     # An explicit --config wins over the demo's own.
     mine = tmp_path / "mine.toml"

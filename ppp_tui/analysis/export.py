@@ -88,6 +88,7 @@ def export_rows(store: Store, scores: Scores) -> Iterator[dict[str, Any]]:
     penalty = columns.to_slots(columns.penalty, 0.0)
     final = finals(scores)
     rank = ranks(outcome, arrays, final)
+    unscored = columns.to_slots(columns.unscored, False) if columns.unscored is not None else None
     failed = columns.to_slots(
         columns.failed if columns.failed is not None else np.zeros(len(columns.technical), bool),
         False,
@@ -110,7 +111,10 @@ def export_rows(store: Store, scores: Scores) -> Iterator[dict[str, Any]]:
                 "created_at": run.created_at,
                 "agent": name,
                 "rank": int(rank[i, slot]),
-                "technical": float(arrays.technical[i, slot]),
+                # An unscored agent ranks with a placeholder but has no score.
+                "technical": None
+                if unscored is not None and unscored[i, slot]
+                else float(arrays.technical[i, slot]),
                 "r_proact": number(r_proact[i, slot]),
                 "r_pers": number(r_pers[i, slot]),
                 "interaction": number(arrays.interaction[i, slot]),

@@ -14,6 +14,7 @@ from .configuring import config
 from .demo_data import demo
 from .import_export import export, import_, technical
 from .scoring import rank, runs, score
+from .showing import show
 from .tuning import prefer, regret, tune
 
 
@@ -27,6 +28,7 @@ def cli() -> None:
       ppp-tui demo               # a demo database to explore
       ppp-tui browse             # the terminal app
       ppp-tui import runs.jsonl  # your own runs (JSON or JSON Lines)
+      ppp-tui import --agents    # your coding agents' own sessions
     """
 
 
@@ -39,6 +41,7 @@ for _command in (
     demo,
     runs,
     rank,
+    show,
     technical,
     prefer,
     regret,

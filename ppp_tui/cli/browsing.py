@@ -59,7 +59,7 @@ def _app_paths(env: Env, db: str | None, use_demo: bool, replace: bool) -> tuple
                 err=True,
             )
         return env.db_path, env.config_path
-    from ..storage.demo import DEMO_SIZE, GENERATOR_VERSION, write_demo
+    from ..storage.demo import DEMO_SIZE, GENERATOR_VERSION, SESSION_RUNS, write_demo
 
     if db is None:
         import platformdirs
@@ -78,15 +78,19 @@ def _app_paths(env: Env, db: str | None, use_demo: bool, replace: bool) -> tuple
         else:
             click.echo(f"generating {DEMO_SIZE} demo runs into {inline(path)} …", err=True)
             stamp.unlink(missing_ok=True)
-            write_demo(path, DEMO_SIZE, 0, replace=True)
+            write_demo(path, DEMO_SIZE, 0, replace=True, sessions=True)
             try:
                 stamp.write_text(wanted, encoding="utf-8")
             except OSError as error:  # the demo works; it is just generated again next time
                 click.echo(f"warning: {inline(stamp)}: cannot write ({error.strerror})", err=True)
     else:
         path = env.db_path
-        write_demo(path, DEMO_SIZE, 0, replace=replace)
-        click.echo(f"demo database: {inline(path)} ({DEMO_SIZE} runs generated)", err=True)
+        write_demo(path, DEMO_SIZE, 0, replace=replace, sessions=True)
+        click.echo(
+            f"demo database: {inline(path)} ({DEMO_SIZE} runs generated,"
+            f" {SESSION_RUNS} read from agents' sessions)",
+            err=True,
+        )
     config_path = env.config_path if env.config_given else _demo_config(path)
     click.echo(f"demo config: {inline(config_path)} (the demo's saved weights go here)", err=True)
     return path, config_path

@@ -206,15 +206,36 @@ def progress_bar(total: int, label: str) -> Iterator[Callable[[int], None] | Non
     if total < 500 or not sys.stderr.isatty():
         yield None
         return
+    from rich.progress import MofNCompleteColumn
+
+    with _bar(total, label, MofNCompleteColumn()) as step:
+        yield step
+
+
+@contextmanager
+def byte_progress(total: int, label: str) -> Iterator[Callable[[int], None] | None]:
+    """A progress bar over bytes read (`progress_bar`'s), on a terminal and for more
+    than a few megabytes."""
+    if total < (8 << 20) or not sys.stderr.isatty():
+        yield None
+        return
+    from rich.progress import DownloadColumn, TransferSpeedColumn
+
+    with _bar(total, label, DownloadColumn(), TransferSpeedColumn()) as step:
+        yield step
+
+
+@contextmanager
+def _bar(total: int, label: str, *columns: Any) -> Iterator[Callable[[int], None]]:
     import time
 
     from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
+    from rich.progress import BarColumn, Progress, TimeRemainingColumn
 
     bar = Progress(
         "[progress.description]{task.description}",
         BarColumn(),
-        MofNCompleteColumn(),
+        *columns,
         TimeRemainingColumn(),
         console=Console(stderr=True),
         transient=True,

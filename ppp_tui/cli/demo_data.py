@@ -17,6 +17,9 @@ from .common import Env, db_options, progress_bar, report_import
 def demo(count: int, seed: int, replace: bool, db: str | None, config: str | None) -> None:
     """Write a realistic, deterministic demo database (the same runs for the same seed).
 
+    On top of the generated runs come three runs read from coding agents' sessions
+    (conversations with questions asked through each agent's tool, and test runs).
+
     \b
     Example:
       ppp-tui demo --db demo.db --runs 5000 --seed 7
@@ -26,5 +29,5 @@ def demo(count: int, seed: int, replace: bool, db: str | None, config: str | Non
 
     env = Env(db, config)
     with progress_bar(count, "generating") as step:
-        report = write_demo(env.db_path, count, seed, replace=replace, progress=step)
+        report = write_demo(env.db_path, count, seed, replace=replace, progress=step, sessions=True)
     report_import(report, str(env.db_path))

@@ -4,38 +4,78 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
+from ..core.sessions.grouping import DEFAULT_WINDOW_HOURS, Grouping
 from ..safe_text import clean, inline, is_terminal, literal
-from .common import Env, db_options, progress_bar, report_import
+from ..storage.importer import ImportReport
+from .common import Env, byte_progress, db_options, progress_bar, report_import
+
+if TYPE_CHECKING:
+    from ..storage.sessions.importing import SessionFile, SessionReport
+    from ..storage.store import Store
+
+SESSION_FORMATS = ("claude-code", "codex", "gemini-cli")
 
 
 @click.command(name="import")
-@click.argument("files", nargs=-1, required=True, type=click.Path(allow_dash=True))
+@click.argument("files", nargs=-1, type=click.Path(allow_dash=True))
 @click.option(
     "--format",
     "fmt",
-    type=click.Choice(["auto", "json", "jsonl", "spec-kit", "userville"]),
+    type=click.Choice(["auto", "json", "jsonl", "spec-kit", "userville", *SESSION_FORMATS]),
     default="auto",
     show_default=True,
     help="Input format; auto decides by content: a SQLite file is read as spec-kit's"
-    " consensus database, the PPP paper's rollouts as userville, other text as JSON or"
-    " JSON Lines.",
+    " consensus database, the PPP paper's rollouts as userville, a coding agent's"
+    " session transcript as its agent's (claude-code, codex, gemini-cli), other text as"
+    " JSON or JSON Lines.",
 )
 @click.option("--skip-invalid", is_flag=True, help="Import the good runs, report each bad one.")
+@click.option(
+    "--agents",
+    "agents",
+    is_flag=True,
+    help="Also look for sessions where Claude Code, Codex CLI and Gemini CLI keep them.",
+)
+@click.option("--run", "run_name", metavar="NAME", help="Put every session named into one run.")
+@click.option("--one-run-per-session", is_flag=True, help="Each session its own run (no grouping).")
+@click.option(
+    "--window",
+    type=click.FloatRange(min=0.0),
+    default=DEFAULT_WINDOW_HOURS,
+    show_default=True,
+    metavar="HOURS",
+    help="Sessions of one task started this many hours apart at most form one run.",
+)
+@click.option("--stage", metavar="STAGE", help="The stage of the runs read from sessions.")
 @db_options
 def import_(
-    files: Sequence[str], fmt: str, skip_invalid: bool, db: str | None, config: str | None
+    files: Sequence[str],
+    fmt: str,
+    skip_invalid: bool,
+    agents: bool,
+    run_name: str | None,
+    one_run_per_session: bool,
+    window: float,
+    stage: str | None,
+    db: str | None,
+    config: str | None,
 ) -> None:
-    """Import runs from JSON, JSON Lines, standard input (-), a spec-kit database or
-    the PPP paper's UserVille rollouts.
+    """Import runs from JSON, JSON Lines, standard input (-), a spec-kit database,
+    the PPP paper's UserVille rollouts, or coding agents' own sessions.
 
     One transaction: by default one bad run rejects the whole import and the
     database stays as it was. Runs already present (same id or content) are skipped.
     spec-kit keeps its database at ~/.code/consensus_artifacts.db; each stage run
     (every agent's answer to one attempt at a spec's stage) becomes one run.
+
+    Sessions of Claude Code, Codex CLI and Gemini CLI (a file, or a folder of them)
+    become runs: sessions that started from the same prompt in the same repository
+    within --window hours are one run, each session one of its agents. Importing
+    again adds nothing; a session that has grown updates its run.
 
     \b
     Example:
@@ -43,13 +83,107 @@ def import_(
       cat runs.jsonl | ppp-tui import - --skip-invalid
       ppp-tui import ~/.code/consensus_artifacts.db
       ppp-tui import --format userville rollouts.jsonl
+      ppp-tui import --agents
+      ppp-tui import ~/.claude/projects/-home-me-app ~/.codex/sessions/2026/11
     """
+    from ..storage.sessions.importing import SessionReport, find_files
+
+    if not files and not agents:
+        raise click.UsageError("name the files to import, or use --agents")
+    if fmt in SESSION_FORMATS or agents or run_name or one_run_per_session or stage:
+        session_only = True
+    else:
+        session_only = False
+    session_report = SessionReport()
+    names = list(files)
+    if agents:
+        names += _agent_places(session_report)
+    found, others = find_files(names, fmt, session_report)
+    if found or session_only or not others:
+        if others:
+            listed = ", ".join(inline(name) for name in others[:3])
+            raise click.ClickException(
+                f"{listed}: not a session transcript (import run files in a command of their own)"
+            )
+        _import_sessions(
+            found,
+            session_report,
+            Env(db, config),
+            Grouping(window, one_run_per_session, run_name, stage),
+        )
+        return
+    _import_runs(others, fmt, skip_invalid, Env(db, config))
+
+
+def _agent_places(report: SessionReport) -> list[str]:
+    """The default places that exist, each said on standard error with what it holds."""
+    from ..storage.sessions.discover import default_places, walk
+
+    found = []
+    for tool, place in default_places().items():
+        if place.is_dir():
+            count = sum(1 for _ in walk(place))
+            files = f"{count} file{'s' * (count != 1)}"
+            click.echo(f"{tool.value}: {files} in {inline(place)}", err=True)
+            found.append(str(place))
+        else:
+            click.echo(f"{tool.value}: nothing at {inline(place)}", err=True)
+    return found
+
+
+def _import_sessions(
+    found: Sequence[SessionFile], report: SessionReport, env: Env, options: Grouping
+) -> None:
+    from ..storage.sessions.importing import file_sizes, read_files, write_sessions
+
+    with byte_progress(file_sizes(found), "reading sessions") as step:
+        sessions = read_files(found, report, step)
+    for line in report.warnings:
+        click.echo(f"warning: {inline(line)}", err=True)
+    for line in report.errors:
+        click.echo(f"error: {inline(line)}", err=True)
+    if sessions:
+        if os.path.lexists(env.db_path):
+            with env.store(create=True) as store:
+                write_sessions(store, sessions, options, report)
+        else:
+            from ..storage.swap import build_beside, link_new
+
+            def fill(store: Store) -> ImportReport:
+                write_sessions(store, sessions, options, report)
+                return ImportReport()
+
+            with build_beside(env.db_path, fill) as (scratch, _):
+                if not link_new(scratch, env.db_path):
+                    with env.store(create=True) as store:
+                        report.added = report.updated = report.unchanged = report.removed = 0
+                        write_sessions(store, sessions, options, report)
+    parts = [
+        f"imported {report.sessions} session{'s' * (report.sessions != 1)}"
+        f" into {inline(str(env.db_path))}: {report.added} new run{'s' * (report.added != 1)}"
+    ]
+    if report.updated:
+        parts.append(f"{report.updated} updated")
+    if report.unchanged:
+        parts.append(f"{report.unchanged} unchanged")
+    if report.removed:
+        parts.append(f"{report.removed} left with no session and removed")
+    parts.append(f"{report.asks} question{'s' * (report.asks != 1)} asked through a tool")
+    if report.warnings:
+        parts.append(f"{len(report.warnings)} warning{'s' * (len(report.warnings) != 1)}")
+    click.echo("; ".join(parts))
+    if report.errors or not sessions:
+        if not report.errors:
+            click.echo("error: no session transcripts found", err=True)
+        raise SystemExit(1)
+
+
+def _import_runs(files: Sequence[str], fmt: str, skip_invalid: bool, env: Env) -> None:
     import itertools
 
     from ..storage.files import RecordFile
     from ..storage.formats import open_any
 
-    env = Env(db, config)
     sources: list[RecordFile] = []
     for name in files:
         sources.append(open_any(name, fmt, lambda m: click.echo(f"warning: {inline(m)}", err=True)))

@@ -38,7 +38,10 @@ def rank_document(
             {
                 "name": a.name,
                 "rank": a.rank,
-                "technical": a.technical,
+                # An unscored agent's score is none (it ranks with the configured
+                # placeholder, docs/sessions.md).
+                "technical": None if a.unscored else a.technical,
+                "technical_source": a.technical_source,
                 "r_proact": a.r_proact,
                 "r_pers": a.r_pers,
                 "interaction": a.interaction,
@@ -87,7 +90,8 @@ def render_ranking(run: Run, ranking: Ranking, flips: Sequence[Flip] | None = No
     for a in ranking.agents:
         low, medium, high = a.questions
         click.echo(
-            f"  {a.rank:>2}  {cut(a.name, 16):<16} {number(a.technical):>9} "
+            f"  {a.rank:>2}  {cut(a.name, 16):<16}"
+            f" {number(None if a.unscored else a.technical):>9} "
             f"{number(a.r_proact, signed=True):>9} {number(a.r_pers, signed=True):>8} "
             f"{number(a.interaction, signed=True):>9} {number(a.final):>7}  "
             f"{low:>5}/{medium}/{high:<6}  {', '.join(a.flags)}"

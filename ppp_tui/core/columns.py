@@ -43,6 +43,8 @@ class AgentColumns:
     violations: IntArray
     penalty: FloatArray  # sum of violation penalties under the settings
     failed: BoolArray | None = None  # (agents,) the output is a failure; None: none is
+    # (agents,) no test run and no rating: `technical` holds the settings' placeholder.
+    unscored: BoolArray | None = None
 
     @property
     def names(self) -> ObjectArray:

@@ -40,6 +40,20 @@ class Source(StrEnum):
     CHECKER = "checker"  # violation decided by a preference rule checker
 
 
+class AskedWith(StrEnum):
+    """How a question reached the user."""
+
+    TEXT = "text"  # written in the agent's text
+    TOOL = "tool"  # through the agent's dedicated ask tool, as a dialog
+
+
+# An agent's technical_source when no test run and no hand rating gave it a score: its
+# technical value is then a placeholder, ranked as settings.unscored_technical says.
+UNSCORED = "unscored"
+# An agent's technical_source when the user rated it by hand (wins over test evidence).
+HAND = "hand"
+
+
 @dataclass(frozen=True)
 class Turn:
     prompt: str = ""
@@ -47,6 +61,9 @@ class Turn:
     token_count: int | None = None
     latency_ms: int | None = None
     timestamp: str | None = None
+    # A session's turn as the user lived it: (kind, text) in order, kind being text,
+    # tool, thinking or ask (core/sessions/model.py's StepKind); empty for other runs.
+    steps: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -55,6 +72,13 @@ class Question:
     effort: Effort
     turn: int | None = None
     source: Source = Source.LABEL
+    asked_with: AskedWith = AskedWith.TEXT
+    # A question asked through a tool: its options, the user's answer (an option or
+    # their own text), whether they dismissed the dialog, and how long they took.
+    options: tuple[str, ...] = ()
+    answer: str | None = None
+    dismissed: bool = False
+    seconds_to_answer: float | None = None
 
 
 @dataclass(frozen=True)
@@ -98,6 +122,16 @@ class Agent:
     confidence: float | None = None
     output: str | None = None
     failure: str | None = None  # why the agent's output is a failure, not work
+    # Where the technical score came from: None as given with the run, HAND for the
+    # user's own rating, UNSCORED for none, else the test run it was read from
+    # ("pytest: 41 passed, 2 failed").
+    technical_source: str | None = None
+    models: tuple[str, ...] = ()  # every model a session used, in order
+    sessions: tuple[str, ...] = ()  # the session ids an agent was read from
+
+    @property
+    def unscored(self) -> bool:
+        return self.technical_source == UNSCORED
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from .model import Agent, Run, Severity, Violation
+from .model import UNSCORED, Agent, Run, Severity, Violation
 from .preferences import CATALOGUE, UNKNOWN_PENALTY, canonical
 from .relevance import LOW_RELEVANCE, relevance_weight
 from .settings import ProactivitySettings, Settings, Weights
@@ -157,6 +157,13 @@ class AgentScore:
     relevance: float | None
     confidence: float | None
     failure: str | None = None  # why its output is a failure; it then ranks below work
+    # Where the technical score came from (model.Agent.technical_source); for an
+    # unscored agent `technical` is the settings' placeholder, shown as unscored.
+    technical_source: str | None = None
+
+    @property
+    def unscored(self) -> bool:
+        return self.technical_source == UNSCORED
 
     @property
     def weight(self) -> float | None:
@@ -172,6 +179,8 @@ class AgentScore:
         flags = []
         if self.failure is not None:
             flags.append(f"failed: {self.failure}")
+        if self.unscored:
+            flags.append("unscored")
         if not self.has_trajectory:
             flags.append("no trajectory")
         if self.low_relevance:
@@ -223,17 +232,24 @@ class _Scored:
     penalty: float
 
 
+def technical_of(agent: Agent, settings: Settings) -> float:
+    """The technical score an agent ranks with: its own, or for an unscored agent the
+    configured placeholder."""
+    return settings.unscored_technical if agent.unscored else agent.technical
+
+
 def _score(agent: Agent, stated: bool, weights: Weights, settings: Settings) -> _Scored:
     trajectory = agent.trajectory
+    technical = technical_of(agent, settings)
     if trajectory is None:
-        final = final_score(agent.technical, None, weights, settings)
+        final = final_score(technical, None, weights, settings)
         return _Scored(agent, None, None, None, final, 0.0)
     penalty = sum(violation_penalty(v, settings) for v in trajectory.violations)
     proact, pers = rewards(
         trajectory.effort_counts(), penalty, bool(trajectory.violations), stated, settings
     )
     interaction = proact + pers
-    final = final_score(agent.technical, interaction, weights, settings, (proact, pers))
+    final = final_score(technical, interaction, weights, settings, (proact, pers))
     return _Scored(agent, proact, pers, interaction, final, penalty)
 
 
@@ -257,7 +273,7 @@ def rank_agents(
     # With PPP off, final is the technical score, so this is the technical-only ranking.
     scored.sort(
         key=lambda s: rank_key(
-            s.final, s.agent.technical, s.agent.name, s.agent.failure is not None
+            s.final, technical_of(s.agent, settings), s.agent.name, s.agent.failure is not None
         )
     )
     best = scored[0].final if scored else 0.0
@@ -268,7 +284,7 @@ def rank_agents(
             AgentScore(
                 name=s.agent.name,
                 rank=rank,
-                technical=s.agent.technical,
+                technical=technical_of(s.agent, settings),
                 r_proact=s.r_proact,
                 r_pers=s.r_pers,
                 interaction=s.interaction,
@@ -281,6 +297,7 @@ def rank_agents(
                 relevance=s.agent.relevance,
                 confidence=s.agent.confidence,
                 failure=s.agent.failure,
+                technical_source=s.agent.technical_source,
             )
         )
     return result

@@ -172,8 +172,15 @@ class Settings:
     personalization: PersonalizationSettings = PersonalizationSettings()
     # Per-preference penalty overrides ([ppp.penalties]); the catalogue gives the rest.
     penalties: Mapping[str, float] = field(default_factory=_frozen)
+    # The technical score an unscored agent (no test run, no rating) is ranked with; it
+    # is still shown as unscored.
+    unscored_technical: float = 0.5
 
     def __post_init__(self) -> None:
+        if not 0.0 <= self.unscored_technical <= 1.0:
+            raise WeightError(
+                f"ppp: unscored_technical must be in [0, 1], got {self.unscored_technical!r}"
+            )
         if self.missing_trajectory not in MISSING_TRAJECTORY_MODES:
             raise WeightError(
                 f"ppp: missing_trajectory must be one of {', '.join(MISSING_TRAJECTORY_MODES)},"

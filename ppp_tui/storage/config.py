@@ -241,7 +241,17 @@ def _settings_from(data: Mapping[str, Any]) -> Settings:
             )
 
     penalties = _table(ppp, "penalties", "ppp.penalties")
+    unscored = ppp.get("unscored_technical", Settings().unscored_technical)
+    if (
+        isinstance(unscored, bool)
+        or not isinstance(unscored, int | float)
+        or not 0.0 <= unscored <= 1.0
+    ):
+        raise ConfigError(
+            f"ppp.unscored_technical: expected a number in [0, 1], got {_show(unscored)}"
+        )
     return Settings(
+        unscored_technical=float(unscored),
         enabled=enabled,
         missing_trajectory=mode,
         weights=current or older or Settings().weights,
@@ -256,6 +266,7 @@ def _settings_from(data: Mapping[str, Any]) -> Settings:
 
 _PPP_KEYS = frozenset(
     {"enabled", "missing_trajectory", "weights", "proactivity", "personalization", "penalties"}
+    | {"unscored_technical"}
     | set(OLDER_PAIR_KEYS)
 )
 

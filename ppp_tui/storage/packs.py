@@ -10,7 +10,7 @@ truth: triggers delete a run's pack when its agents change outside an import (a
 Columns, one entry per agent in position order, little-endian:
   names         the names concatenated (a name may hold any character)
   name_lengths  int32 per agent: where `names` splits
-  technical     float64 per agent
+  technical     float64 per agent; NaN for an unscored agent (no test run, no rating)
   counts        int32 x 4 per agent: low, medium, high questions, violations; -1: no trajectory
   failed        one byte per agent, 1 for an agent whose output is a failure; NULL when
                 no agent of the run failed (every pack written before failures existed)
@@ -18,6 +18,7 @@ Columns, one entry per agent in position order, little-endian:
 
 from __future__ import annotations
 
+import math
 import sqlite3
 import struct
 from collections.abc import Iterable, Iterator, Sequence
@@ -58,7 +59,8 @@ INSERT = (
 # What a pack is built from, one row per agent in position order (the covering index
 # agents_scores serves it; no INDEXED BY, so a database without it still works).
 AGENT_ROWS = (
-    "SELECT run_id, name, technical, q_low, q_medium, q_high, violations,"
+    "SELECT run_id, name, CASE WHEN technical_source = 'unscored' THEN NULL"
+    " ELSE technical END, q_low, q_medium, q_high, violations,"
     " failure IS NOT NULL FROM agents"
 )
 NO_TRAJECTORY = -1
@@ -68,13 +70,14 @@ Pack = tuple[str, str, bytes, bytes, bytes, bytes | None]  # a run_scores row
 
 def pack(
     run_id: str,
-    agents: Sequence[tuple[str, float, Sequence[int | None]]],
+    agents: Sequence[tuple[str, float | None, Sequence[int | None]]],
     failed: Sequence[bool] = (),
 ) -> Pack:
     """The run_scores row of a run from its agents' (name, technical, counts).
 
     `counts` is (low, medium, high, violations), or NULLs / an empty tuple for an
-    agent without a trajectory; `failed` flags the agents whose output is a failure.
+    agent without a trajectory; a technical score of None (or NaN) is an unscored
+    agent's; `failed` flags the agents whose output is a failure.
     """
     n = len(agents)
     names = [agent[0] for agent in agents]
@@ -88,7 +91,7 @@ def pack(
         run_id,
         "".join(names),
         struct.pack(f"<{n}i", *map(len, names)),
-        struct.pack(f"<{n}d", *(agent[1] for agent in agents)),
+        struct.pack(f"<{n}d", *(math.nan if a[1] is None else a[1] for a in agents)),
         struct.pack(f"<{4 * n}i", *counts),
         bytes(map(bool, failed)) if any(failed) else None,
     )

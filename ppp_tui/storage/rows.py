@@ -11,11 +11,12 @@ and violations share their agent's id, so a batch built elsewhere with ids count
 from __future__ import annotations
 
 import json
+import math
 import sqlite3
 from functools import lru_cache
 from typing import Any
 
-from ..core.model import Run
+from ..core.model import AskedWith, Run
 from ..core.preferences import is_known
 from ..core.relevance import task_type
 from ..core.scoring import states_preferences
@@ -27,20 +28,24 @@ BATCH = 2000
 # Distinct values an import remembers (task types, preference lists) before starting over.
 _CACHE_LIMIT = 10_000
 _NO_COUNTS: tuple[None, ...] = (None, None, None, None)
+# A question written in the text: no options, answer, dismissal or time (NULL asked_with
+# reads as text).
+_NO_DIALOG: tuple[None, ...] = (None, None, None, None)
 
 _INSERTS = (
     "INSERT INTO runs (id, spec_id, stage, task, task_type, created_at, preferences,"
     " states_preferences, selected_agent, preferred_agent, iterations, agents,"
-    " imported_at, consensus) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+    " imported_at, consensus, revision) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
     "INSERT INTO agents (id, run_id, position, name, model, technical, relevance,"
-    " confidence, output, q_low, q_medium, q_high, violations, failure)"
-    " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+    " confidence, output, q_low, q_medium, q_high, violations, failure,"
+    " technical_source, models, sessions) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
     "INSERT INTO trajectories (id, run_id, turns, questions, violations, unchecked)"
     " VALUES (?,?,?,?,?,?)",
     "INSERT INTO trajectory_turns (trajectory_id, turn, prompt, response, token_count,"
-    " latency_ms, timestamp) VALUES (?,?,?,?,?,?,?)",
-    "INSERT INTO trajectory_questions (trajectory_id, turn, text, effort, source)"
-    " VALUES (?,?,?,?,?)",
+    " latency_ms, timestamp, steps) VALUES (?,?,?,?,?,?,?,?)",
+    "INSERT INTO trajectory_questions (trajectory_id, turn, text, effort, source,"
+    " asked_with, options, answer, dismissed, seconds_to_answer)"
+    " VALUES (?,?,?,?,?,?,?,?,?,?)",
     "INSERT INTO trajectory_violations (trajectory_id, turn, preference, severity,"
     " penalty, source) VALUES (?,?,?,?,?,?)",
     "INSERT INTO preferred_marks (run_id, agent, marked_at, source) VALUES (?,?,?,?)",
@@ -140,7 +145,9 @@ class Rows:
             text = self._lists[names] = json.dumps(names)
         return text
 
-    def add(self, run: Run) -> None:
+    def add(self, run: Run, revision: str | None = None) -> None:
+        """The rows of `run`; `revision` is the revision of the sessions it was read
+        from (None for other runs)."""
         run_id = run.id
         stamp = self.stamp
         kind, preferences, stated = self._run_values(run)
@@ -160,6 +167,7 @@ class Rows:
                 len(run.agents),
                 stamp,
                 run.consensus,
+                revision,
             )
         )
         if run.preferred_agent is not None:
@@ -174,7 +182,9 @@ class Rows:
             counts: tuple[int | None, ...] = _NO_COUNTS
             if trajectory is not None:
                 counts = (*trajectory.effort_counts(), len(trajectory.violations))
-            scores.append((agent.name, agent.technical, counts))
+            # An unscored agent's placeholder is packed as NaN: the reads rank it as
+            # the settings say (score_reads.py).
+            scores.append((agent.name, math.nan if agent.unscored else agent.technical, counts))
             agent_rows.append(
                 (
                     agent_id,
@@ -188,6 +198,9 @@ class Rows:
                     agent.output,
                     *counts,
                     agent.failure,
+                    agent.technical_source,
+                    self._json_list(agent.models) if agent.models else None,
+                    self._json_list(agent.sessions) if agent.sessions else None,
                 )
             )
             if trajectory is None:
@@ -219,6 +232,7 @@ class Rows:
                             turn.token_count,
                             turn.latency_ms,
                             turn.timestamp,
+                            json.dumps(turn.steps) if turn.steps else None,
                         )
                         for number, turn in enumerate(turns, start=1)
                     ]
@@ -226,7 +240,23 @@ class Rows:
             if questions:
                 # _value_ is what .value returns, without the property's cost.
                 self.questions.extend(
-                    [(tid, q.turn, q.text, q.effort._value_, q.source._value_) for q in questions]
+                    [
+                        (tid, q.turn, q.text, q.effort._value_, q.source._value_, None, *_NO_DIALOG)
+                        if q.asked_with is AskedWith.TEXT
+                        else (
+                            tid,
+                            q.turn,
+                            q.text,
+                            q.effort._value_,
+                            q.source._value_,
+                            q.asked_with._value_,
+                            json.dumps(q.options),
+                            q.answer,
+                            int(q.dismissed),
+                            q.seconds_to_answer,
+                        )
+                        for q in questions
+                    ]
                 )
             if violations:
                 for v in violations:

@@ -192,7 +192,7 @@ def _create(conn: sqlite3.Connection) -> None:
 
 def _add_run_scores(conn: sqlite3.Connection) -> None:
     """Version 2: the per-run packs of the hot agent columns (see packs.py)."""
-    _add_columns(conn, _V3_AGENT_COLUMNS)  # the packs are built from them
+    _add_columns(conn, (*_V3_AGENT_COLUMNS, _V4_TECHNICAL))  # the packs are built from them
     # Hand-written: sqlite-utils makes neither WITHOUT ROWID tables nor triggers.
     for statement in _statements(packs.SCHEMA):
         conn.execute(statement)
@@ -209,6 +209,34 @@ def _add_failures_and_consensus(conn: sqlite3.Connection) -> None:
 
 
 _V3_AGENT_COLUMNS = (("agents", "failure", "TEXT"), ("runs", "consensus", "TEXT"))
+_V4_TECHNICAL = ("agents", "technical_source", "TEXT")
+
+
+def _add_sessions(conn: sqlite3.Connection) -> None:
+    """Version 4: what coding agents' own sessions bring (docs/sessions.md).
+
+    agents: where the technical score came from (NULL: given with the run; hand;
+    unscored; or the test run it was read from), the models and session ids as JSON
+    lists. Turns: their steps as the user lived them (JSON [[kind, text], ...]).
+    Questions: how they were asked (text or tool) and, for a tool's dialog, its options
+    (JSON list), the answer, whether it was dismissed and the seconds taken. Runs: the
+    revision of the sessions a run was read from, so a session that grew updates it.
+    """
+    _add_columns(
+        conn,
+        (
+            _V4_TECHNICAL,
+            ("agents", "models", "TEXT"),
+            ("agents", "sessions", "TEXT"),
+            ("trajectory_turns", "steps", "TEXT"),
+            ("trajectory_questions", "asked_with", "TEXT"),
+            ("trajectory_questions", "options", "TEXT"),
+            ("trajectory_questions", "answer", "TEXT"),
+            ("trajectory_questions", "dismissed", "INTEGER"),
+            ("trajectory_questions", "seconds_to_answer", "FLOAT"),
+            ("runs", "revision", "TEXT"),
+        ),
+    )
 
 
 def _add_columns(conn: sqlite3.Connection, columns: tuple[tuple[str, str, str], ...]) -> None:
@@ -224,6 +252,7 @@ MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (
     _create,
     _add_run_scores,
     _add_failures_and_consensus,
+    _add_sessions,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 OUR_TABLES = frozenset(

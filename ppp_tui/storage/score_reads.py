@@ -86,7 +86,10 @@ def agent_columns(
     has_trajectory = counts[:, 3] != packs.NO_TRAJECTORY
     counts[~has_trajectory] = 0
     technical_col = np.frombuffer(b"".join(technical), "<f8").astype(np.float64)
-    # An outside edit's values (a NaN, a score of 7) would skew every figure silently.
+    # Unscored agents are packed as NaN and ranked as the settings say.
+    unscored = np.isnan(technical_col)
+    technical_col[unscored] = settings.unscored_technical
+    # An outside edit's values (a score of 7) would skew every figure silently.
     check(bool(((technical_col >= 0.0) & (technical_col <= 1.0)).all()))
     check(len(technical_col) == len(counts) and bool((counts >= 0).all()))
     columns = AgentColumns(
@@ -120,6 +123,7 @@ def agent_columns(
             counts[:, 3],
             only_loaded=limit is not None,
         ),
+        unscored=unscored if unscored.any() else None,
     )
     # Each violation costs at most MAX_PENALTY (a sum past that: an outside edit).
     check(bool((columns.penalty <= MAX_PENALTY * np.maximum(columns.violations, 1)).all()))
@@ -147,10 +151,11 @@ def first_runs(query: Query, settings: Settings, limit: int) -> list[RunAgents]:
         split = packs.split_names(names, lengths)
         flat = struct.unpack(f"<{4 * n}i", counts)
         flags = packs.split_failed(failed, n)
+        unscored = settings.unscored_technical
         agents = [
             AgentInputs(
                 split[k],
-                value,
+                unscored if value != value else value,  # NaN: unscored
                 None if flat[4 * k + 3] == packs.NO_TRAJECTORY else flat[4 * k : 4 * k + 4],
                 failed=flags[k],
             )

@@ -128,6 +128,30 @@ def _update(db: sqlite_utils.Database, table: str, columns: tuple[str, ...]) -> 
         )
 
 
+def forget_run(conn: sqlite3.Connection, run_id: str) -> None:
+    """Take a run's rows out of the indexes before they are deleted (an import that
+    replaces a grown session's run): the indexes keep no text of their own, so each
+    indexed row is removed with the values it was indexed with. Rows past the last one
+    indexed were never in them."""
+    if not has_index(conn):
+        return
+    chosen = {
+        "runs": "SELECT rowid, {names} FROM runs WHERE id = ?",
+        "agents": "SELECT rowid, {names} FROM agents WHERE run_id = ?",
+        "trajectory_questions": "SELECT q.rowid, {names} FROM trajectory_questions AS q"
+        " JOIN agents ON agents.id = q.trajectory_id WHERE agents.run_id = ?",
+    }
+    for table, columns, _ in _INDEXED:
+        indexed, _last = _state(conn, table)
+        names = ", ".join(columns)
+        fts = f"{table}_fts"
+        conn.execute(
+            f"INSERT INTO {fts} ({fts}, rowid, {names})"
+            f" SELECT 'delete', * FROM ({chosen[table].format(names=names)}) WHERE rowid <= ?",
+            (run_id, indexed),
+        )
+
+
 def ranked(conn: sqlite3.Connection, expression: str) -> list[str]:
     """The ids of the runs matching an FTS5 `expression`, the most relevant first: by their
     best row's bm25, then by id. When more than `RANK_LIMIT` rows match (a word most runs

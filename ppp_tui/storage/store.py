@@ -17,7 +17,19 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..core.model import Agent, Effort, Question, Run, Severity, Source, Trajectory, Turn, Violation
+from ..core.model import (
+    HAND,
+    Agent,
+    AskedWith,
+    Effort,
+    Question,
+    Run,
+    Severity,
+    Source,
+    Trajectory,
+    Turn,
+    Violation,
+)
 from ..core.settings import Settings
 from . import database, packs, score_reads, search
 from .damage import check, is_count, is_penalty, is_unit, readable
@@ -324,8 +336,9 @@ class Store:
         try:
             with self._transaction():
                 self.conn.executemany(
-                    "UPDATE agents SET technical = ? WHERE run_id = ? AND name = ?",
-                    [(score.technical, score.run_id, score.agent) for score in scores],
+                    "UPDATE agents SET technical = ?, technical_source = ?"
+                    " WHERE run_id = ? AND name = ?",
+                    [(score.technical, HAND, score.run_id, score.agent) for score in scores],
                 )
                 # The update trigger dropped those runs' packs: build them again.
                 packs.fill_missing(self.conn)
@@ -455,9 +468,21 @@ class Store:
             consensus,
         ) = rows[0]
         agents = []
-        for agent_id, name, model, technical, relevance, confidence, output, failure in self._query(
-            "SELECT id, name, model, technical, relevance, confidence, output, failure"
-            " FROM agents WHERE run_id = ? ORDER BY position",
+        for (
+            agent_id,
+            name,
+            model,
+            technical,
+            relevance,
+            confidence,
+            output,
+            failure,
+            technical_source,
+            models,
+            sessions,
+        ) in self._query(
+            "SELECT id, name, model, technical, relevance, confidence, output, failure,"
+            " technical_source, models, sessions FROM agents WHERE run_id = ? ORDER BY position",
             [run_id],
         ):
             # What an import never writes (an outside edit) fails here, not in scoring.
@@ -468,7 +493,19 @@ class Store:
             )
             trajectory = self._trajectory(agent_id)
             agents.append(
-                Agent(name, technical, trajectory, model, relevance, confidence, output, failure)
+                Agent(
+                    name,
+                    technical,
+                    trajectory,
+                    model,
+                    relevance,
+                    confidence,
+                    output,
+                    failure,
+                    technical_source,
+                    _text_list(models),
+                    _text_list(sessions),
+                )
             )
         preferences = json.loads(prefs)
         scores = json.loads(iterations)
@@ -494,17 +531,38 @@ class Store:
             return None
         trajectory_id, unchecked = agent_id, found[0][0]
         turns = tuple(
-            Turn(prompt or "", response or "", tokens, latency, timestamp)
-            for prompt, response, tokens, latency, timestamp in self._query(
-                "SELECT prompt, response, token_count, latency_ms, timestamp"
+            Turn(prompt or "", response or "", tokens, latency, timestamp, _steps(steps))
+            for prompt, response, tokens, latency, timestamp, steps in self._query(
+                "SELECT prompt, response, token_count, latency_ms, timestamp, steps"
                 " FROM trajectory_turns WHERE trajectory_id = ? ORDER BY turn",
                 [trajectory_id],
             )
         )
         questions = tuple(
-            Question(text, Effort(effort), turn, Source(source))
-            for text, effort, turn, source in self._query(
-                "SELECT text, effort, turn, source FROM trajectory_questions"
+            Question(
+                text,
+                Effort(effort),
+                turn,
+                Source(source),
+                AskedWith(asked_with or AskedWith.TEXT),
+                _text_list(options),
+                answer,
+                bool(dismissed),
+                seconds,
+            )
+            for (
+                text,
+                effort,
+                turn,
+                source,
+                asked_with,
+                options,
+                answer,
+                dismissed,
+                seconds,
+            ) in self._query(
+                "SELECT text, effort, turn, source, asked_with, options, answer, dismissed,"
+                " seconds_to_answer FROM trajectory_questions"
                 " WHERE trajectory_id = ? ORDER BY id",
                 [trajectory_id],
             )
@@ -611,3 +669,24 @@ def bulk_write(path: Path, tables: Tables) -> None:
             conn.close()
     except sqlite3.Error as error:
         raise database_error(path, error) from None
+
+
+def _text_list(text: str | None) -> tuple[str, ...]:
+    """A JSON list of strings stored by an import; an outside edit's other value fails."""
+    if text is None:
+        return ()
+    value = json.loads(text)
+    check(type(value) is list and all(type(item) is str for item in value))
+    return tuple(value)
+
+
+def _steps(text: str | None) -> tuple[tuple[str, str], ...]:
+    """A turn's steps, stored as JSON [[kind, text], ...]."""
+    if text is None:
+        return ()
+    value = json.loads(text)
+    check(
+        type(value) is list
+        and all(type(s) is list and len(s) == 2 and all(type(x) is str for x in s) for s in value)
+    )
+    return tuple((kind, step) for kind, step in value)

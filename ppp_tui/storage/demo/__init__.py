@@ -51,6 +51,7 @@ from .profiles import (
     USER_NOISE,
     hidden_settings,
 )
+from .sessions import SESSION_RUNS
 from .writer import write_demo
 
 __all__ = [
@@ -61,6 +62,7 @@ __all__ = [
     "HIDDEN_WEIGHTS",
     "PREFERRED_SHARE",
     "PROFILES",
+    "SESSION_RUNS",
     "USER_NOISE",
     "generate",
     "generate_parsed",

@@ -20,6 +20,7 @@ from typing import Any
 from ...core.effort import classify_effort
 from ...core.model import (
     Agent,
+    AskedWith,
     Effort,
     Question,
     Run,
@@ -79,7 +80,7 @@ _SPECS_PER_CHUNK = 1000
 
 # Raised whenever the same (runs, seed) would give different runs: a demo database kept
 # between sessions by an older generator is then made again.
-GENERATOR_VERSION = 1
+GENERATOR_VERSION = 2
 
 _DEFAULT_SETTINGS = Settings()
 
@@ -102,13 +103,24 @@ def _turn(prompt: str, response: str, token_count: int, latency_ms: int, timesta
         token_count=token_count,
         latency_ms=latency_ms,
         timestamp=timestamp,
+        steps=(),
     )
     return turn
 
 
 def _question(text: str, effort: Effort, turn: int | None, source: Source) -> Question:
     question = _new(Question)
-    question.__dict__.update(text=text, effort=effort, turn=turn, source=source)
+    question.__dict__.update(
+        text=text,
+        effort=effort,
+        turn=turn,
+        source=source,
+        asked_with=AskedWith.TEXT,
+        options=(),
+        answer=None,
+        dismissed=False,
+        seconds_to_answer=None,
+    )
     return question
 
 
@@ -154,6 +166,9 @@ def _agent(
         confidence=confidence,
         output=output,
         failure=None,
+        technical_source=None,
+        models=(),
+        sessions=(),
     )
     return agent
 

@@ -34,13 +34,15 @@ def write_demo(
     *,
     replace: bool = False,
     progress: Callable[[int], None] | None = None,
+    sessions: bool = False,
 ) -> ImportReport:
     """Write a demo database of `runs` runs at `path` (`ppp-tui demo`).
 
     A database that already holds runs is kept unless `replace` is true (after checking it
     is a ppp-tui database). The new database is built beside the old one and takes its
     place only when complete, so an interrupted run leaves the old one as it was. `progress`
-    is called with the number of runs written, as they are written.
+    is called with the number of runs written, as they are written. With `sessions`,
+    the demo's few runs read from agents' sessions (demo/sessions.py) come on top.
     """
     from ..database import StoreError, now
     from ..store import Store
@@ -67,12 +69,23 @@ def write_demo(
 
         def fill(store: Store) -> ImportReport:
             if chunks is not None:
-                return chunks.write(store, progress)
-            records = (
-                ParsedRecord("<demo>", None, "$", raw, parsed=run)
-                for raw, run in generate_parsed(runs, seed)
-            )
-            return store.import_records(records, progress=progress)
+                report = chunks.write(store, progress)
+            else:
+                records = (
+                    ParsedRecord("<demo>", None, "$", raw, parsed=run)
+                    for raw, run in generate_parsed(runs, seed)
+                )
+                report = store.import_records(records, progress=progress)
+            if sessions:
+                from .sessions import session_runs
+
+                extra = store.import_records(
+                    ParsedRecord("<demo sessions>", None, "$", None, parsed=run)
+                    for run in session_runs()
+                )
+                report.added += extra.added
+                report.marks += extra.marks
+            return report
 
         with build_beside(path, fill, scratch) as (scratch, report):
             if existed:

@@ -1,0 +1,84 @@
+"""What one session becomes as an agent of a run: its turns, questions and scores.
+
+Questions come two ways. Those put through the agent's dedicated ask tool are asked
+with the tool: their options, answer, dismissal and answer time are kept, and a question
+that offered options is a selection for the effort classifier. Those the agent wrote in
+its text to the user are found by the extraction rules every run gets. Thinking and the
+arguments of other tools are never read for questions.
+
+The technical score is the pass fraction of the last test run in the session's tool
+results; an agent without one is unscored (`UNSCORED`), never a silent number.
+"""
+
+from __future__ import annotations
+
+from ..effort import classify_effort
+from ..extraction import extract_questions
+from ..model import UNSCORED, Agent, AskedWith, Question, Source, Trajectory, Turn
+from .model import Ask, Session, StepKind
+
+
+def selection_text(question: str, options: list[str]) -> str:
+    """The question as the classifier reads a selection: options offered inline, as
+    letters. The labels' own words are not read: the user picks one, and an option
+    named "architecture/" is no request for architecture work."""
+    if not options:
+        return question
+    body = question.rstrip().rstrip("?\uff1f").rstrip()
+    letters = [chr(ord("A") + i) for i in range(min(len(options), 26))]
+    offered = ", ".join(letters[:-1]) + f" or {letters[-1]}" if len(letters) > 1 else "A"
+    return f"{body} ({offered})?"
+
+
+def _asked(ask: Ask, number: int, task: str | None) -> Question:
+    return Question(
+        text=ask.text,
+        effort=classify_effort(selection_text(ask.text, ask.options), task),
+        turn=number,
+        source=Source.CLASSIFIER,
+        asked_with=AskedWith.TOOL,
+        options=tuple(ask.options),
+        answer=ask.answer,
+        dismissed=ask.dismissed,
+        seconds_to_answer=ask.seconds,
+    )
+
+
+def session_agent(session: Session, name: str, task: str | None) -> Agent:
+    """The agent a session is, named `name`; `task` is its run's task text (context for
+    the effort classifier)."""
+    turns: list[Turn] = []
+    questions: list[Question] = []
+    for number, turn in enumerate(session.turns, start=1):
+        response = turn.response()
+        turns.append(
+            Turn(
+                prompt=turn.prompt,
+                response=response,
+                timestamp=turn.timestamp,
+                steps=tuple((step.kind.value, step.text) for step in turn.steps),
+            )
+        )
+        asks = iter(turn.asks)
+        for step in turn.steps:
+            if step.kind is StepKind.ASK:
+                ask = next(asks, None)
+                if ask is not None:
+                    questions.append(_asked(ask, number, task))
+            elif step.kind is StepKind.TEXT:
+                questions.extend(
+                    Question(text, classify_effort(text, task), number, Source.EXTRACTED)
+                    for text in extract_questions(step.text)
+                )
+        # Asks a reader listed without a step of their own still count.
+        questions.extend(_asked(ask, number, task) for ask in asks)
+    tests = session.tests
+    return Agent(
+        name=name,
+        technical=tests.fraction if tests is not None else 0.0,
+        trajectory=Trajectory(tuple(turns), tuple(questions)),
+        model=", ".join(session.models) or None,
+        technical_source=tests.source if tests is not None else UNSCORED,
+        models=tuple(session.models),
+        sessions=(session.id,),
+    )

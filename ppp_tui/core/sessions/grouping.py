@@ -1,0 +1,186 @@
+"""Which sessions form one run: the sessions that worked on the same task.
+
+By default that is the same first typed prompt (whitespace-normalised), in the same
+repository (its git remote, else its root folder's name, so worktrees of one repository
+match), started within a window (24 hours unless set): each such session is one agent of
+the run. A run's id is derived from its sessions' ids, so importing again finds it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from ..model import Run
+from .agents import session_agent
+from .model import Session
+
+DEFAULT_WINDOW_HOURS = 24.0
+
+
+@dataclass(frozen=True)
+class Grouping:
+    """How sessions are put into runs (`import` options)."""
+
+    window_hours: float = DEFAULT_WINDOW_HOURS
+    one_per_session: bool = False
+    run: str | None = None  # every session into this one run
+    stage: str | None = None
+
+
+def session_key(session: Session) -> str:
+    """`tool:id`: a session's own key, unique across the three agents."""
+    return f"{session.tool.value}:{session.id}"
+
+
+def normalised(text: str) -> str:
+    return " ".join(text.split())
+
+
+def task_key(prompt: str, repository: str | None) -> str:
+    """What two sessions of one task share: their first prompt and their repository."""
+    digest = hashlib.sha256(f"{repository or ''}\x00{normalised(prompt)}".encode())
+    return digest.hexdigest()[:16]
+
+
+def parse_time(text: str | None) -> datetime | None:
+    """An ISO 8601 time as an aware datetime (UTC if it names no zone), or None."""
+    if not text:
+        return None
+    try:
+        moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    if moment.tzinfo is None:
+        from datetime import UTC
+
+        moment = moment.replace(tzinfo=UTC)
+    return moment
+
+
+def within(first: str | None, other: str | None, hours: float) -> bool:
+    """Whether two start times are at most `hours` apart (an unknown time matches)."""
+    a, b = parse_time(first), parse_time(other)
+    return a is None or b is None or abs(b - a) <= timedelta(hours=hours)
+
+
+def earliest(times: Iterable[str | None]) -> str | None:
+    """The earliest of some ISO 8601 times, as given (unreadable ones after readable)."""
+    known = [t for t in times if t]
+    if not known:
+        return None
+    return min(known, key=lambda t: (parse_time(t) is None, parse_time(t) or datetime.min, t))
+
+
+def merge_parts(sessions: Iterable[Session]) -> list[Session]:
+    """One session per `tool:id`: a sub-agent's transcript and the main one are one
+    session. The main transcript's turns stand; a part adds its models, and its
+    test run when the main one has none."""
+    merged: dict[str, Session] = {}
+    parts: list[Session] = []
+    for session in sessions:
+        if session.subagent:
+            parts.append(session)
+            continue
+        key = session_key(session)
+        found = merged.get(key)
+        if found is None or session.size > found.size:
+            merged[key] = session  # the same file twice (a copy): the larger one
+    for part in parts:
+        key = session_key(part)
+        main = merged.get(key)
+        if main is None:
+            merged[key] = part  # a sub-agent's transcript alone stands for its session
+            continue
+        for model in part.models:
+            main.add_model(model)
+        if main.tests is None:
+            main.tests = part.tests
+        main.size += part.size
+    return list(merged.values())
+
+
+def group(
+    sessions: Sequence[Session], repository: Callable[[Session], str | None], options: Grouping
+) -> list[list[Session]]:
+    """The sessions in runs, each run's sessions by start time, runs by their first."""
+    ordered = sorted(sessions, key=lambda s: (parse_time(s.started) is None, s.started or "", s.id))
+    if options.run is not None:
+        return [ordered] if ordered else []
+    if options.one_per_session:
+        return [[session] for session in ordered]
+    groups: dict[str, list[list[Session]]] = {}
+    result: list[list[Session]] = []
+    for session in ordered:
+        key = task_key(session.first_prompt(), repository(session))
+        for members in groups.setdefault(key, []):
+            if within(members[0].started, session.started, options.window_hours):
+                members.append(session)
+                break
+        else:
+            members = [session]
+            groups[key].append(members)
+            result.append(members)
+    return result
+
+
+def run_id(sessions: Sequence[Session]) -> str:
+    """A stable id from the sessions' ids: the same sessions give the same run."""
+    keys = sorted(session_key(s) for s in sessions)
+    return "session-" + hashlib.sha256("\n".join(keys).encode()).hexdigest()[:12]
+
+
+def agent_names(sessions: Sequence[Session], taken: Iterable[str] = ()) -> list[str]:
+    """A distinct name for each session: its tool's, or with two sessions of one tool in
+    the run, the tool and its model (else a number). Names in `taken` stay with others."""
+    used = set(taken)
+    counts: dict[str, int] = {}
+    for session in sessions:
+        counts[session.tool.value] = counts.get(session.tool.value, 0) + 1
+    names = []
+    for session in sessions:
+        tool = session.tool.value
+        candidates = []
+        if counts[tool] == 1:
+            candidates.append(tool)
+        if session.models:
+            candidates.append(f"{tool}/{session.models[0]}")
+        name = next((c for c in candidates if c not in used), None)
+        number = 1
+        while name is None or name in used:
+            number += 1
+            name = f"{tool}#{number}"
+        used.add(name)
+        names.append(name)
+    return names
+
+
+def revision(key: str, sizes: dict[str, int]) -> str:
+    """What a session run records of its sessions: its task key and each session's size
+    (by `session_key`), so that a grown session updates the run and an unchanged one is
+    skipped."""
+    return json.dumps({"key": key, "sessions": sizes}, sort_keys=True)
+
+
+def session_run(
+    sessions: Sequence[Session],
+    identifier: str,
+    names: Sequence[str],
+    key: str,
+    stage: str | None,
+) -> Run:
+    """The run of `sessions` (by start time), its agents named `names`."""
+    task = sessions[0].first_prompt() if sessions else ""
+    return Run(
+        id=identifier,
+        agents=tuple(
+            session_agent(session, name, task)
+            for session, name in zip(sessions, names, strict=True)
+        ),
+        stage=stage,
+        task=task or None,
+        created_at=earliest(s.started for s in sessions),
+    )

@@ -1,0 +1,201 @@
+"""Where coding agents keep their sessions, and which agent wrote a file, by content.
+
+Claude Code writes `~/.claude/projects/<project>/<session>.jsonl` (`$CLAUDE_CONFIG_DIR`
+moves `~/.claude`), Codex CLI `~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl`
+(`$CODEX_HOME` moves `~/.codex`), Gemini CLI `~/.gemini/tmp/<project>/chats/`. A file
+is recognised by what it holds, never by its name; a folder stands for every session
+under it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from ...core.sessions.model import Tool
+
+# How much of a file is read to recognise it.
+_SNIFF_BYTES = 64 * 1024
+_SNIFF_LINES = 40
+_CLAUDE_TYPES = frozenset(
+    {"user", "assistant", "summary", "system", "progress", "file-history-snapshot"}
+    | {"queue-operation", "attachment", "custom-title", "ai-title", "last-prompt"}
+)
+_CODEX_TYPES = frozenset({"session_meta", "turn_context", "response_item", "event_msg"})
+_CODEX_LEGACY_ITEMS = frozenset(
+    {"message", "reasoning", "function_call", "function_call_output", "local_shell_call"}
+)
+_GEMINI_HEADER = frozenset({"sessionId", "projectHash"})
+# What a folder walk looks at: transcripts are JSON Lines or JSON.
+_SUFFIXES = (".jsonl", ".json")
+
+
+def _lines(head: bytes) -> list[Any]:
+    """The complete JSON lines at the start of `head` (a cut last line left out)."""
+    values = []
+    for line in head.split(b"\n")[:_SNIFF_LINES]:
+        line = line.strip()
+        if not line:
+            continue
+        try:
+            values.append(json.loads(line))
+        except (ValueError, RecursionError):
+            continue
+    return values
+
+
+def _pretty_object(head: bytes) -> bool:
+    """A pretty-printed Gemini conversation record (its keys near the top)."""
+    text = head[:4096].decode("utf-8", errors="replace")
+    return '"sessionId"' in text and ('"messages"' in text or '"projectHash"' in text)
+
+
+def _chat_history(head: bytes) -> bool:
+    """A saved Gemini chat: a JSON list of {role, parts} entries."""
+    text = head[:4096].decode("utf-8", errors="replace")
+    return '"role"' in text and '"parts"' in text
+
+
+def recognise(head: bytes) -> Tool | None:
+    """The agent whose transcript starts with `head`, or None."""
+    stripped = head.lstrip(b"\xef\xbb\xbf \t\r\n")
+    if stripped.startswith(b"["):
+        return Tool.GEMINI_CLI if _chat_history(stripped) else None
+    if not stripped.startswith(b"{"):
+        return None
+    lines = [value for value in _lines(stripped) if isinstance(value, dict)]
+    if not lines:
+        return Tool.GEMINI_CLI if _pretty_object(stripped) else None
+    first = lines[0]
+    if first.keys() >= _GEMINI_HEADER or ("messages" in first and "sessionId" in first):
+        return Tool.GEMINI_CLI
+    for line in lines:
+        kind = line.get("type")
+        if kind in _CODEX_TYPES and "payload" in line:
+            return Tool.CODEX
+        if "record_type" in line:
+            return Tool.CODEX
+    if (
+        "id" in first
+        and "timestamp" in first
+        and "type" not in first
+        and any(line.get("type") in _CODEX_LEGACY_ITEMS for line in lines[1:])
+    ):
+        return Tool.CODEX  # the legacy flat rollout: a bare header, then bare items
+    for line in lines:
+        if line.get("type") in _CLAUDE_TYPES and (
+            isinstance(line.get("message"), dict)
+            or "sessionId" in line
+            or "leafUuid" in line
+            or "uuid" in line
+        ):
+            return Tool.CLAUDE_CODE
+        if "sessionId" in line and isinstance(line.get("message"), dict):
+            return Tool.CLAUDE_CODE  # usage lines with no type (they hold no conversation)
+    return None
+
+
+def recognise_file(path: str) -> Tool | None:
+    try:
+        with open(path, "rb") as handle:
+            return recognise(handle.read(_SNIFF_BYTES))
+    except OSError:
+        return None
+
+
+def is_sidecar(path: str) -> bool:
+    """A sub-agent's metadata file beside its transcript (`agent-<id>.meta.json`)."""
+    return path.endswith(".meta.json")
+
+
+def walk(folder: Path) -> Iterator[Path]:
+    """Every JSON or JSON Lines file under `folder`, recursively, in name order."""
+    for root, dirs, files in os.walk(folder):
+        dirs.sort()
+        for name in sorted(files):
+            if name.endswith(_SUFFIXES) and not is_sidecar(name):
+                yield Path(root) / name
+
+
+def default_places(environ: dict[str, str] | None = None) -> dict[Tool, Path]:
+    """Where each agent keeps its sessions on this machine (whether or not it exists)."""
+    env = os.environ if environ is None else environ
+    home = Path(env.get("HOME") or Path.home())
+    claude = Path(env["CLAUDE_CONFIG_DIR"]) if env.get("CLAUDE_CONFIG_DIR") else home / ".claude"
+    codex = Path(env["CODEX_HOME"]) if env.get("CODEX_HOME") else home / ".codex"
+    gemini = Path(env["GEMINI_CLI_HOME"]) if env.get("GEMINI_CLI_HOME") else home
+    return {
+        Tool.CLAUDE_CODE: claude / "projects",
+        Tool.CODEX: codex / "sessions",
+        Tool.GEMINI_CLI: gemini / ".gemini" / "tmp",
+    }
+
+
+def repository_of(cwd: str | None) -> str | None:
+    """The repository a folder is in: its git remote (origin, else the first), else the
+    name of its root folder, the main checkout's for a worktree (so that worktrees of one
+    repository match); read from the .git files, without running git. None if the
+    folder is gone or not in a repository; then the folder's own name stands for it."""
+    if not cwd:
+        return None
+    path = Path(cwd)
+    try:
+        for folder in (path, *path.parents):
+            marker = folder / ".git"
+            if marker.is_dir():
+                return _remote(marker) or folder.name
+            if marker.is_file():
+                common = _common_dir(marker)
+                if common is None:
+                    return folder.name
+                return _remote(common) or common.parent.name
+    except OSError:
+        pass
+    return path.name or None
+
+
+def _common_dir(marker: Path) -> Path | None:
+    """The main repository's .git folder, from a worktree's `.git` file."""
+    text = marker.read_text(encoding="utf-8", errors="replace").strip()
+    if not text.startswith("gitdir:"):
+        return None
+    gitdir = Path(text.removeprefix("gitdir:").strip())
+    if not gitdir.is_absolute():
+        gitdir = (marker.parent / gitdir).resolve()
+    common_file = gitdir / "commondir"
+    if common_file.is_file():
+        common = Path(common_file.read_text(encoding="utf-8", errors="replace").strip())
+        return common if common.is_absolute() else (gitdir / common).resolve()
+    return gitdir
+
+
+def _remote(git_dir: Path) -> str | None:
+    config = git_dir / "config"
+    if not config.is_file():
+        return None
+    section = None
+    remotes: dict[str, str] = {}
+    for raw in config.read_text(encoding="utf-8", errors="replace").splitlines():
+        line = raw.strip()
+        if line.startswith("["):
+            section = line.strip("[]").strip()
+        elif section and section.startswith("remote ") and line.startswith("url"):
+            name = section.removeprefix("remote ").strip().strip('"')
+            remotes.setdefault(name, line.partition("=")[2].strip())
+    url = remotes.get("origin") or next(iter(remotes.values()), None)
+    return normalise_remote(url) if url else None
+
+
+def normalise_remote(url: str) -> str:
+    """A remote's URL as `host/owner/name`, whatever its protocol, user or `.git`."""
+    text = url.strip().removesuffix("/").removesuffix(".git")
+    if "://" in text:
+        text = text.split("://", 1)[1]
+    elif ":" in text and "@" in text.split(":", 1)[0]:
+        text = text.replace(":", "/", 1)  # git@host:owner/name
+    if "@" in text.split("/", 1)[0]:
+        text = text.split("@", 1)[1]
+    return text.lower()

@@ -1,0 +1,387 @@
+"""Sessions into the database: files read, sessions grouped into runs, runs written.
+
+Reading happens first, outside any transaction: each file's problems are warnings
+naming the file and line, and a file that is no transcript is one line. Writing is one
+transaction. A run read from sessions records their revision (runs.revision): its task
+key and each session's size. Importing again finds each session's run: an unchanged
+one is skipped, a grown one replaces the agent it was (its marks, and hand ratings of
+its agents, are kept), a new session of the same task joins the run.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Callable, Iterable, Sequence
+from contextlib import suppress
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ...core.errors import PPPError
+from ...core.model import HAND, Agent, Run
+from ...core.sessions.grouping import (
+    Grouping,
+    agent_names,
+    earliest,
+    group,
+    merge_parts,
+    parse_time,
+    revision,
+    run_id,
+    session_key,
+    session_run,
+    task_key,
+    within,
+)
+from ...core.sessions.model import Session, SessionError, SessionWarnings, Tool
+from .. import packs, search
+from ..database import now
+from ..rows import Rows, next_agent, write
+from .discover import is_sidecar, normalise_remote, recognise_file, repository_of, walk
+
+if TYPE_CHECKING:
+    from ..store import Store
+
+Progress = Callable[[int], None]
+
+FORMATS = tuple(tool.value for tool in Tool)
+
+
+@dataclass
+class SessionFile:
+    path: str
+    tool: Tool
+    named: bool  # named on the command line (not found in a folder)
+
+
+@dataclass
+class SessionReport:
+    files: int = 0
+    sessions: int = 0
+    asks: int = 0
+    added: int = 0
+    updated: int = 0
+    unchanged: int = 0
+    removed: int = 0  # runs left with no session (all moved to the run --run names)
+    warnings: list[str] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)  # files named that could not be read
+
+
+def reader_for(tool: Tool) -> Callable[[str, SessionWarnings, Progress | None], Session]:
+    if tool is Tool.CLAUDE_CODE:
+        from .claude_code import read_claude_code
+
+        return read_claude_code
+    if tool is Tool.CODEX:
+        from .codex import read_codex
+
+        return read_codex
+    from .gemini_cli import read_gemini_cli
+
+    return read_gemini_cli
+
+
+def find_files(
+    names: Iterable[str], fmt: str, report: SessionReport
+) -> tuple[list[SessionFile], list[str]]:
+    """(the session files among `names` and the folders under them, the other files).
+
+    A folder stands for every session under it; its other files are skipped with a
+    warning. With `fmt` one of FORMATS every file named is read as that agent's."""
+    forced = Tool(fmt) if fmt in FORMATS else None
+    found: list[SessionFile] = []
+    others: list[str] = []
+    for name in names:
+        path = Path(name)
+        if name != "-" and path.is_dir():
+            odd: list[Path] = []
+            for inner in walk(path):
+                tool = forced or recognise_file(str(inner))
+                if tool is None:
+                    odd.append(inner)
+                else:
+                    found.append(SessionFile(str(inner), tool, named=False))
+            if len(odd) == 1:
+                report.warnings.append(f"{odd[0]}: not a session transcript (skipped)")
+            elif odd:
+                report.warnings.append(
+                    f"{path}: {len(odd)} files are not session transcripts (skipped),"
+                    f" such as {odd[0].relative_to(path)}"
+                )
+            continue
+        if name != "-" and is_sidecar(name) and path.is_file():
+            report.errors.append(
+                f"{name}: a sub-agent's metadata file, not a transcript"
+                " (import the agent-*.jsonl beside it, or the session's folder)"
+            )
+            continue
+        tool = forced or (None if name == "-" else recognise_file(name))
+        if tool is None:
+            others.append(name)
+        else:
+            found.append(SessionFile(name, tool, named=True))
+    return found, others
+
+
+def read_files(
+    files: Sequence[SessionFile], report: SessionReport, progress: Progress | None
+) -> list[Session]:
+    """Every file's session; problems go to the report, a file that fails is one line."""
+    sessions = []
+    for item in files:
+        warnings = SessionWarnings()
+        try:
+            session = reader_for(item.tool)(item.path, warnings, progress)
+        except SessionError as error:
+            (report.errors if item.named else report.warnings).append(str(error))
+            continue
+        except OSError as error:
+            line = f"{item.path}: cannot read ({error.strerror or error})"
+            (report.errors if item.named else report.warnings).append(line)
+            continue
+        finally:
+            report.warnings.extend(warnings.lines)
+        report.files += 1
+        sessions.append(session)
+    return sessions
+
+
+def file_sizes(files: Sequence[SessionFile]) -> int:
+    total = 0
+    for item in files:
+        with suppress(OSError):
+            total += Path(item.path).stat().st_size
+    return total
+
+
+# -- writing -------------------------------------------------------------------------
+
+
+@dataclass
+class _Existing:
+    id: str
+    created_at: str | None
+    key: str | None
+    sizes: dict[str, int]
+
+
+def _existing(conn: sqlite3.Connection) -> list[_Existing]:
+    found = []
+    for rid, created_at, text in conn.execute(
+        "SELECT id, created_at, revision FROM runs WHERE revision IS NOT NULL ORDER BY id"
+    ):
+        try:
+            value = json.loads(text)
+            sizes = {str(k): int(v) for k, v in dict(value.get("sessions", {})).items()}
+            key = value.get("key")
+        except (ValueError, TypeError, AttributeError):
+            continue  # an outside edit: the run is left alone
+        found.append(_Existing(rid, created_at, key if isinstance(key, str) else None, sizes))
+    return found
+
+
+def repository(session: Session) -> str | None:
+    """The repository a session worked in, for grouping (see discover.repository_of)."""
+    if session.repository:
+        return normalise_remote(session.repository)
+    return repository_of(session.cwd)
+
+
+def write_sessions(
+    store: Store, sessions: Sequence[Session], options: Grouping, report: SessionReport
+) -> None:
+    """Group `sessions` into runs and write them in one transaction (nothing on error)."""
+    merged = merge_parts(sessions)
+    report.sessions = len(merged)
+    report.asks = sum(len(turn.asks) for s in merged for turn in s.turns)
+    conn = store.conn
+    with store.lock, store._transaction(), packs.import_in_progress(conn):
+        _write(conn, store, merged, options, report)
+
+
+def _write(
+    conn: sqlite3.Connection,
+    store: Store,
+    sessions: list[Session],
+    options: Grouping,
+    report: SessionReport,
+) -> None:
+    existing = _existing(conn)
+    owner = {key: run for run in existing for key in run.sizes}
+    by_id = {run.id: run for run in existing}
+    targets: dict[str, list[Session]] = {}
+    order: list[str] = []
+
+    def assign(rid: str, members: Iterable[Session]) -> None:
+        if rid not in targets:
+            targets[rid] = []
+            order.append(rid)
+        targets[rid].extend(members)
+
+    moved: dict[str, set[str]] = {}
+    if options.run is not None:
+        if not options.run.strip():
+            raise PPPError("--run: a run's name cannot be empty")
+        found = conn.execute(
+            "SELECT revision IS NOT NULL FROM runs WHERE id = ?", (options.run,)
+        ).fetchone()
+        if found is not None and not found[0]:
+            raise PPPError(
+                f"run {options.run!r} exists and was not read from sessions; choose another name"
+            )
+        assign(options.run, sessions)
+        # A session already in another run moves to this one.
+        for session in sessions:
+            known = owner.get(session_key(session))
+            if known is not None and known.id != options.run:
+                moved.setdefault(known.id, set()).add(session_key(session))
+    else:
+        fresh = []
+        for session in sessions:
+            known = owner.get(session_key(session))
+            if known is not None:
+                assign(known.id, [session])
+            else:
+                fresh.append(session)
+        for members in group(fresh, repository, options):
+            key = task_key(members[0].first_prompt(), repository(members[0]))
+            joined = None
+            if not options.one_per_session:
+                joined = next(
+                    (
+                        run
+                        for run in existing
+                        if run.key == key
+                        and within(run.created_at, members[0].started, options.window_hours)
+                    ),
+                    None,
+                )
+            assign(joined.id if joined else run_id(members), members)
+    rows = Rows(now(), next_agent(conn))
+    for rid, keys in moved.items():
+        _drop_sessions(conn, store, by_id[rid], keys, rows, report)
+    for rid in order:
+        _write_run(conn, store, rid, targets[rid], by_id.get(rid), options, rows, report)
+
+
+def _session_keys(agent: Agent) -> set[str]:
+    """The `tool:id` keys of the sessions an agent was read from."""
+    return {f"{_tool_of(agent.name)}:{sid}" for sid in agent.sessions}
+
+
+def _drop_sessions(
+    conn: sqlite3.Connection,
+    store: Store,
+    known: _Existing,
+    keys: set[str],
+    rows: Rows,
+    report: SessionReport,
+) -> None:
+    """Take the agents of sessions `keys` out of their run (gone with its last agent)."""
+    old = store.get_run(known.id)
+    agents = tuple(a for a in old.agents if not _session_keys(a) & keys)
+    if not agents:
+        search.forget_run(conn, known.id)
+        conn.execute("DELETE FROM runs WHERE id = ?", (known.id,))
+        report.removed += 1
+        return
+    sizes = {key: size for key, size in known.sizes.items() if key not in keys}
+    _replace_run(conn, old, replace(old, agents=agents), revision(known.key or "", sizes), rows)
+    report.updated += 1
+
+
+def _replace_run(conn: sqlite3.Connection, old: Run, run: Run, rev: str, rows: Rows) -> None:
+    """Write `run` in place of `old` (same id): its marks, their history kept."""
+    marks = conn.execute(
+        "SELECT agent, marked_at, source FROM preferred_marks WHERE run_id = ? ORDER BY id",
+        (old.id,),
+    ).fetchall()
+    search.forget_run(conn, old.id)
+    conn.execute("DELETE FROM runs WHERE id = ?", (old.id,))
+    rows.add(run, rev)
+    write(conn, rows.take())
+    if marks:
+        conn.executemany(
+            "INSERT INTO preferred_marks (run_id, agent, marked_at, source) VALUES (?, ?, ?, ?)",
+            [(run.id, *mark) for mark in marks],
+        )
+    if old.preferred_agent is not None and run.agent(old.preferred_agent) is not None:
+        conn.execute(
+            "UPDATE runs SET preferred_agent = ? WHERE id = ?", (old.preferred_agent, run.id)
+        )
+
+
+def _write_run(
+    conn: sqlite3.Connection,
+    store: Store,
+    rid: str,
+    incoming: list[Session],
+    known: _Existing | None,
+    options: Grouping,
+    rows: Rows,
+    report: SessionReport,
+) -> None:
+    sizes = dict(known.sizes) if known else {}
+    changed = [s for s in incoming if sizes.get(session_key(s)) != s.size]
+    if known is not None and not changed:
+        report.unchanged += 1
+        return
+    old = store.get_run(rid) if known is not None else None
+    incoming_keys = {session_key(s) for s in incoming}
+    kept: list[Agent] = []
+    old_by_session: dict[str, Agent] = {}
+    if old is not None:
+        for agent in old.agents:
+            keys = _session_keys(agent)
+            if keys & incoming_keys:
+                for key in keys:
+                    old_by_session[key] = agent
+            else:
+                kept.append(agent)
+    sessions = sorted(
+        incoming, key=lambda s: (parse_time(s.started) is None, s.started or "", s.id)
+    )
+    named = [old_by_session.get(session_key(s)) for s in sessions]
+    fresh_names = iter(
+        agent_names(
+            [s for s, old_agent in zip(sessions, named, strict=True) if old_agent is None],
+            taken=[a.name for a in kept] + [a.name for a in named if a is not None],
+        )
+    )
+    names = [a.name if a is not None else next(fresh_names) for a in named]
+    key = (known.key if known else None) or task_key(
+        sessions[0].first_prompt(), repository(sessions[0])
+    )
+    built = session_run(sessions, rid, names, key, options.stage)
+    agents = []
+    for agent, old_agent in zip(built.agents, named, strict=True):
+        if old_agent is not None and old_agent.technical_source == HAND:
+            # The user's own rating wins over test evidence, now and later.
+            agent = replace(agent, technical=old_agent.technical, technical_source=HAND)
+        agents.append(agent)
+    all_agents = tuple(kept) + tuple(agents)
+    for s in incoming:
+        sizes[session_key(s)] = s.size
+    run = Run(
+        id=rid,
+        agents=all_agents,
+        stage=options.stage if options.stage is not None else (old.stage if old else None),
+        task=old.task if old is not None and old.task else built.task,
+        created_at=earliest([old.created_at if old else None, built.created_at]),
+    )
+    if old is not None:
+        _replace_run(conn, old, run, revision(key, sizes), rows)
+        report.updated += 1
+    else:
+        rows.add(run, revision(key, sizes))
+        write(conn, rows.take())
+        report.added += 1
+
+
+def _tool_of(name: str) -> str:
+    """The tool an agent read from a session is (its name starts with it)."""
+    for tool in Tool:
+        if name == tool.value or name.startswith((f"{tool.value}/", f"{tool.value}#")):
+            return tool.value
+    return name
