@@ -250,8 +250,10 @@ def test_importing_again_adds_nothing_and_a_grown_session_updates_its_run(
     rating.write_text(f"run_id,agent,technical\n{rid},claude-code/claude-opus-4-5,0.4\n")
     assert _run("technical", str(rating), "--db", str(db)).exit_code == 0
 
-    again = _run("import", str(first), str(second), "--db", str(db))
+    again = _run("import", str(first), str(second), "--db", str(db), "--stage", "implement")
     assert "0 new runs; 1 unchanged" in again.stdout
+    with Store.open(db) as store:
+        assert store.get_run(rid).stage == "implement"  # the stage given is set
     with Store.open(db) as store:
         assert store.search("json lines") == [rid]  # the full-text index is built
 

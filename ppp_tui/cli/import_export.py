@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
@@ -45,6 +46,7 @@ SESSION_FORMATS = ("claude-code", "codex", "gemini-cli")
 @click.option(
     "--window",
     type=click.FloatRange(min=0.0),
+    callback=lambda ctx, param, value: _hours(value),
     default=DEFAULT_WINDOW_HOURS,
     show_default=True,
     metavar="HOURS",
@@ -113,6 +115,13 @@ def import_(
         )
         return
     _import_runs(others, fmt, skip_invalid, Env(db, config))
+
+
+def _hours(value: float) -> float:
+    """--window's hours: any number from 0 up, inf for no limit; nan is none."""
+    if math.isnan(value):
+        raise click.BadParameter("nan is not a number of hours", param_hint="'--window'")
+    return value
 
 
 def _agent_places(report: SessionReport) -> list[str]:

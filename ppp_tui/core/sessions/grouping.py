@@ -12,7 +12,7 @@ import hashlib
 import json
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import datetime
 
 from ..model import Run
 from .agents import session_agent
@@ -64,7 +64,8 @@ def parse_time(text: str | None) -> datetime | None:
 def within(first: str | None, other: str | None, hours: float) -> bool:
     """Whether two start times are at most `hours` apart (an unknown time matches)."""
     a, b = parse_time(first), parse_time(other)
-    return a is None or b is None or abs(b - a) <= timedelta(hours=hours)
+    # In seconds as floats: a window of inf hours (or 1e308) is no limit, not an overflow.
+    return a is None or b is None or abs(b - a).total_seconds() <= hours * 3600
 
 
 def earliest(times: Iterable[str | None]) -> str | None:

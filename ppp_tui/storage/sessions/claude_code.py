@@ -20,6 +20,7 @@ One JSON object a line, appended as the session goes. What matters here:
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Callable
 from typing import Any
@@ -38,6 +39,7 @@ from .common import (
     TAIL,
     JsonLines,
     UnknownKinds,
+    as_text,
     one_line,
     option_labels,
     seconds_between,
@@ -436,10 +438,10 @@ class _Reader:
             if os.path.basename(folder) == "subagents":
                 parent = os.path.basename(os.path.dirname(folder))
                 if parent:
-                    return parent
+                    return as_text(parent)
         if sid:
             return sid
-        name = os.path.basename(self.path)
+        name = as_text(os.path.basename(self.path))  # bytes of no encoding: U+FFFD
         return name[: -len(".jsonl")] if name.endswith(".jsonl") else name
 
     def why_empty(self) -> str:
@@ -593,11 +595,19 @@ def _answer(asks: list[Ask], block: dict[str, Any], text: str, result: object) -
 
 
 def _answer_value(value: object) -> str | None:
+    """An answer as text: a label or the text typed, a list of labels joined by ", ", a
+    number as written; an object, a boolean, NaN or null is no answer of the user's."""
     if isinstance(value, list):
-        value = ", ".join(str(v) for v in value)
-    elif value is not None and not isinstance(value, str):
-        value = str(value)
-    return value if value else None
+        return ", ".join(text for text in map(_answer_text, value) if text) or None
+    return _answer_text(value)
+
+
+def _answer_text(value: object) -> str | None:
+    if isinstance(value, str):
+        return value or None
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value):
+        return str(value)
+    return None
 
 
 def _answers_in_text(text: str, questions: list[str]) -> dict[str, str]:

@@ -52,6 +52,7 @@ from ...core.sessions.model import (
 from .common import (
     JsonLines,
     UnknownKinds,
+    as_text,
     one_line,
     option_labels,
     seconds_between,
@@ -739,7 +740,7 @@ class _Reader:
 
 def _file_id(path: str) -> str:
     """A rollout's id from its name (`rollout-<time>-<uuid>.jsonl`) when no line says."""
-    stem = os.path.basename(path)
+    stem = as_text(os.path.basename(path))  # bytes of no encoding: U+FFFD
     for suffix in (".jsonl", ".json"):
         if stem.endswith(suffix):
             stem = stem[: -len(suffix)]

@@ -10,6 +10,7 @@ same problem reads the same in every reader's warnings.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Iterator
 from datetime import datetime
 from typing import IO, Any
@@ -22,6 +23,12 @@ TAIL = 8192  # how much of a tool's output (its end) is searched for a test summ
 MAX_LINE_WARNINGS = 20  # bad lines named one by one, of each problem; then one summary
 MAX_UNKNOWN_KINDS = 20  # unknown kinds named one by one; then one summary
 CUT_SHORT = "cut short (the session may still be being written)"
+# JSON can spell a lone surrogate (an unpaired "\ud800"), which is no Unicode text: it
+# could not be written to the database, hashed or printed. Such lines are rare (a raw
+# UTF-8 file cannot hold one), so only a line with such an escape is looked through.
+_SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
+_SURROGATE = re.compile("[\ud800-\udfff]")
+_BOM = b"\xef\xbb\xbf"
 
 
 def unreadable(path: str, error: OSError) -> SessionError:
@@ -53,13 +60,52 @@ def option_labels(options: object) -> list[str]:
 
 def seconds_between(start: str | None, end: str | None) -> float | None:
     """Seconds from one ISO 8601 time to another; None when either is missing or
-    unreadable, or one has a time zone and the other none."""
+    unreadable, one has a time zone and the other none, or the end comes before the
+    start (clocks that disagree, a hand-edited file: no time anyone took)."""
     if start is None or end is None:
         return None
     try:
-        return (datetime.fromisoformat(end) - datetime.fromisoformat(start)).total_seconds()
+        seconds = (datetime.fromisoformat(end) - datetime.fromisoformat(start)).total_seconds()
     except (ValueError, TypeError):
         return None
+    return seconds if seconds >= 0 else None
+
+
+def has_surrogate_escape(raw: bytes) -> bool:
+    """Whether JSON text may spell a lone surrogate (`text_only` then makes it text)."""
+    return b"\\u" in raw and _SURROGATE_ESCAPE.search(raw) is not None
+
+
+def as_text(text: str) -> str:
+    """`text` with every lone surrogate (a JSON escape, or a file name's byte of no
+    encoding) as U+FFFD."""
+    return _SURROGATE.sub("\ufffd", text)
+
+
+def text_only(value: Any) -> Any:
+    """A parsed JSON value with every lone surrogate in its strings and keys replaced by
+    U+FFFD (lists and objects are changed in place, however deep)."""
+    if isinstance(value, str):
+        return as_text(value)
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            pairs = list(item.items())
+            item.clear()
+            for key, inner in pairs:
+                if isinstance(inner, str):
+                    inner = as_text(inner)
+                elif isinstance(inner, (dict, list)):
+                    stack.append(inner)
+                item[as_text(key)] = inner
+        elif isinstance(item, list):
+            for index, inner in enumerate(item):
+                if isinstance(inner, str):
+                    item[index] = as_text(inner)
+                elif isinstance(inner, (dict, list)):
+                    stack.append(inner)
+    return value
 
 
 def tests_in(output: str) -> TestRun | None:
@@ -110,6 +156,8 @@ class JsonLines:
                     if unreported >= batch:
                         progress(unreported)
                         unreported = 0
+                if number == 1 and raw.startswith(_BOM):
+                    raw = raw[len(_BOM) :]  # an editor's byte order mark, no part of the JSON
                 try:
                     value = loads(raw.decode("utf-8", "replace"))
                 except (ValueError, RecursionError):
@@ -117,6 +165,8 @@ class JsonLines:
                         self._not_json(number, cut=not raw.endswith(b"\n"))
                     continue
                 parsed += 1
+                if has_surrogate_escape(raw):
+                    value = text_only(value)
                 if isinstance(value, dict):
                     yield number, value
                 else:

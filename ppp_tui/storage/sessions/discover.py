@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterator
+import stat
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -34,17 +35,61 @@ _SUFFIXES = (".jsonl", ".json")
 
 
 def _lines(head: bytes) -> list[Any]:
-    """The complete JSON lines at the start of `head` (a cut last line left out)."""
+    """The JSON lines at the start of `head`; of a last line cut short (longer than what
+    was read: a long pasted prompt) the members before the cut."""
     values = []
-    for line in head.split(b"\n")[:_SNIFF_LINES]:
+    lines = head.split(b"\n")
+    for number, line in enumerate(lines[:_SNIFF_LINES]):
         line = line.strip()
         if not line:
             continue
         try:
             values.append(json.loads(line))
         except (ValueError, RecursionError):
-            continue
+            if number == len(lines) - 1:
+                cut = _cut_object(line)
+                if cut:
+                    values.append(cut)
     return values
+
+
+_EMPTY: dict[str, type[Any]] = {"{": dict, "[": list, '"': str}
+
+
+def _cut_object(line: bytes) -> dict[str, Any]:
+    """The members of a JSON object cut short, up to the cut; the member the cut falls in
+    has an empty value of its kind (`{}` for an object), so that its shape still shows."""
+    text = line.decode("utf-8", errors="replace")
+    decoder = json.JSONDecoder()
+    found: dict[str, Any] = {}
+    at = _space(text, 1) if text.startswith("{") else len(text)
+    while text.startswith('"', at):
+        try:
+            key, at = decoder.raw_decode(text, at)
+        except ValueError:
+            break
+        at = _space(text, at)
+        if not text.startswith(":", at):
+            break
+        at = _space(text, at + 1)
+        try:
+            found[key], at = decoder.raw_decode(text, at)
+        except (ValueError, RecursionError):
+            if at < len(text) and text[at] in _EMPTY:
+                found[key] = _EMPTY[text[at]]()
+            break
+        at = _space(text, at)
+        if not text.startswith(",", at):
+            break
+        at = _space(text, at + 1)
+    return found
+
+
+def _space(text: str, at: int) -> int:
+    """Where the JSON white space from `at` on ends."""
+    while at < len(text) and text[at] in " \t\r\n":
+        at += 1
+    return at
 
 
 def _pretty_object(head: bytes) -> bool:
@@ -73,8 +118,7 @@ def recognise(head: bytes) -> Tool | None:
     if first.keys() >= _GEMINI_HEADER or ("messages" in first and "sessionId" in first):
         return Tool.GEMINI_CLI
     for line in lines:
-        kind = line.get("type")
-        if kind in _CODEX_TYPES and "payload" in line:
+        if _type(line) in _CODEX_TYPES and "payload" in line:
             return Tool.CODEX
         if "record_type" in line:
             return Tool.CODEX
@@ -82,11 +126,11 @@ def recognise(head: bytes) -> Tool | None:
         "id" in first
         and "timestamp" in first
         and "type" not in first
-        and any(line.get("type") in _CODEX_LEGACY_ITEMS for line in lines[1:])
+        and any(_type(line) in _CODEX_LEGACY_ITEMS for line in lines[1:])
     ):
         return Tool.CODEX  # the legacy flat rollout: a bare header, then bare items
     for line in lines:
-        if line.get("type") in _CLAUDE_TYPES and (
+        if _type(line) in _CLAUDE_TYPES and (
             isinstance(line.get("message"), dict)
             or "sessionId" in line
             or "leafUuid" in line
@@ -98,12 +142,30 @@ def recognise(head: bytes) -> Tool | None:
     return None
 
 
+def _type(line: dict[str, Any]) -> str | None:
+    """A line's type, when it is a string (a list or an object is no type, and cannot be
+    looked up in a set)."""
+    kind = line.get("type")
+    return kind if isinstance(kind, str) else None
+
+
 def recognise_file(path: str) -> Tool | None:
+    """The agent whose transcript `path` is, or None (also when it cannot be read)."""
     try:
-        with open(path, "rb") as handle:
-            return recognise(handle.read(_SNIFF_BYTES))
-    except OSError:
+        return sniff(path)
+    except (OSError, ValueError):  # ValueError: a NUL in the name
         return None
+
+
+def sniff(path: str) -> Tool | None:
+    """The agent whose transcript `path` is, or None; OSError when it cannot be read.
+    Only a regular file is read: what is read of a pipe (`<(cat runs.jsonl)`) would be
+    lost to the import that follows, and a FIFO with no writer would wait forever."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    with open(fd, "rb") as handle:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        return recognise(handle.read(_SNIFF_BYTES))
 
 
 def is_sidecar(path: str) -> bool:
@@ -111,13 +173,26 @@ def is_sidecar(path: str) -> bool:
     return path.endswith(".meta.json")
 
 
-def walk(folder: Path) -> Iterator[Path]:
-    """Every JSON or JSON Lines file under `folder`, recursively, in name order."""
-    for root, dirs, files in os.walk(folder):
+def walk(folder: Path, failed: Callable[[OSError], None] | None = None) -> Iterator[Path]:
+    """Every JSON or JSON Lines file under `folder`, recursively, in name order; links to
+    folders are not followed, and FIFOs, sockets and devices are no transcripts. A
+    folder that cannot be listed is passed over, and told to `failed`."""
+    for root, dirs, files in os.walk(folder, onerror=failed):
         dirs.sort()
         for name in sorted(files):
             if name.endswith(_SUFFIXES) and not is_sidecar(name):
-                yield Path(root) / name
+                path = Path(root) / name
+                if not _special(path):
+                    yield path
+
+
+def _special(path: Path) -> bool:
+    """Whether `path` is there but no regular file (one that cannot be read stays, for
+    its reader to say why)."""
+    try:
+        return not stat.S_ISREG(path.stat().st_mode)
+    except (OSError, ValueError):
+        return False
 
 
 def default_places(environ: dict[str, str] | None = None) -> dict[Tool, Path]:

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -41,10 +42,12 @@ from ...core.sessions.model import (
 from .common import (
     JsonLines,
     UnknownKinds,
+    has_surrogate_escape,
     one_line,
     option_labels,
     seconds_between,
     tests_in,
+    text_only,
     unreadable,
 )
 
@@ -121,16 +124,18 @@ def read_gemini_cli(
 
 
 def _loads(data: bytes) -> object:
-    """The JSON value of `data`, or None when it is not JSON; never raises."""
+    """The JSON value of `data`, or None when it is not JSON; never raises. Lone
+    surrogates in its strings are U+FFFD."""
     try:
-        return json.loads(data)
+        value = json.loads(data)
     except UnicodeDecodeError:
         try:
-            return json.loads(data.decode("utf-8", errors="replace"))
-        except ValueError:
+            value = json.loads(data.decode("utf-8-sig", errors="replace"))
+        except (ValueError, RecursionError):
             return None
     except (ValueError, RecursionError):
         return None
+    return text_only(value) if has_surrogate_escape(data) else value
 
 
 def _read_rest(handle: Any, progress: Callable[[int], None] | None) -> bytes:
@@ -162,6 +167,8 @@ def _read_json(path: str, data: bytes, warnings: SessionWarnings) -> Session:
         ) from None
     except (ValueError, RecursionError):
         raise SessionError(f"{path}: not valid JSON, no Gemini CLI chat") from None
+    if has_surrogate_escape(data):
+        value = text_only(value)
     if isinstance(value, dict):
         if isinstance(value.get("sessionId"), str) and isinstance(value.get("messages"), list):
             return _conversation_record(path, value, len(data), warnings)
@@ -209,6 +216,12 @@ class _JsonLines:
             self._record(record, number)
         lines.finish()
         size = len(first) + lines.size
+        session_id = self.meta.get("sessionId")
+        if not isinstance(session_id, str) or not session_id:
+            # One line for the file (its header line is no odd line of a chat).
+            raise SessionError(
+                f"{self.path}: no Gemini CLI chat (no header line with sessionId and projectHash)"
+            )
         if self.odd_records:
             self.warnings.add(
                 self.path,
@@ -223,11 +236,6 @@ class _JsonLines:
                 " message dropped, as Gemini CLI does",
             )
         self.digester.report()
-        session_id = self.meta.get("sessionId")
-        if not isinstance(session_id, str) or not session_id:
-            raise SessionError(
-                f"{self.path}: no Gemini CLI chat (no header line with sessionId and projectHash)"
-            )
         session = _session(session_id, self.path, self.meta, size)
         _assemble(session, (digest for digest in self.messages.values() if digest))
         return session
@@ -351,6 +359,7 @@ class _PendingAsk:
 
     call_id: str | None
     asks: list[Ask]
+    keys: list[str]  # each ask's key in the answers: its question's index in the call
     asked: str | None  # when it was asked (the message's timestamp)
 
 
@@ -570,17 +579,17 @@ def _tool_call(
     args = record.get("args")
     result = record.get("result")
     if name == _ASK_TOOL:
-        asks = _asks(args)
+        keys, asks = _asks(args)
         if asks:
             for ask in asks:
                 digest.steps.append(Step(StepKind.ASK, ask.text))
             digest.asks.extend(asks)
             status = record.get("status")
             if pending or (result is None and status not in ("cancelled", "error")):
-                digest.pending.append(_PendingAsk(_text(record.get("id")), asks, asked))
+                digest.pending.append(_PendingAsk(_text(record.get("id")), asks, keys, asked))
             else:
                 seconds = _answer_seconds(asked, _text(record.get("timestamp")))
-                _answer(asks, _responses(result), status, seconds)
+                _answer(asks, keys, _responses(result), status, seconds)
             return
     digest.steps.append(Step(StepKind.TOOL, _fold(name, args)))
     if pending:
@@ -618,15 +627,18 @@ def _fold(name: str, args: object) -> str:
 # --- ask_user --------------------------------------------------------------------------
 
 
-def _asks(args: object) -> list[Ask]:
-    """The questions of an ask_user call (packages/core/src/tools/ask-user.ts)."""
+def _asks(args: object) -> tuple[list[str], list[Ask]]:
+    """The questions of an ask_user call (packages/core/src/tools/ask-user.ts), each with
+    its key in the answers (its index among the call's questions, odd entries too)."""
     questions = args.get("questions") if isinstance(args, dict) else None
     if not isinstance(questions, list):
-        return []
+        return [], []
+    keys = []
     asks = []
-    for question in questions:
+    for index, question in enumerate(questions):
         if not isinstance(question, dict):
             continue
+        keys.append(str(index))
         options = [_clean(label) for label in option_labels(question.get("options"))]
         if not options and question.get("type") == "yesno":
             options = ["Yes", "No"]  # the dialog offers these for a yes/no question
@@ -640,7 +652,7 @@ def _asks(args: object) -> list[Ask]:
                 multi_select=question.get("multiSelect") is True,
             )
         )
-    return asks
+    return keys, asks
 
 
 def _responses(result: object) -> list[object]:
@@ -653,7 +665,11 @@ def _responses(result: object) -> list[object]:
 
 
 def _answer(
-    asks: list[Ask], responses: list[object], status: object, seconds: float | None
+    asks: list[Ask],
+    keys: list[str],
+    responses: list[object],
+    status: object,
+    seconds: float | None,
 ) -> None:
     """Answers from ask_user's result: `{"output": "{\\"answers\\": {"0": ...}}"}`, keyed by
     question index, labels of a multi-select joined by ", " and free text as typed. A
@@ -674,11 +690,11 @@ def _answer(
         error = response.get("error")
         if isinstance(error, str) and ("cancel" in error.lower() or "dismiss" in error.lower()):
             dismissed = True
-    for index, ask in enumerate(asks):
+    for key, ask in zip(keys, asks, strict=True):
         ask.seconds = seconds
-        value = answers.get(str(index)) if answers is not None else None
+        value = answers.get(key) if answers is not None else None
         if isinstance(value, (int, float)) and not isinstance(value, bool):
-            value = str(value)
+            value = str(value) if math.isfinite(value) else None  # NaN: no answer typed
         if isinstance(value, str) and value.strip():
             ask.answer = _clean(value)
         elif answers is None and dismissed:
@@ -737,7 +753,8 @@ def _resolve(pending: list[_PendingAsk], response: _Response, answered: str | No
     if match is None:
         return
     pending.remove(match)
-    _answer(match.asks, [response.response], None, _answer_seconds(match.asked, answered))
+    seconds = _answer_seconds(match.asked, answered)
+    _answer(match.asks, match.keys, [response.response], None, seconds)
 
 
 # --- small helpers ---------------------------------------------------------------------

@@ -36,9 +36,17 @@ from ...core.sessions.grouping import (
 )
 from ...core.sessions.model import Session, SessionError, SessionWarnings, Tool
 from .. import packs, search
-from ..database import now
+from ..database import database_error, now
 from ..rows import Rows, next_agent, write
-from .discover import is_sidecar, normalise_remote, recognise_file, repository_of, walk
+from .common import unreadable
+from .discover import (
+    is_sidecar,
+    normalise_remote,
+    recognise_file,
+    repository_of,
+    sniff,
+    walk,
+)
 
 if TYPE_CHECKING:
     from ..store import Store
@@ -96,8 +104,16 @@ def find_files(
         path = Path(name)
         if name != "-" and path.is_dir():
             odd: list[Path] = []
-            for inner in walk(path):
-                tool = forced or recognise_file(str(inner))
+
+            def failed(error: OSError) -> None:
+                report.warnings.append(str(unreadable(str(error.filename), error)))
+
+            for inner in walk(path, failed):
+                try:
+                    tool = forced or sniff(str(inner))
+                except OSError as error:
+                    report.warnings.append(str(unreadable(str(inner), error)))
+                    continue
                 if tool is None:
                     odd.append(inner)
                 else:
@@ -115,6 +131,9 @@ def find_files(
                 f"{name}: a sub-agent's metadata file, not a transcript"
                 " (import the agent-*.jsonl beside it, or the session's folder)"
             )
+            continue
+        if name == "-" and forced is not None:
+            report.errors.append("-: sessions are read from their files, not standard input")
             continue
         tool = forced or (None if name == "-" else recognise_file(name))
         if tool is None:
@@ -142,6 +161,12 @@ def read_files(
             continue
         finally:
             report.warnings.extend(warnings.lines)
+        if not session.turns and not session.subagent:
+            # Nothing typed, nothing answered (Gemini CLI writes a header for every
+            # session it starts): no agent to rank, as a reader's "no conversation".
+            line = f"{item.path}: no conversation in it (no prompt or reply)"
+            (report.errors if item.named else report.warnings).append(line)
+            continue
         report.files += 1
         sessions.append(session)
     return sessions
@@ -196,8 +221,11 @@ def write_sessions(
     report.sessions = len(merged)
     report.asks = sum(len(turn.asks) for s in merged for turn in s.turns)
     conn = store.conn
-    with store.lock, store._transaction(), packs.import_in_progress(conn):
-        _write(conn, store, merged, options, report)
+    try:
+        with store.lock, store._transaction(), packs.import_in_progress(conn):
+            _write(conn, store, merged, options, report)
+    except sqlite3.Error as error:  # a read-only file, a full disk: one line, as any import
+        raise database_error(store.path, error) from None
 
 
 def _write(
@@ -325,6 +353,9 @@ def _write_run(
     sizes = dict(known.sizes) if known else {}
     changed = [s for s in incoming if sizes.get(session_key(s)) != s.size]
     if known is not None and not changed:
+        if options.stage is not None:
+            # The sessions are as they were: only the stage given now is set.
+            conn.execute("UPDATE runs SET stage = ? WHERE id = ?", (options.stage, rid))
         report.unchanged += 1
         return
     old = store.get_run(rid) if known is not None else None
