@@ -17,6 +17,7 @@ import tempfile
 from pathlib import Path
 
 from ppp_tui.app.app import PPPApp
+from ppp_tui.app.conversation import Conversation
 from ppp_tui.app.slider import WeightSlider
 from ppp_tui.storage.demo import write_demo
 
@@ -26,6 +27,7 @@ FONT = "DejaVu Sans Mono"
 BRAILLE_FONT = "DejaVu Sans"
 SIZE = (150, 44)
 SMALL = (80, 24)  # the smallest size every screen serves
+SESSION_RUN = "session-d5ea38829bd9"  # the demo's run of three agents' sessions
 
 
 def _app(db: Path, config: Path) -> PPPApp:
@@ -65,7 +67,26 @@ async def shoot(db: Path, config: Path) -> list[Path]:
         await _settled(app, pilot)
         save("dashboard")
     saved.append(await shoot_small_dashboard(db, config))
+    saved.append(await shoot_session(db, config, SIZE, "session"))
+    saved.append(await shoot_session(db, config, SMALL, "session-80x24"))
     return saved
+
+
+async def shoot_session(db: Path, config: Path, size: tuple[int, int], name: str) -> Path:
+    """The demo's run read from three agents' sessions: claude-code's conversation, its
+    thinking shown, scrolled to its questions at the small size."""
+    app = _app(db, config)
+    async with app.run_test(size=size) as pilot:
+        await app.load_done.wait()
+        await pilot.pause()
+        app.open_run(SESSION_RUN)
+        await pilot.pause(0.5)
+        await pilot.press("down", "h")
+        await pilot.pause(0.5)
+        if size == SMALL:
+            app.screen.query_one(Conversation).scroll_to(y=6, animate=False)
+            await pilot.pause(0.3)
+        return Path(app.save_screenshot(f"{name}.svg", path=str(OUT)))
 
 
 async def shoot_small_dashboard(db: Path, config: Path) -> Path:
@@ -128,7 +149,7 @@ def main() -> None:
     OUT.mkdir(exist_ok=True)
     folder = Path(tempfile.mkdtemp(prefix="ppp-shots-"))
     db = folder / "demo.db"
-    write_demo(db, 2000, seed=0)
+    write_demo(db, 2000, seed=0, sessions=True)
     saved = asyncio.run(shoot(db, folder / "config.toml"))
     use_shipped_font()
     try:

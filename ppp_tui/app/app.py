@@ -1,4 +1,9 @@
-"""`ppp-tui browse`: the terminal app."""
+"""`ppp-tui browse`: the terminal app.
+
+Longer than most modules, and not split: the app owns the workspace, the database and
+the screen stack, and every message a screen posts (messages.py) is handled here, in
+one place, with the looks for other processes' changes those writes must not undo.
+"""
 
 from __future__ import annotations
 
@@ -28,6 +33,7 @@ from .messages import (
     OpenRun,
     PresetChosen,
     StageFiltered,
+    TechnicalRated,
     WeightsChanged,
     WeightsReset,
 )
@@ -39,6 +45,7 @@ from .workspace_view import WorkspaceView
 if TYPE_CHECKING:
     from textual.screen import Screen
 
+    from ..core.model import Run
     from ..core.scores import Scores
     from ..storage.store import RunInfo
     from .workspace import Workspace
@@ -149,8 +156,8 @@ class PPPApp(App[None]):
         # `_closed` once it is (a load that opens it after that closes it itself).
         self._store: Store | None = None
         self._closed = False
-        # This app's own marks so far: a look that read the database before one of them
-        # would show it undone, so its result is dropped.
+        # This app's own marks (and ratings) so far: a look that read the database before
+        # one of them would show it undone, so its result is dropped.
         self._own_marks = 0
         self._mark_waiting = False  # a mark waits for another process's lock
         self.stage_filter: str | None = None  # the stage the runs list is filtered by
@@ -300,10 +307,20 @@ class PPPApp(App[None]):
     ) -> None:
         """Show the database as another process left it; the open screen, the cursor's
         run, the filter and the weights being edited stay."""
+        if self._still_current(own_marks):
+            self._show_read(version, contents, settings, infos, scores)
+
+    def _show_read(
+        self,
+        version: int,
+        contents: tuple[int, ...],
+        settings: Settings,
+        infos: list[RunInfo],
+        scores: Scores,
+    ) -> None:
+        """Show the database as read at `version` (with `settings`' penalties)."""
         workspace = self.workspace
         assert workspace is not None
-        if not self._still_current(own_marks):
-            return
         workspace.replace_data(infos, scores)
         workspace.contents = contents
         self._data_version = version
@@ -342,6 +359,9 @@ class PPPApp(App[None]):
             message.weights, message.scope, message.started, provenance=message.provenance
         )
 
+    def on_technical_rated(self, message: TechnicalRated) -> None:
+        self.rate_technical(message.run_id, message.agent, message.technical)
+
     def on_preset_chosen(self, message: PresetChosen) -> None:
         self.apply_preset(message.key, message.scope)
 
@@ -361,9 +381,9 @@ class PPPApp(App[None]):
         except PPPError as error:
             self.notify(inline(error), severity="error", markup=False)
             return
-        from .run_screen import RunScreen  # its widgets load when the first run opens
+        from .run_screen import run_screen  # its widgets load when the first run opens
 
-        self.push_screen(RunScreen(run))
+        self.push_screen(run_screen(run))
 
     def mark_preferred(self, run_id: str, agent: str | None, stored: bool = False) -> None:
         """Mark (with None clear) the run's preferred agent; `stored`: the mark waited
@@ -425,6 +445,99 @@ class PPPApp(App[None]):
         self.call_from_thread(
             self.notify, error, title="Mark not saved", severity="error", timeout=10, markup=False
         )
+
+    # -- technical scores by hand -----------------------------------------------------
+
+    def rate_technical(self, run_id: str, agent: str, technical: float) -> None:
+        """Store the user's own technical score for one agent, then show it on the open
+        run, the runs list and the figures (written off the UI thread: it may wait for
+        another process's lock, as a mark does)."""
+        workspace = self.workspace
+        if workspace is None or not workspace.loaded:
+            self.notify("the database is still loading", severity="warning")
+            return
+        self._rate(run_id, agent, technical)
+
+    @work(thread=True, group="rate")
+    def _rate(self, run_id: str, agent: str, technical: float) -> None:
+        from ..storage.technical import Score
+
+        workspace = self.workspace
+        assert workspace is not None
+        deadline = time.monotonic() + MARK_LOCK_WAIT_S
+        try:
+            while True:
+                try:
+                    workspace.store.set_technical([Score(run_id, agent, technical, "rating")])
+                    break
+                except DatabaseLocked as error:
+                    if time.monotonic() >= deadline:
+                        raise PPPError(f"{error} (waited {MARK_LOCK_WAIT_S:g} s)") from None
+                    time.sleep(0.05)
+            run = workspace.store.get_run(run_id)
+        except (PPPError, sqlite3.Error) as error:
+            if not self._closed:  # else quitting closed the database under the write
+                self.call_from_thread(
+                    self.notify,
+                    inline(error),
+                    title="Rating not saved",
+                    severity="error",
+                    timeout=10,
+                    markup=False,
+                )
+            return
+        self.call_from_thread(self._rated, run, agent, technical)
+
+    def _rated(self, run: Run, agent: str, technical: float) -> None:
+        """A rating is stored: the open run shows it now, the arrays once read again."""
+        from .run_screen import RunScreen  # a run screen asked for the rating
+
+        # A look for outside changes that read the database before the rating would
+        # show it undone: its result is dropped, as after a mark.
+        self._own_marks += 1
+        for screen in self.screen_stack:
+            if isinstance(screen, RunScreen) and screen.run.id == run.id:
+                screen.replace_run(run)
+        self.notify(
+            f"{literal(run.id, True)}: {literal(agent, True)} technical {technical:.2f}"
+            " (your rating)",
+            markup=False,
+        )
+        self._read_again()
+
+    @work(thread=True, exclusive=True, group="reread")
+    def _read_again(self) -> None:
+        """The runs list and the score arrays, read again after this app changed scores
+        (about a second at 100k runs)."""
+        workspace = self.workspace
+        assert workspace is not None
+        own_marks = self._own_marks
+        try:
+            version = workspace.store.data_version()
+            contents = workspace.store.contents_key()
+            settings = workspace.settings
+            infos, scores = workspace.read()
+        except (PPPError, sqlite3.Error) as error:
+            if not self._closed:
+                self.call_from_thread(self.notify, inline(error), severity="error", markup=False)
+            return
+        self.call_from_thread(
+            self._read_again_done, own_marks, version, contents, settings, infos, scores
+        )
+
+    def _read_again_done(
+        self,
+        own_marks: int,
+        version: int,
+        contents: tuple[int, ...],
+        settings: Settings,
+        infos: list[RunInfo],
+        scores: Scores,
+    ) -> None:
+        if own_marks != self._own_marks:  # a mark since the read began: read once more
+            self._read_again()
+            return
+        self._show_read(version, contents, settings, infos, scores)
 
     # -- weights -------------------------------------------------------------------
 

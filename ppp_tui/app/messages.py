@@ -47,6 +47,15 @@ class MarkChanged(Message):
 
 
 @dataclass
+class TechnicalRated(Message):
+    """The user rated `agent`'s technical quality by hand: a score in [0, 1]."""
+
+    run_id: str
+    agent: str
+    technical: float
+
+
+@dataclass
 class PresetChosen(Message):
     """Apply a preset (its key) to one scope: a stage's table, or None for global."""
 

@@ -1,9 +1,13 @@
-"""One run's agents side by side, with the weights bar (imported when a run opens)."""
+"""One run's agents side by side, with the weights bar (imported when a run opens).
+
+A little over 600 lines, and not split further: what it says about the data is in
+run_texts.py, the conversation in conversation.py; the rest is one screen's wiring.
+"""
 
 from __future__ import annotations
 
-import json
 import time
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
@@ -21,8 +25,9 @@ from textual.widgets import (
     TabPane,
 )
 
+from ..analysis.describe import technical_text
 from ..core.early_stop import analyse
-from ..core.model import Run
+from ..core.model import Agent, AskedWith, Run
 from ..core.regions import regions
 from ..core.relevance import task_type
 from ..core.scoring import AgentScore, Ranking, rank_run, violation_penalty
@@ -30,8 +35,11 @@ from ..core.sensitivity import flips
 from ..core.settings import Weights
 from ..safe_text import number
 from .colours import CAUTION, colour
+from .conversation import Conversation, Line, conversation_lines
 from .flip_map import FlipMap, FlipMapPanel
-from .messages import MarkChanged, WeightsChanged, WeightsReset
+from .messages import MarkChanged, TechnicalRated, WeightsChanged, WeightsReset
+from .rate_screen import RateScreen
+from .run_texts import agent_facts, consensus_summary, consensus_text, has_steps, question_cells
 from .text import cell, literal, plain
 from .weight_sliders import Triple, WeightSliders
 from .weights_bar import WeightsBar
@@ -43,57 +51,21 @@ if TYPE_CHECKING:
     from .app import PPPApp
 
 
-def _consensus(run: Run) -> dict[str, Any]:
-    if run.consensus is None:
-        return {}
-    try:
-        value = json.loads(run.consensus)
-    except ValueError:
-        return {}
-    return value if isinstance(value, dict) else {}
+# The header shows this many lines of the task (a session's first prompt), one below
+# TALL rows of terminal: the agents and the conversation need the room.
+TASK_LINES = 2
+TALL = 30
 
-
-def consensus_summary(run: Run) -> str:
-    """One line of the run's consensus result: status, verdict, artifacts, failures."""
-    consensus = _consensus(run)
-    if not consensus and not any(agent.failure for agent in run.agents):
-        return ""
-    facts = []
-    for key, label in (("status", "status"), ("verdict", "verdict")):
-        if consensus.get(key) is not None:
-            facts.append(f"{label} {consensus[key]}")
-    if consensus.get("artifacts_count") is not None:
-        facts.append(f"{consensus['artifacts_count']} artifacts")
-    if consensus.get("degraded"):
-        facts.append("degraded")
-    failed = [agent.name for agent in run.agents if agent.failure]
-    if failed:
-        facts.append(f"failed: {', '.join(failed)}")
-    return " · ".join(facts)
-
-
-def consensus_text(run: Run) -> Content:
-    """The Consensus tab: agreements, conflicts, and the synthesis, shown literally."""
-    consensus = _consensus(run)
-    lines = []
-    for key in (
-        "status",
-        "verdict",
-        "artifacts_count",
-        "agreements",
-        "conflicts",
-        "missing_agents",
-        "output_path",
-    ):
-        value = consensus.get(key)
-        if value is None:
-            continue
-        text = ", ".join(map(str, value)) if isinstance(value, list) else str(value)
-        lines.append(f"{key.replace('_', ' ')}: {text}")
-    synthesis = consensus.get("synthesis")
-    if isinstance(synthesis, str) and synthesis.strip():
-        lines += ["", synthesis]
-    return plain("\n".join(lines) or "No consensus result.")
+# In the footer of a run of sessions only (SessionRunScreen): at 80 columns another key
+# there pushes "? Help" off the footer of every other run.
+RATE = Binding(
+    "e",
+    "rate",
+    "Rate",
+    tooltip="Rate the highlighted agent's technical quality by hand: 0 to 1, or 1 to 5 stars",
+    id="run.rate",
+    show=False,
+)
 
 
 def _same(old: Any, new: Any) -> bool:
@@ -147,6 +119,15 @@ class RunScreen(WorkspaceView):
         Binding("greater_than_sign", "weight(2, 1)", "Pers +0.05", show=False, key_display=">"),
         Binding("m", "flip_map", "Map", tooltip="Who ranks first at every weight", id="run.map"),
         Binding(
+            "h",
+            "toggle_thinking",
+            "Thinking",
+            tooltip="Show or hide the agent's thinking in a session's conversation (it is"
+            " not addressed to you)",
+            id="run.thinking",
+        ),
+        RATE,
+        Binding(
             "l",
             "cycle_lock",
             "Lock",
@@ -166,20 +147,37 @@ class RunScreen(WorkspaceView):
         self._columns: list[ColumnKey] = []
         self._cells: dict[str, tuple[Any, ...]] = {}  # what each agent's row shows now
         self._covered_at: object = None  # the workspace's state when a screen covered this
-        self._before_map = "tab-questions"  # the tab m goes back to from the flip map
+        # A run of sessions opens on the conversation, in its own first tab.
+        self._conversation = any(has_steps(agent) for agent in run.agents)
+        self._before_map = "tab-turns" if self._conversation else "tab-questions"
+        self._thinking = False  # thinking shown in the conversation
+        # Each agent's conversation as built, with thinking and without (a long session
+        # takes a moment to build: moving the cursor back shows it at once).
+        self._built: dict[tuple[str, bool], list[Line]] = {}
+        # Whether the questions table has the asked and answer columns: some question of
+        # the run was asked through a tool.
+        self._asked = any(
+            q.asked_with is AskedWith.TOOL
+            for agent in run.agents
+            if agent.trajectory is not None
+            for q in agent.trajectory.questions
+        )
 
     def compose(self) -> ComposeResult:
         yield Header()
         with Vertical(id="run-body"):
             yield Static(id="run-header")
             yield DataTable(id="agents", cursor_type="row", zebra_stripes=True)
+            yield Static(id="agent-facts")
             with TabbedContent(id="detail"):
+                if self._conversation:
+                    yield self._turns_pane("Conversation")
                 with TabPane("Questions", id="tab-questions"):
                     yield DataTable(id="questions", cursor_type="row")
                 with TabPane("Violations", id="tab-violations"):
                     yield DataTable(id="violations", cursor_type="row")
-                with TabPane("Turns", id="tab-turns"):
-                    yield VerticalScroll(Static(id="turns"))
+                if not self._conversation:
+                    yield self._turns_pane("Turns")
                 with TabPane("Output", id="tab-output"):
                     yield VerticalScroll(Static(id="output"))
                 with TabPane("Iterations", id="tab-iterations"):
@@ -191,6 +189,16 @@ class RunScreen(WorkspaceView):
                         yield VerticalScroll(Static(consensus_text(self.run), id="consensus"))
         yield WeightsBar()
         yield Footer()
+
+    @staticmethod
+    def _turns_pane(title: str) -> TabPane:
+        """The turns: a session agent's conversation, else each prompt and response."""
+        return TabPane(
+            title,
+            Conversation(id="conversation"),
+            VerticalScroll(Static(id="turns"), id="turns-box"),
+            id="tab-turns",
+        )
 
     def on_mount(self) -> None:
         workspace = self.app.workspace
@@ -211,7 +219,10 @@ class RunScreen(WorkspaceView):
             "flags",
             "relevance × confidence",
         )
-        self.query_one("#questions", DataTable).add_columns("turn", "effort", "label", "question")
+        asked = ("asked", "answer") if self._asked else ()
+        self.query_one("#questions", DataTable).add_columns(
+            "turn", "effort", "label", *asked, "question"
+        )
         self.query_one("#violations", DataTable).add_columns(
             "turn", "preference", "severity", "penalty", "source"
         )
@@ -227,7 +238,7 @@ class RunScreen(WorkspaceView):
         run = self.run
         facts = [
             f"stage {run.stage or '—'}",
-            f"spec {run.spec_id or '—'}",
+            *([f"spec {run.spec_id}"] if run.spec_id else []),
             f"task type {task_type(run.task).value}",
             f"preferences {', '.join(run.preferences) or 'none'}",
         ]
@@ -236,14 +247,32 @@ class RunScreen(WorkspaceView):
             " │ ",
             literal(" │ ".join(facts), True),
             "\n",
-            ("task: ", "dim"),
-            literal(run.task or "—", True),
+            self._task_lines(),
         ]
         summary = consensus_summary(run)
         if summary:
             parts += ["\n", ("consensus: ", "dim"), literal(summary, True)]
         header = Content.assemble(*parts)
         self.query_one("#run-header", Static).update(header)
+
+    def _task_lines(self) -> Content:
+        """ "task: " and the task, on at most TASK_LINES lines of the header (a session's
+        task is its first prompt: a pasted log would push the agents off the screen)."""
+        task = Content.assemble(("task: ", "dim"), literal(self.run.task or "—", True))
+        width = self.size.width - 2  # the header's padding
+        most = TASK_LINES if self.size.height >= TALL else 1
+        if width <= 1 or task.cell_length <= width:
+            return task
+        lines = task.wrap(width)
+        if len(lines) <= most:
+            return task
+        shown = lines[: most - 1]
+        last = lines[most - 1]
+        shown.append(last.truncate(width - 1) + "…" if last.cell_length >= width else last + "…")
+        return Content("\n").join(shown)
+
+    def on_resize(self) -> None:
+        self._show_header()
 
     def _show_iterations(self) -> None:
         widget = self.query_one("#iterations", Static)
@@ -313,7 +342,8 @@ class RunScreen(WorkspaceView):
             cell(agent.name),
             # A space where a minus sign goes, so a negative final does not widen it.
             f"{agent.final: .3f}",
-            f"{agent.technical:.3f}",
+            # An unscored agent's technical is the ranking's placeholder, never shown.
+            "—" if agent.unscored else f"{agent.technical:.3f}",
             number(agent.r_proact, signed=True),
             number(agent.r_pers, signed=True),
             number(agent.interaction, signed=True),
@@ -342,13 +372,17 @@ class RunScreen(WorkspaceView):
         row = min(table.cursor_row, len(self.ranking.agents) - 1)
         return self.ranking.agents[row].name
 
+    def _highlighted_agent(self) -> Agent | None:
+        name = self._highlighted_name()
+        return self.run.agent(name) if name else None
+
     @on(DataTable.RowHighlighted, "#agents")
     def _agent_highlighted(self) -> None:
         self._show_agent()
 
-    def _show_agent(self) -> None:
-        name = self._highlighted_name()
-        agent = self.run.agent(name) if name else None
+    def _show_agent(self, keep_turn: bool = False) -> None:
+        agent = self._highlighted_agent()
+        self._show_facts(agent)
         questions = self.query_one("#questions", DataTable)
         violations = self.query_one("#violations", DataTable)
         questions.clear()
@@ -356,17 +390,13 @@ class RunScreen(WorkspaceView):
         turns = self.query_one("#turns", Static)
         output = self.query_one("#output", Static)
         output.update(plain(agent.output if agent and agent.output else "No output stored."))
+        self._show_conversation(agent, keep_turn)
         if agent is None or agent.trajectory is None:
             turns.update("No trajectory: the technical-only fallback applies to this agent.")
             return
         trajectory = agent.trajectory
         for q in trajectory.questions:
-            questions.add_row(
-                "—" if q.turn is None else str(q.turn),
-                q.effort.value,
-                q.source.value,
-                cell(q.text),
-            )
+            questions.add_row(*question_cells(q, self._asked))
         workspace = self.app.workspace
         assert workspace is not None
         for v in trajectory.violations:
@@ -381,8 +411,8 @@ class RunScreen(WorkspaceView):
             violations.add_row(
                 "—", cell(", ".join(trajectory.unchecked)), "unchecked", "—", "no rule checker"
             )
-        if not trajectory.turns:
-            turns.update("No turns recorded.")
+        if not trajectory.turns or has_steps(agent):
+            turns.update("No turns recorded." if not trajectory.turns else "")
             return
         parts: list[Content | str] = []
         for turn_number, turn in enumerate(trajectory.turns, start=1):
@@ -397,6 +427,72 @@ class RunScreen(WorkspaceView):
                 parts += [Content.styled("prompt: ", "dim"), literal(turn.prompt), "\n"]
             parts += [Content.styled("response: ", "dim"), literal(turn.response), "\n\n"]
         turns.update(Content.assemble(*parts))
+
+    def _show_facts(self, agent: Agent | None) -> None:
+        """The line above the tabs: a session agent's technical source, models and
+        sessions (other runs' agents have none of these: no line)."""
+        facts = self.query_one("#agent-facts", Static)
+        shown = agent is not None and bool(
+            agent.technical_source is not None or agent.models or agent.sessions
+        )
+        facts.display = shown
+        if agent is not None and shown:
+            facts.update(Content(agent_facts(agent)))
+
+    def _show_conversation(self, agent: Agent | None, keep_turn: bool = False) -> None:
+        """A session agent's turns as the user lived them; other agents' turns as each
+        prompt and response."""
+        conversation = self.query_one("#conversation", Conversation)
+        steps = has_steps(agent)
+        conversation.display = steps
+        self.query_one("#turns-box").display = not steps
+        if agent is None or agent.trajectory is None or not steps:
+            conversation.show([])
+            return
+        key = (agent.name, self._thinking)
+        if key not in self._built:
+            self._built[key] = conversation_lines(agent.trajectory, self._thinking)
+        conversation.show(self._built[key], keep_turn)
+
+    def replace_run(self, run: Run) -> None:
+        """The run as the database holds it now (after a rating): same agent, same turn."""
+        self.run = run
+        self._built.clear()
+        self._show_header()
+        self.refresh_ranking()
+        self._show_agent(keep_turn=True)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        # Only a run of sessions has thinking to show, and only a run with a stage has a
+        # stage table to edit: elsewhere the key is not offered (nor in the footer).
+        if action == "toggle_thinking":
+            return self._conversation
+        if action == "toggle_scope":
+            return self.run.stage is not None
+        return True
+
+    def action_toggle_thinking(self) -> None:
+        agent = self._highlighted_agent()
+        if not has_steps(agent):
+            self.notify("No conversation for this agent: only a session's turns hold thinking.")
+            return
+        self._thinking = not self._thinking
+        self._show_conversation(agent, keep_turn=True)
+        self.query_one("#detail", TabbedContent).active = "tab-turns"
+        self.notify(f"Thinking {'shown' if self._thinking else 'hidden'}", timeout=2)
+
+    def action_rate(self) -> None:
+        """Ask for the highlighted agent's technical score, and store it."""
+        agent = self._highlighted_agent()
+        if agent is None:
+            return
+        run_id, name = self.run.id, agent.name
+
+        def rated(value: float | None) -> None:
+            if value is not None:
+                self.post_message(TechnicalRated(run_id, name, value))
+
+        self.app.push_screen(RateScreen(name, technical_text(agent)), rated)
 
     # -- weights -----------------------------------------------------------------
 
@@ -485,11 +581,8 @@ class RunScreen(WorkspaceView):
 
     def action_toggle_scope(self) -> None:
         """Edit the global pair, or this run's stage's own table."""
-        workspace = self.app.workspace
-        assert workspace is not None
         if self.run.stage is None:
-            self.notify("This run has no stage: only the global weights apply.")
-            return
+            return  # not offered (check_action): only the global weights apply
         if self.scope is None:
             # Switching is no change: a stage without its own table gets one only when
             # its weight is moved (starting from the weights the run has now).
@@ -506,3 +599,24 @@ class RunScreen(WorkspaceView):
         if name is None:
             return
         self.post_message(MarkChanged(self.run.id, None if name == self._preferred() else name))
+
+
+class SessionRunScreen(RunScreen):
+    """A run of imported sessions: its agents are often unscored, so rating by hand is
+    offered in the footer too; at 80 columns reset and lock make room for it and the
+    thinking key there (they stay in the help and work as everywhere)."""
+
+    BINDINGS = [
+        replace(RATE, show=True),
+        *(
+            replace(binding, show=False)
+            for binding in RunScreen.BINDINGS
+            if isinstance(binding, Binding) and binding.id in ("run.reset", "run.lock")
+        ),
+    ]
+
+
+def run_screen(run: Run) -> RunScreen:
+    """The screen a run opens in."""
+    sessions = any(agent.sessions or has_steps(agent) for agent in run.agents)
+    return SessionRunScreen(run) if sessions else RunScreen(run)

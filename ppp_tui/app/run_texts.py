@@ -1,0 +1,107 @@
+"""What a run's screen says about the run's data, as text and table cells: the
+consensus result, a session agent's facts, a question's row."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+from typing import Any
+
+from textual.content import Content
+
+from ..analysis.describe import answer_text, effort_source, technical_text
+from ..core.model import Agent, AskedWith, Question, Run
+from .text import cell, literal, plain
+
+ANSWER_CELLS = 10  # an answer in the questions table, before the time taken
+
+
+def _consensus(run: Run) -> dict[str, Any]:
+    if run.consensus is None:
+        return {}
+    try:
+        value = json.loads(run.consensus)
+    except ValueError:
+        return {}
+    return value if isinstance(value, dict) else {}
+
+
+def consensus_summary(run: Run) -> str:
+    """One line of the run's consensus result: status, verdict, artifacts, failures."""
+    consensus = _consensus(run)
+    if not consensus and not any(agent.failure for agent in run.agents):
+        return ""
+    facts = []
+    for key, label in (("status", "status"), ("verdict", "verdict")):
+        if consensus.get(key) is not None:
+            facts.append(f"{label} {consensus[key]}")
+    if consensus.get("artifacts_count") is not None:
+        facts.append(f"{consensus['artifacts_count']} artifacts")
+    if consensus.get("degraded"):
+        facts.append("degraded")
+    failed = [agent.name for agent in run.agents if agent.failure]
+    if failed:
+        facts.append(f"failed: {', '.join(failed)}")
+    return " · ".join(facts)
+
+
+def consensus_text(run: Run) -> Content:
+    """The Consensus tab: agreements, conflicts, and the synthesis, shown literally."""
+    consensus = _consensus(run)
+    lines = []
+    for key in (
+        "status",
+        "verdict",
+        "artifacts_count",
+        "agreements",
+        "conflicts",
+        "missing_agents",
+        "output_path",
+    ):
+        value = consensus.get(key)
+        if value is None:
+            continue
+        text = ", ".join(map(str, value)) if isinstance(value, list) else str(value)
+        lines.append(f"{key.replace('_', ' ')}: {text}")
+    synthesis = consensus.get("synthesis")
+    if isinstance(synthesis, str) and synthesis.strip():
+        lines += ["", synthesis]
+    return plain("\n".join(lines) or "No consensus result.")
+
+
+def has_steps(agent: Agent | None) -> bool:
+    """Whether an agent is a session's: its turns hold the steps the user lived."""
+    trajectory = agent.trajectory if agent is not None else None
+    return trajectory is not None and any(turn.steps for turn in trajectory.turns)
+
+
+def agent_facts(agent: Agent) -> str:
+    """One line about a session agent: its technical score and where it came from, its
+    models and its sessions."""
+    facts = [f"technical {technical_text(agent)}"]
+    if agent.models:
+        facts.append(f"model{'s' if len(agent.models) > 1 else ''} {', '.join(agent.models)}")
+    if agent.sessions:
+        facts.append(f"session{'s' if len(agent.sessions) > 1 else ''} {', '.join(agent.sessions)}")
+    return literal(" · ".join(facts), True)
+
+
+def question_cells(question: Question, asked: bool) -> tuple[Any, ...]:
+    """A row of the questions table; with `asked`, how the question was asked and, for
+    one asked through a tool, its answer (cut) and the time taken."""
+    cells: list[Any] = [
+        "—" if question.turn is None else str(question.turn),
+        question.effort.value,
+        effort_source(question),
+    ]
+    if asked:
+        answer = "—"
+        if question.asked_with is AskedWith.TOOL:
+            shown = question.answer
+            if shown is not None:
+                shown = literal(shown, True)
+                if len(shown) > ANSWER_CELLS:
+                    shown = f"{shown[: ANSWER_CELLS - 1].rstrip()}…"
+            answer = answer_text(replace(question, answer=shown))
+        cells += [question.asked_with.value, cell(answer)]
+    return (*cells, cell(question.text))
