@@ -9,14 +9,16 @@ import of real transcripts takes, so `browse --demo` shows a conversation.
 from __future__ import annotations
 
 from dataclasses import replace
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 
 from ...core.model import Run
 from ...core.sessions.grouping import agent_names, run_id, session_run, task_key
 from ...core.sessions.model import Ask, Session, SessionTurn, Step, StepKind, TestRun, Tool
+from .draw import DAYS, START
 
 T, X, K, Q = StepKind.TEXT, StepKind.TOOL, StepKind.THINKING, StepKind.ASK
-_START = datetime(2026, 11, 2, 9, 30, tzinfo=UTC)
+# Near the end of the generated runs' period, so the dashboard's time line stays theirs.
+_START = (START + timedelta(days=DAYS - 10)).replace(hour=9, minute=30)
 _REPOSITORY = "github.com/acme/shop-api"
 
 _RATE_LIMIT = (
