@@ -316,15 +316,23 @@ def _long_named_db(tmp_path: Path) -> Path:
     return db
 
 
-def test_long_names_are_cut_with_an_ellipsis(tmp_path: Path, empty_config: Path) -> None:
+def test_long_names_are_cut_with_an_ellipsis_on_a_terminal_and_whole_in_a_pipe(
+    tmp_path: Path, empty_config: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from ppp_tui.cli import tables
+
     db = _long_named_db(tmp_path)
     where = ("--db", str(db), "--config", str(empty_config))
+    piped = invoke("runs", *where).stdout.splitlines()[1]
+    assert piped.startswith("a-run-with-a-rather-long-identifier ")
+    assert " an-agent-with-a-very-long-name an-agent-with-a-very-long-name " in piped
+    monkeypatch.setattr(tables, "terminal_width", lambda: 60)
     line = invoke("runs", *where).stdout.splitlines()[1]
-    assert line.startswith("a-run-with-a-rather-long-identifier ")  # ids are whole (to 40)
-    assert " an-agent-with… an-agent-with… " in line
+    assert line.startswith("a-run-with-a-rather-long-identifier ")  # ids stay whole
+    assert len(line) <= 60 and " an-agen… an-agen…  0.000" in line  # names cut first
     ranked = invoke("rank", "a-run-with-a-rather-long-identifier", *where).stdout
-    row = next(line for line in ranked.splitlines() if line.startswith("   1  "))
-    assert row.startswith("   1  an-agent-with-a… ")
+    row = next(line for line in ranked.splitlines() if line.startswith("  1  "))
+    assert row.startswith("  1  an-agent-with-a-very-… ") and len(row) <= 60
 
 
 def test_classify_with_no_question_on_a_terminal_says_it_reads_standard_input(

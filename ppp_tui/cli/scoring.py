@@ -142,8 +142,8 @@ def runs(
       ppp-tui runs --json | jq '.[] | select(.regret > 0)'
     """
     from ..core.scores import Scores
-    from ..safe_text import number
-    from .tables import cut
+    from ..safe_text import inline, number
+    from .tables import Column, table_lines, terminal_width
 
     env = Env(db, config)
     settings = env.settings()
@@ -180,17 +180,18 @@ def runs(
     if as_json:
         emit_json(rows)
         return
-    # Ids are what `rank` and `prefer` take, so the column fits them (up to 40 columns).
-    width = min(max([22, *(len(cut(row["id"], 41)) for row in rows)]), 40)
-    click.echo(
-        f"{'id':<{width}} {'spec':<14} {'stage':<10} {'task type':<16} {'agents':>6}"
-        f"  {'selected':<14} {'preferred':<14} {'regret':>7}"
-    )
-    for row in rows:
-        click.echo(
-            f"{cut(row['id'], width):<{width}} {cut(row['spec_id'], 14):<14}"
-            f" {cut(row['stage'], 10):<10}"
-            f" {row['task_type']:<16} {row['agents']:>6}  {cut(row['selected'], 14):<14}"
-            f" {cut(row['preferred'], 14):<14} {number(row['regret']):>7}"
-        )
+    # On a terminal the table takes its width: the ids (what `rank` and `prefer` take),
+    # the picks and the regret stay; task type, agents, spec and stage go first.
+    columns = [
+        Column("id", [inline(row["id"]) for row in rows], least=12, cut_last=True),
+        Column("spec", [inline(row["spec_id"]) for row in rows], drop=3, least=8),
+        Column("stage", [inline(row["stage"]) for row in rows], drop=4, least=6),
+        Column("task type", [row["task_type"] for row in rows], drop=1),
+        Column("agents", [str(row["agents"]) for row in rows], right=True, drop=2),
+        Column("selected", [inline(row["selected"]) for row in rows], least=8),
+        Column("preferred", [inline(row["preferred"]) for row in rows], least=8),
+        Column("regret", [number(row["regret"]) for row in rows], right=True),
+    ]
+    for line in table_lines(columns, terminal_width()):
+        click.echo(line)
     click.echo(f"{len(rows)} run{'s' * (len(rows) != 1)}", err=True)

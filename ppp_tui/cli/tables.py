@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 import click
@@ -13,7 +14,7 @@ from ..core.model import Run
 from ..core.regions import Region
 from ..core.scoring import Ranking
 from ..core.sensitivity import Flip
-from ..safe_text import inline, number
+from ..safe_text import inline, is_terminal, number
 
 
 def rank_document(
@@ -73,6 +74,78 @@ def cut(text: str | None, width: int) -> str:
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
+@dataclass
+class Column:
+    """One column of a plain-text table: its header, its cells (already text), how it
+    aligns, and what may happen to it on a narrow terminal: `drop` gives the order in
+    which columns go (1 first; 0 never), `least` the narrowest it is cut to ("…"), and
+    `cut_last` keeps it whole while other columns can give way (a run's id)."""
+
+    header: str
+    cells: list[str]
+    right: bool = False
+    drop: int = 0
+    least: int | None = None  # None: never cut
+    cut_last: bool = False
+    width: int = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.width = max([len(self.header), *map(len, self.cells)])
+
+
+def terminal_width() -> int | None:
+    """The width of the terminal standard output writes to, or None for a pipe or a
+    file (which then get every column whole)."""
+    import shutil
+    import sys
+
+    if not is_terminal(sys.stdout):
+        return None
+    return shutil.get_terminal_size().columns
+
+
+def fit(columns: list[Column], width: int | None, gap: int = 1) -> list[Column]:
+    """The columns that fit `width` (None: all, whole): the droppable ones go in their
+    order until the rest fits, then the cuttable ones narrow, the widest first (those
+    to be cut last only when no other can)."""
+    shown = list(columns)
+    if width is None:
+        return shown
+
+    def total() -> int:
+        return sum(c.width for c in shown) + gap * (len(shown) - 1)
+
+    for column in sorted((c for c in columns if c.drop), key=lambda c: c.drop):
+        if total() <= width:
+            break
+        shown.remove(column)
+    for last in (False, True):
+        while total() > width:
+            cuttable = [
+                c for c in shown if c.least is not None and c.width > c.least and c.cut_last == last
+            ]
+            if not cuttable:
+                break
+            max(cuttable, key=lambda c: c.width).width -= 1
+    return shown
+
+
+def table_lines(columns: list[Column], width: int | None, gap: int = 1) -> list[str]:
+    """The header and rows of `columns` fitted to `width` (see `fit`)."""
+    shown = fit(columns, width, gap)
+    space = " " * gap
+
+    def cell(column: Column, text: str) -> str:
+        text = text if len(text) <= column.width else text[: column.width - 1] + "…"
+        return text.rjust(column.width) if column.right else text.ljust(column.width)
+
+    rows = len(columns[0].cells) if columns else 0
+    lines = [space.join(cell(c, c.header) for c in shown).rstrip()]
+    for i in range(rows):
+        lines.append(space.join(cell(c, c.cells[i]) for c in shown).rstrip())
+    return lines
+
+
 def render_ranking(run: Run, ranking: Ranking, flips: Sequence[Flip] | None = None) -> None:
     """A plain table a person reads in a terminal; with `flips`, a line listing who ranks
     first over which technical weights."""
@@ -85,17 +158,22 @@ def render_ranking(run: Run, ranking: Ranking, flips: Sequence[Flip] | None = No
         f"{'' if ranking.ppp_enabled else '  PPP off'}"
         f"  best: {inline(ranking.best_agent)} ({ranking.confidence:.3f}{margin})"
     )
-    header = f"  {'#':>2}  {'agent':<16} {'technical':>9} {'R_Proact':>9} {'R_Pers':>8}"
-    click.echo(header + f" {'interact':>9} {'final':>7}  questions l/m/h  flags")
-    for a in ranking.agents:
-        low, medium, high = a.questions
-        click.echo(
-            f"  {a.rank:>2}  {cut(a.name, 16):<16}"
-            f" {number(None if a.unscored else a.technical):>9} "
-            f"{number(a.r_proact, signed=True):>9} {number(a.r_pers, signed=True):>8} "
-            f"{number(a.interaction, signed=True):>9} {number(a.final):>7}  "
-            f"{low:>5}/{medium}/{high:<6}  {', '.join(a.flags)}"
-        )
+    agents = ranking.agents
+    columns = [
+        Column("#", [str(a.rank) for a in agents], right=True),
+        Column("agent", [inline(a.name) for a in agents], least=10),
+        Column("technical", [number(None if a.unscored else a.technical) for a in agents], True),
+        Column("R_Proact", [number(a.r_proact, signed=True) for a in agents], True, drop=3),
+        Column("R_Pers", [number(a.r_pers, signed=True) for a in agents], True, drop=4),
+        Column("interact", [number(a.interaction, signed=True) for a in agents], True, drop=2),
+        Column("final", [number(a.final) for a in agents], right=True),
+        Column("questions l/m/h", ["{}/{}/{}".format(*a.questions) for a in agents], drop=1),
+        Column("flags", [inline(", ".join(a.flags)) for a in agents], least=6),
+    ]
+    # Two spaces before the table, as the heading's line has none.
+    width = terminal_width()
+    for line in table_lines(columns, None if width is None else width - 2, gap=2):
+        click.echo(f"  {line}".rstrip())
     if flips:
         spans = ", ".join(f"{inline(f.agent)} {f.start:.2f}-{f.end:.2f}" for f in flips)
         click.echo(f"  flips: {spans}")
