@@ -7,6 +7,7 @@ default) and classified once (`classify`, `classify_effort`) and extracted once
 (`extract_questions`). The ratio of each time to the first size's is printed
 beside it: about 2 and 4 for linear time, 4 and 16 for quadratic. Timings are the
 best of `--repeat` tries (default 1; the caches are bypassed, so every try works).
+A quick check that it works: --sizes 0.01,0.02.
 """
 
 from __future__ import annotations

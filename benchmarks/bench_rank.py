@@ -1,6 +1,8 @@
 """Ranking one run, and the effort classifier's throughput.
 
 python benchmarks/bench_rank.py
+
+Takes a few seconds as it is: its own quick check.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Importing coding agents' sessions: a large transcript of each agent, and real ones.
 
-    python benchmarks/bench_sessions.py [--mb 100] [--realdata ../shared/realdata/sessions]
+    python benchmarks/bench_sessions.py [--mb 100] [--repeat 2] [--realdata FOLDER]
 
 For each of Claude Code, Codex CLI and Gemini CLI, writes a transcript of about `--mb`
 megabytes the way that agent writes its files (prompts, answers split over several lines,
@@ -10,27 +10,26 @@ prints: the time `json.loads` takes over its lines (the floor), the reader alone
 at a quarter and half the size, to show the time grows in proportion. With a folder of
 real transcripts (`--realdata`), imports all of it and prints the sessions, runs and the
 questions asked through each agent's tool, answered and dismissed. Everything is written
-to a temporary folder that is removed at the end.
+to a temporary folder that is removed at the end. A quick check that it works: --mb 0.2
+--repeat 1.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import shutil
 import sqlite3
 import subprocess
-import sys
-import tempfile
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+from _common import isolated_env, ppp_tui, scratch
+
 from ppp_tui.core.sessions.model import SessionWarnings, Tool
 from ppp_tui.storage.sessions.importing import reader_for
 
-BIN = Path(sys.executable).parent
 PYTEST_OUTPUT = (
     "".join(
         f"tests/test_module_{i:03d}.py::test_case_{j} PASSED\n" for i in range(40) for j in range(5)
@@ -308,7 +307,10 @@ def import_process(path: Path, db: Path) -> float:
     db.unlink(missing_ok=True)
     start = time.perf_counter()
     subprocess.run(
-        [BIN / "ppp-tui", "import", str(path), "--db", str(db)], check=True, capture_output=True
+        [*ppp_tui(), "import", str(path), "--db", str(db)],
+        env=isolated_env(db.parent),
+        check=True,
+        capture_output=True,
     )
     return time.perf_counter() - start
 
@@ -347,7 +349,10 @@ def realdata(folder: Path, root: Path) -> None:
     db = folder / "real.db"
     start = time.perf_counter()
     result = subprocess.run(
-        [BIN / "ppp-tui", "import", str(root), "--db", str(db)], capture_output=True, text=True
+        [*ppp_tui(), "import", str(root), "--db", str(db)],
+        env=isolated_env(folder),
+        capture_output=True,
+        text=True,
     )
     seconds = time.perf_counter() - start
     print(f"\n{root}: imported in {seconds:.2f} s (exit {result.returncode})")
@@ -388,21 +393,16 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--mb", type=float, default=100.0)
     parser.add_argument("--repeat", type=int, default=2)
-    parser.add_argument(
-        "--realdata",
-        type=Path,
-        default=Path(__file__).resolve().parents[2] / "shared" / "realdata" / "sessions",
-    )
+    parser.add_argument("--realdata", type=Path, help="A folder of real transcripts to import.")
     args = parser.parse_args()
-    folder = Path(tempfile.mkdtemp(prefix="ppp-bench-sessions-"))
-    try:
+    if args.realdata is not None and not args.realdata.is_dir():
+        parser.error(f"--realdata {args.realdata}: not a folder")
+    with scratch("ppp-bench-sessions-") as folder:
         large(folder, args.mb, args.repeat)
-        if args.realdata.is_dir():
+        if args.realdata is not None:
             realdata(folder, args.realdata)
         else:
-            print(f"\n(no real transcripts at {args.realdata}: pass --realdata FOLDER)")
-    finally:
-        shutil.rmtree(folder, ignore_errors=True)
+            print("\n(real transcripts: pass --realdata FOLDER)")
 
 
 if __name__ == "__main__":

@@ -6,7 +6,7 @@ marked run at the new weights, as the app does on each key press or drag.
 Prints the median and the 95th percentile of a step in the pair form (one slider)
 and with three weights (w_p != w_s), with the garbage collector as the app runs it
 and with it frozen, for each number of marked runs. Target: <= 16 ms at p95 at
-100k marked runs.
+100k marked runs. A quick check that it works: --runs 1000 --steps 20.
 """
 
 from __future__ import annotations

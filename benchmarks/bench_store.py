@@ -1,28 +1,31 @@
 """Store and CLI wall-clock figures on a 100k-run demo database (issue 3 targets).
 
-    python benchmarks/bench_store.py [--runs 100000] [--keep DIR]
+    python benchmarks/bench_store.py [--runs 100000] [--import-repeat 3] [--repeat N]
+                                     [--keep DIR]
 
 Prints: importing the demo runs as JSON Lines with `ppp-tui import` against
 `sqlite-utils insert --nl` of the same lines, in turns (target: within 1.5x), and the whole-
-process times of `ppp-tui rank` (<= 0.3 s), `regret` (<= 1 s) and `tune` (<= 2 s).
+process times of `ppp-tui rank` (<= 0.3 s), `regret` (<= 1 s) and `tune` (<= 2 s), each the
+median of a few runs (--repeat sets how many). The commands read a config.toml of the
+defaults made beside the database. Everything is written to a temporary folder that is
+removed at the end, unless --keep names a folder to write it to and leave it in.
+
+A quick check that it works: --runs 200 --import-repeat 1 --repeat 1.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import os
-import shutil
 import statistics
 import subprocess
-import sys
-import tempfile
 import time
+from contextlib import nullcontext
 from pathlib import Path
 
-from ppp_tui.storage.demo import generate
+from _common import BIN, isolated_env, ppp_tui, scratch
 
-BIN = Path(sys.executable).parent
+from ppp_tui.storage.demo import generate
 
 
 def timed(args: list[str], env: dict[str, str], repeat: int = 1) -> float:
@@ -38,11 +41,19 @@ def timed(args: list[str], env: dict[str, str], repeat: int = 1) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=100_000)
-    parser.add_argument("--keep", type=Path, help="Keep the files in this folder.")
+    parser.add_argument("--keep", type=Path, help="Write the files to this folder and keep them.")
     parser.add_argument("--import-repeat", type=int, default=3, help="Import pairs to time.")
+    parser.add_argument(
+        "--repeat", type=int, help="Runs of each command to time (default: 5 rank, 3 the others)."
+    )
     args = parser.parse_args()
-    folder = args.keep or Path(tempfile.mkdtemp(prefix="ppp-bench-"))
-    folder.mkdir(parents=True, exist_ok=True)
+    if args.keep is not None:
+        args.keep.mkdir(parents=True, exist_ok=True)
+    with nullcontext(args.keep) if args.keep else scratch("ppp-bench-store-") as folder:
+        measure(args, folder)
+
+
+def measure(args: argparse.Namespace, folder: Path) -> None:
     lines = folder / "runs.jsonl"
     start = time.perf_counter()
     with lines.open("w", encoding="utf-8") as out:
@@ -51,10 +62,10 @@ def main() -> None:
     size = lines.stat().st_size / 1e6
     print(f"demo runs: {args.runs} written in {time.perf_counter() - start:.1f} s ({size:.0f} MB)")
 
-    env = {**os.environ, "PPP_TUI_CONFIG": str(folder / "config.toml")}
+    env = isolated_env(folder)  # its config.toml: the defaults
     ours = folder / "ppp.db"
     theirs = folder / "plain.db"
-    ppp = str(BIN / "ppp-tui")
+    ppp = ppp_tui()
     # Taken in turns, so that a slow spell of the machine hits both; the ratio is the
     # median of the pairs'.
     pairs = []
@@ -62,7 +73,7 @@ def main() -> None:
         for path in (ours, theirs):
             for stale in path.parent.glob(path.name + "*"):
                 stale.unlink()
-        t_ours = timed([ppp, "import", str(lines), "--db", str(ours)], env)
+        t_ours = timed([*ppp, "import", str(lines), "--db", str(ours)], env)
         t_theirs = timed(
             [str(BIN / "sqlite-utils"), "insert", str(theirs), "runs", str(lines), "--nl"], env
         )
@@ -77,20 +88,19 @@ def main() -> None:
         f" (range {min(ratios):.2f}-{max(ratios):.2f}; target <= 1.5x)"
     )
     db = ["--db", str(ours)]
-    run_id = "demo-000042"
-    t_rank = timed([ppp, "rank", run_id, *db], env, repeat=5)
-    t_regret = timed([ppp, "regret", *db], env, repeat=3)
-    t_regret_json = timed([ppp, "regret", "--json", *db], env, repeat=3)
-    t_tune = timed([ppp, "tune", *db], env, repeat=3)
-    t_help = timed([ppp, "--help"], env, repeat=5)
+    run_id = f"demo-{min(42, args.runs):06d}"  # numbered from 1
+    few, more = (args.repeat, args.repeat) if args.repeat else (3, 5)
+    t_rank = timed([*ppp, "rank", run_id, *db], env, repeat=more)
+    t_regret = timed([*ppp, "regret", *db], env, repeat=few)
+    t_regret_json = timed([*ppp, "regret", "--json", *db], env, repeat=few)
+    t_tune = timed([*ppp, "tune", *db], env, repeat=few)
+    t_help = timed([*ppp, "--help"], env, repeat=more)
     print(f"rank one run: {t_rank:.3f} s (target <= 0.3 s; `ppp-tui --help` {t_help:.3f} s)")
     print(
         f"regret over the database: {t_regret:.2f} s (target <= 1 s);"
         f" with --json (every marked run listed) {t_regret_json:.2f} s"
     )
     print(f"tune (exact, with curve and 5-fold CV): {t_tune:.2f} s (target <= 2 s)")
-    if args.keep is None:
-        shutil.rmtree(folder)
 
 
 if __name__ == "__main__":

@@ -25,6 +25,7 @@ RUNS_KEYS = {
     "id",
     "spec_id",
     "stage",
+    "task",
     "task_type",
     "created_at",
     "agents",

@@ -27,7 +27,7 @@ DOCS = ROOT / "docs"
 SHAPE = re.compile(r"<!-- shape: (\S+) -->\n```json\n(.*?)\n```", re.DOTALL)
 
 # Objects whose keys are data (stage or preference names): only their values' shapes count.
-MAPS = {"regret.per_stage", "config-show.weights", "config-show.penalties"}
+MAPS = {"regret.per_stage", "ab.per_stage", "config-show.weights", "config-show.penalties"}
 # Objects that hold what the source had: their keys are among the documented ones.
 OPEN = {"rank.consensus"}
 
@@ -124,6 +124,12 @@ def _outputs(where: dict[str, str]) -> dict[str, Any]:
         "config-show": json.loads(_run(where, "config", "show", "--json")),
         "export": json.loads(_run(where, "export", "--format", "json")),
         "show": json.loads(_run(where, "show", _asked_with_tool(runs), "--json")),
+        "tune-inverse-error": json.loads(
+            _run(where, "tune", "--method", "inverse-error", "--stage", marked_stage, "--json")
+        ),
+        "ab": json.loads(_run(where, "ab", "--json")),
+        "next": json.loads(_run(where, "next", "--json")),
+        "leaderboard": json.loads(_run(where, "leaderboard", "--json")),
     }
 
 

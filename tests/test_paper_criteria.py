@@ -39,7 +39,11 @@ CASES: dict[str, list[tuple[str, bool]]] = {
         ("SHOULD I CHANGE THE MATRIX? thanks", False),
         ("WHICH PYTHON VERSION: 3.10 OR 3.11?", True),
         ("IS `F(A, B)` THE FAILING CALL?", True),
-        ("我应该修改哪个函数\uff1f", False),  # not English capitals
+        ("我应该修改哪个函数\uff1f", False),  # no letter with case: nothing in capitals
+        ("È GIUSTO CAMBIARE LA FUNZIONE?", True),  # accented capitals are capitals
+        ("SOLL ICH DIE GROßE DATEI ÄNDERN?", True),  # umlauts, and ß has no capital form
+        ("ΠΟΙΑ ΣΥΝΑΡΤΗΣΗ ΝΑ ΑΛΛΑΞΩ;", True),  # noqa: RUF001 (Greek capitals)
+        ("SEPARABLE.PY を修正しますか\uff1f", True),  # Japanese has no case
         ("DO YOU WANT TESTS?", True),
         ("DO YOU want TESTS?", False),
         ("IS THE BUG IN `_cstack`?", False),
@@ -99,6 +103,13 @@ CASES: dict[str, list[tuple[str, bool]]] = {
         ("Continue?", False),
         ("Update?", False),
         ("Hai una preferenza per il nome del file?", True),
+        ("Lo metto in utils.py o in core.py?", True),  # code aside
+        (
+            "Il metodo CompoundModel._calculate_separability_matrix in "
+            "astropy/modeling/separable.py sbaglia: lo correggo?",
+            True,
+        ),
+        ("Should I put it in utils.py or in core.py?", False),
     ],
     "do_selection": [
         ("Should the fix go in _cstack or _separable?", True),
@@ -107,6 +118,10 @@ CASES: dict[str, list[tuple[str, bool]]] = {
         ("Which Python version do you use?\n1. 3.10\n2. 3.11\n3. 3.12", True),
         ("Which behaviour do you expect: (a) diagonal matrix (b) full matrix?", True),
         ("Do you want either tests or docs first?", True),
+        ("Should I add tests or not?", False),  # a yes/no question
+        ("Do you see error or warning messages?", False),  # or inside a noun phrase
+        ("Should I retry when the request times out or fails?", False),  # or in a condition
+        ("Preferisci JSON o YAML?", True),
         ("Which function do you think is wrong?", False),
         ("Is either of them installed on your machine?", False),  # either: not a choice
         ("Do you see any errors or warnings?", False),  # or: not a choice
@@ -142,6 +157,10 @@ CASES: dict[str, list[tuple[str, bool]]] = {
         ("哪个文件\uff1f哪个函数\uff1f", False),
         ("Which file should I edit? Also, should I add tests?", False),
         ("Is the prompt “Continue?” right?", True),
+        ("Which port? And should I also add TLS", False),  # the second lacks its "?"
+        ("Which port should I use? Also tell me whether to add TLS.", False),
+        ("When I run the tests, two fail. Which one should I fix first?", True),
+        ("Welchen Port soll ich nehmen? Und soll ich auch TLS hinzufügen", False),
     ],
 }
 

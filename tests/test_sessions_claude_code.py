@@ -170,8 +170,13 @@ def test_asks_and_their_answers() -> None:
     ]
     ask_steps = [text for kind, text in _steps(session, 1) if kind == "ask"]
     assert ask_steps == [ask.text for ask in session.turns[1].asks]
-    # a malformed call ({"question": ...}) that came back as a tool error
-    assert session.turns[2].asks == [Ask("Do you also want a CHANGELOG entry?", seconds=0.05)]
+    # A malformed call ({"question": ...}) came back as a tool error: no dialog reached
+    # the user, so it is no question of theirs, only a tool step.
+    assert session.turns[2].asks == []
+    assert ("tool", "AskUserQuestion (failed): Do you also want a CHANGELOG entry?") in _steps(
+        session, 2
+    )
+    assert not [kind for kind, _ in _steps(session, 2) if kind == "ask"]
     assert session.turns[3].asks == [
         # the answer only in the result's text (no toolUseResult)
         Ask("Commit it now?", ["Yes", "No"], header="Commit", answer="Yes", seconds=3.0),
@@ -237,6 +242,84 @@ def test_subagent_beside_the_session() -> None:
         ("text", "One place: ledger/importer.py line 14."),
     ]
     assert session.tests is None
+
+
+def test_answers_given_before_asking_to_clarify_are_kept(tmp_path: Path) -> None:
+    asked = {
+        "questions": [
+            {
+                "question": "Defer or condense now?",
+                "header": "When",
+                "options": [
+                    {"label": "Defer until Stop", "description": ""},
+                    {"label": "Condense now", "description": ""},
+                ],
+                "multiSelect": False,
+            },
+            {
+                "question": "How do hooks know?",
+                "header": "How",
+                "options": [
+                    {"label": "A lock file", "description": ""},
+                    {"label": "An env var", "description": ""},
+                ],
+                "multiSelect": False,
+            },
+        ]
+    }
+    rejected = (
+        "The user doesn't want to proceed with this tool use. The tool use was rejected (eg."
+        " if it was a file edit, the new_string was NOT written to the file). To tell you how"
+        " to proceed, the user said:\nThe user wants to clarify these questions.\n\n"
+        '    Questions asked:\n- "Defer or condense now?"\n  Answer: Defer until Stop\n'
+        '- "How do hooks know?"\n  (No answer provided)\n'
+    )
+    lines = [
+        {
+            "type": "user",
+            "sessionId": "c1",
+            "uuid": "u1",
+            "timestamp": "2026-02-01T10:00:00Z",
+            "message": {"role": "user", "content": "Plan the hooks."},
+        },
+        {
+            "type": "assistant",
+            "sessionId": "c1",
+            "uuid": "a1",
+            "timestamp": "2026-02-01T10:00:05Z",
+            "message": {
+                "id": "m1",
+                "role": "assistant",
+                "model": "claude-opus-4-6",
+                "content": [
+                    {"type": "tool_use", "id": "t1", "name": "AskUserQuestion", "input": asked}
+                ],
+            },
+        },
+        {
+            "type": "user",
+            "sessionId": "c1",
+            "uuid": "u2",
+            "timestamp": "2026-02-01T10:01:05Z",
+            "message": {
+                "role": "user",
+                "content": [
+                    {
+                        "type": "tool_result",
+                        "tool_use_id": "t1",
+                        "is_error": True,
+                        "content": rejected,
+                    }
+                ],
+            },
+            "toolUseResult": "Error: The user doesn't want to proceed with this tool use.",
+        },
+    ]
+    path = tmp_path / "c1.jsonl"
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    first, second = read_claude_code(str(path), SessionWarnings()).turns[0].asks
+    assert (first.answer, first.dismissed, first.seconds) == ("Defer until Stop", False, 60.0)
+    assert (second.answer, second.dismissed) == (None, True)
 
 
 def test_a_sub_agent_transcript_says_so(tmp_path: Path) -> None:

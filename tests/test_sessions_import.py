@@ -329,9 +329,20 @@ def test_run_moves_sessions_out_of_the_runs_they_were_in(
     )
     with Store.open(db) as store:
         old = [info.id for info in store.run_infos()]
-    assert _run("prefer", old[0], "claude-code", "--db", str(db)).exit_code == 0
+    with Store.open(db) as store:
+        first_run = next(i for i in old if store.get_run(i).agents[0].sessions == ("s1",))
+    assert _run("prefer", first_run, "claude-code", "--db", str(db)).exit_code == 0
+    rating = first.parent / "rating.csv"
+    rating.write_text(f"run_id,agent,technical\n{first_run},claude-code,0.3\n")
+    assert _run("technical", str(rating), "--db", str(db)).exit_code == 0
     moved = _run("import", str(first), "--db", str(db), "--run", "json-flag")
     assert "1 new run; 1 left with no session and removed" in moved.stdout, moved.output
+    # The moved session's mark, its history and its rating by hand come with it.
+    with Store.open(db) as store:
+        run = store.get_run("json-flag")
+        assert run.preferred_agent == "claude-code"
+        assert [m.agent for m in store.marks("json-flag")] == ["claude-code"]
+        assert (run.agents[0].technical, run.agents[0].technical_source) == (0.3, "hand")
     both = _run("import", str(first), str(second), "--db", str(db), "--run", "json-flag")
     assert "0 new runs; 1 updated; 1 left with no session and removed" in both.stdout
     with Store.open(db) as store:

@@ -2,12 +2,12 @@
 
 One call, `Dashboard.load`, gives every figure of one stage (or of all runs) as a
 frozen object: interaction over time, the most violated preferences, question
-effort by source, agreement by stage, PPP on vs off, and early stop over the runs'
-iteration series. Scores come from `reports.Scores`, so an agent's interaction
-and the selected agent are the ones every other face shows; what the score arrays
-do not hold (dates, iteration series, questions by source, violations by
-preference) is read with a few whole-table queries. The terminal app calls this
-in a worker thread.
+effort by source, agreement by stage, PPP on vs off (with McNemar's exact test,
+`core.ab_test`), and early stop over the runs' iteration series. Scores come from
+`reports.Scores`, so an agent's interaction and the selected agent are the ones every
+other face shows; what the score arrays do not hold (dates, iteration series,
+questions by source, violations by preference) is read with a few whole-table
+queries. The terminal app calls this in a worker thread.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import json
 from collections import Counter, defaultdict
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import date, timedelta
 from pathlib import Path
 from typing import Literal
@@ -24,6 +24,7 @@ from typing import Literal
 import numpy as np
 import numpy.typing as npt
 
+from ..core.ab_test import ABTest, ab_test, ppp_outcomes
 from ..core.arrays import Outcome, ScoreArrays
 from ..core.early_stop import analyse
 from ..core.preferences import canonical
@@ -113,8 +114,15 @@ class StageFigures:
     agreement: float | None  # selected == preferred, over the marked runs
     mean_regret: float | None
     changed_picks: int  # runs whose selected agent differs between PPP on and PPP off
-    ppp_on_agreement: float | None
-    ppp_off_agreement: float | None
+    ab: ABTest  # PPP on vs off over the marked runs: both agreements, McNemar's test
+
+    @property
+    def ppp_on_agreement(self) -> float | None:
+        return self.ab.ppp_agreement
+
+    @property
+    def ppp_off_agreement(self) -> float | None:
+        return self.ab.technical_agreement
 
 
 @dataclass(frozen=True)
@@ -227,7 +235,7 @@ class Dashboard:
                 arrays = scores.arrays.subset(scores.arrays.stage_mask(stage))
             created, iterations = _run_facts(store, stage, arrays.run_ids)
             outcome = arrays.lines(settings).outcome()
-            on, off = _ppp_outcomes(arrays, settings, outcome)
+            on, off = ppp_outcomes(arrays, settings, outcome)
             stages, total = _stage_figures(arrays, settings, outcome, on, off)
             timeline = _timeline(arrays, outcome, created)
             pick_changes = _pick_changes(arrays, on, off)
@@ -403,15 +411,6 @@ def _effort(store: Store, stage: str | None) -> tuple[EffortCounts, ...]:
 # -- agreement and PPP on vs off ------------------------------------------------------------
 
 
-def _ppp_outcomes(
-    arrays: ScoreArrays, settings: Settings, current: Outcome
-) -> tuple[Outcome, Outcome]:
-    """Every run with PPP on and off (the technical-only ranking), each run's weights."""
-    if settings.enabled:
-        return current, arrays.lines(replace(settings, enabled=False)).outcome()
-    return arrays.lines(replace(settings, enabled=True)).outcome(), current
-
-
 def _rate(count: int, total: int) -> float | None:
     return count / total if total else None
 
@@ -435,8 +434,7 @@ def _figures(
         agreement=_rate(int(outcome.agree[mask].sum()), marked),
         mean_regret=float(np.nansum(outcome.regret[mask]) / marked) if marked else None,
         changed_picks=int((on.selected[mask] != off.selected[mask]).sum()),
-        ppp_on_agreement=_rate(int(on.agree[mask].sum()), marked),
-        ppp_off_agreement=_rate(int(off.agree[mask].sum()), marked),
+        ab=ab_test(on, off, mask),
     )
 
 

@@ -125,6 +125,13 @@ class PPPApp(App[None]):
             tooltip="Dashboard: interaction over time, violations, effort, PPP on vs off",
             id="app.dashboard",
         ),
+        Binding(
+            "b",
+            "leaderboard",
+            "Board",
+            tooltip="Leaderboard: agents' strengths from your marks and from the weights' picks",
+            id="app.leaderboard",
+        ),
     ]
 
     class Loaded(Message):
@@ -706,6 +713,17 @@ class PPPApp(App[None]):
         if not open_:
             # It starts on the stage the runs list is filtered by.
             self.push_screen(DashboardScreen(self.stage_filter))
+            return
+        while self.screen is not open_[0]:
+            self.pop_screen()
+
+    def action_leaderboard(self) -> None:
+        """The leaderboard; if one is open under other screens, back to it."""
+        from .leaderboard_screen import LeaderboardScreen
+
+        open_ = [s for s in self.screen_stack if isinstance(s, LeaderboardScreen)]
+        if not open_:
+            self.push_screen(LeaderboardScreen(self.stage_filter))
             return
         while self.screen is not open_[0]:
             self.pop_screen()

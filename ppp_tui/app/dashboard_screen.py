@@ -1,7 +1,8 @@
 """The dashboard (`d`): interaction over time, the most violated preferences, question
-effort by source, agreement by stage, PPP on vs off with the runs whose pick changes,
-and early stop over the iteration series. Figures come from `ppp_tui.analysis.dashboard`,
-computed in a worker thread; the stage filter at the top applies to all of them."""
+effort by source, agreement by stage, PPP on vs off (McNemar's exact test under the
+table) with the runs whose pick changes, and early stop over the iteration series.
+Figures come from `ppp_tui.analysis.dashboard`, computed in a worker thread; the stage
+filter at the top applies to all of them."""
 
 from __future__ import annotations
 
@@ -18,13 +19,14 @@ from textual.geometry import Size
 from textual.widgets import DataTable, Footer, Header, Select, Static
 
 from ..analysis.dashboard import Dashboard, StageFigures
+from ..core.ab_test import ABTest
 from ..core.scores import Scores
 from ..core.settings import Settings
 from ..safe_text import number
 from ..storage.store import Store
 from .colours import BAD, CAUTION, CURRENT, GOOD, cell_style, plot_colour, watch_theme
 from .dashboard_widgets import Chart, WholeText, nice_ticks, spread_ticks
-from .labels import stage_order, stage_tables, weights_text
+from .labels import stage_tables, weights_text
 from .messages import OpenRun
 from .recomputing import RecomputingScreen
 from .text import cell, literal
@@ -52,6 +54,17 @@ def _short(text: str, width: int) -> str:
     return shown if len(shown) <= width else shown[: width - 1] + "…"
 
 
+def _mcnemar(test: ABTest) -> str:
+    """McNemar's test of PPP on vs off in a line: the runs where only one pick is the
+    preferred agent, each way, and the exact p-value."""
+    if not test.marked_runs:
+        return "McNemar: no marked runs"
+    return (
+        f"McNemar: only on right {test.ppp_only:,}, only off right {test.technical_only:,},"
+        f" p = {test.p_value:.2g}"
+    )
+
+
 def _count(value: int) -> str:
     if value >= 10_000:
         return f"{value / 1000:.0f}k"
@@ -75,6 +88,7 @@ class DashboardScreen(RecomputingScreen[Request, Dashboard]):
 
     BINDINGS = [Binding("escape", "app.pop_screen", "Back", id="dashboard.back")]
     STATUS = "#dashboard-status"
+    STAGE_SELECT = "#dashboard-stage"
     # Below 110 columns the panels stack (the screen gets the -narrow class).
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (110, "-wide")]
 
@@ -112,7 +126,7 @@ class DashboardScreen(RecomputingScreen[Request, Dashboard]):
         titles = {
             "#timeline": "Interaction over time",
             "#violations": "Most violated preferences",
-            "#stages": "By stage: agreement with your marks, PPP on vs off",
+            "#stages": "By stage: agreement with your marks, PPP on vs off (technical only)",
             "#early-stop": "Early stop",
             "#pick-changes": "Runs whose pick changes with PPP off",
             "#effort-panel": "Question effort by label source",
@@ -134,20 +148,6 @@ class DashboardScreen(RecomputingScreen[Request, Dashboard]):
             self.query_one("#dashboard-body").focus(scroll_visible=False)
         else:
             self.query_one("#pick-changes", DataTable).focus(scroll_visible=False)
-
-    def runs_loaded(self) -> None:
-        """The stages to filter by, and the runs screen's filter as the starting one."""
-        workspace = self.app.workspace
-        if workspace is None or not workspace.loaded:
-            return
-        names = stage_order(info.stage for info in workspace.infos)
-        select = self.query_one("#dashboard-stage", Select)
-        with select.prevent(Select.Changed):
-            select.set_options([(Content(literal(name, True)), name) for name in names])
-            if self.stage in names:
-                select.value = self.stage
-            else:
-                self.stage = None
 
     # -- computing -----------------------------------------------------------------
 
@@ -371,7 +371,7 @@ class DashboardScreen(RecomputingScreen[Request, Dashboard]):
             "changed",
             "agree off",
         )
-        table.border_subtitle = "changed, agree off: with PPP off (technical only)"
+        table.border_subtitle = _mcnemar(dashboard.total.ab)
         rows: list[StageFigures] = list(dashboard.stages)
         if len(rows) > 1:
             rows.append(dashboard.total)

@@ -48,6 +48,8 @@ class RecomputingScreen(WorkspaceView, Generic[RequestT, ResultT]):
 
     app: PPPApp
     STATUS = ""
+    STAGE_SELECT = ""  # the stage menu's selector, for a screen that has one
+    stage: str | None = None  # the stage its figures are of (None: every stage)
 
     @dataclass
     class Computed(Message):
@@ -79,7 +81,25 @@ class RecomputingScreen(WorkspaceView, Generic[RequestT, ResultT]):
         raise NotImplementedError
 
     def runs_loaded(self) -> None:
-        """The whole database has loaded (also when it had before the screen opened)."""
+        """The whole database has loaded (also when it had before the screen opened):
+        the stage menu (`STAGE_SELECT`, if the screen has one) lists the stages there
+        are, the screen's `stage` chosen if it is one of them (else every stage)."""
+        workspace = self.app.workspace
+        if not self.STAGE_SELECT or workspace is None or not workspace.loaded:
+            return
+        from textual.widgets import Select
+
+        from .labels import stage_order
+        from .text import literal
+
+        names = stage_order(info.stage for info in workspace.infos)
+        select: Select[str] = self.query_one(self.STAGE_SELECT, Select)
+        with select.prevent(Select.Changed):
+            select.set_options([(Content(literal(name, True)), name) for name in names])
+            if self.stage in names:
+                select.value = self.stage
+            else:
+                self.stage = None
 
     def started(self, request: RequestT) -> None:
         """A computation has started on `request`."""

@@ -1,8 +1,10 @@
-"""The runs list: every run, with the agent selected under the current weights and the mark."""
+"""The runs list: every run, with the agent selected under the current weights and the mark;
+`n` narrows it to the runs to mark next (core.next_mark), computed off the UI thread."""
 
 from __future__ import annotations
 
 import threading
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from textual import on, work
@@ -28,6 +30,9 @@ from .text import literal, plain
 from .workspace_view import WorkspaceView
 
 if TYPE_CHECKING:
+    from ..core.arrays import Lines
+    from ..core.next_mark import NextMarks
+    from ..core.settings import Settings
     from ..storage.store import RunInfo, Store
     from .app import PPPApp
     from .first_page import RunRows
@@ -49,7 +54,20 @@ class RunsScreen(WorkspaceView):
             id="runs.search",
             priority=True,
         ),
-        Binding("escape", "clear_search", "Clear search", show=False),
+        Binding(
+            "n",
+            "next_marks",
+            "Next",
+            tooltip="The runs to mark next: those whose marks tell the most about the weights",
+            id="runs.next",
+        ),
+        Binding(
+            "escape",
+            "clear_search",
+            "Clear search",
+            tooltip="Clear the search; after n, every run again",
+            show=False,
+        ),
     ]
 
     app: PPPApp
@@ -60,6 +78,10 @@ class RunsScreen(WorkspaceView):
         self._stages: tuple[list[str], bool] = ([], False)  # the stage menu's choices
         self._searched_contents: tuple[int, ...] | None = None  # the database last searched
         self._searching = threading.Lock()
+        # After `n`: the runs to mark next (run id to place), and what they were computed
+        # for (the workspace's state and the stage menu's choice).
+        self._next: dict[str, int] | None = None
+        self._next_for: tuple[object, str | None] | None = None
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -168,6 +190,8 @@ class RunsScreen(WorkspaceView):
         self.table.display = True
         if self._searched_contents not in (None, workspace.contents):
             self._apply_filter()  # runs came or went: search again
+        if self._next is not None and self._next_for != self._next_request_key():
+            self._suggest_next()  # a mark (or the weights) changed: the next runs follow
         self._mount_stage_filter(
             stage_order(i.stage for i in workspace.infos),
             any(not i.stage for i in workspace.infos),
@@ -195,6 +219,8 @@ class RunsScreen(WorkspaceView):
             )
         if workspace.dirty:
             parts.append("● unsaved")
+        if self._next is not None:
+            parts.insert(1, "to mark next (escape: all runs)")
         self.query_one("#runs-status", Static).update(Content("  ·  ".join(parts)))
 
     @property
@@ -211,6 +237,11 @@ class RunsScreen(WorkspaceView):
         stage = self.stage_filter
         text = self.query_one("#search", Input).value
         workspace = self.app.workspace
+        if self._next is not None and not text.strip():
+            ranking = self._next
+            self.table.set_filter(lambda i: i.id in ranking and _in_stage(i, stage), ranking)
+            self.update_status()
+            return
         if text.strip() and workspace is not None and workspace.loaded:
             self._searched_contents = workspace.contents
             self._search(workspace.store, text, stage)
@@ -268,10 +299,14 @@ class RunsScreen(WorkspaceView):
     @on(Select.Changed, "#stage-filter")
     def _stage_changed(self) -> None:
         self._apply_filter()
+        if self._next is not None:
+            self._suggest_next()  # the stage's own runs to mark next
         self.post_message(StageFiltered(self.stage_filter))  # where the dashboard opens
 
     @on(Input.Changed, "#search")
-    def _search_changed(self) -> None:
+    def _search_changed(self, event: Input.Changed) -> None:
+        if event.value.strip():
+            self._next = None  # a search replaces the runs to mark next
         self._apply_filter()
 
     @on(Input.Submitted, "#search")
@@ -289,7 +324,93 @@ class RunsScreen(WorkspaceView):
         search = self.query_one("#search", Input)
         if search.value:
             search.value = ""
+        if self._next is not None:
+            self._next = None
+            self._apply_filter()
         self.table.focus()
+
+    # -- the runs to mark next -----------------------------------------------------
+
+    def action_next_marks(self) -> None:
+        """Show the runs whose marks tell the most about the weights (core.next_mark)."""
+        workspace = self.app.workspace
+        if workspace is None or not workspace.loaded:
+            self.notify("The runs are still loading.", severity="warning")
+            return
+        search = self.query_one("#search", Input)
+        search.value = ""
+        self._suggest_next(announce=True)
+
+    def _next_request_key(self) -> tuple[object, str | None]:
+        workspace = self.app.workspace
+        return (None if workspace is None else workspace.state(), self.stage_filter)
+
+    def _suggest_next(self, announce: bool = False) -> None:
+        """Compute the runs to mark next in a worker, from the marks as they are now."""
+        workspace = self.app.workspace
+        if workspace is None or workspace.scores is None:
+            return
+        from ..core.stages import NO_STAGE
+
+        self._next_for = self._next_request_key()
+        scores = workspace.scores
+        # A copy of the marks: the UI thread patches the loaded ones in place.
+        arrays = replace(scores.arrays, preferred=scores.arrays.preferred.copy())
+        stage = self.stage_filter
+        self._next_marks(
+            replace(scores.lines, arrays=arrays),
+            workspace.settings,
+            NO_STAGE if stage == NO_STAGE_VALUE else stage,
+            self._next_for,
+            announce,
+        )
+
+    @work(thread=True, exclusive=True, group="next")
+    def _next_marks(
+        self,
+        lines: Lines,
+        settings: Settings,
+        stage: str | None,
+        key: tuple[object, str | None],
+        announce: bool,
+    ) -> None:
+        from ..core.next_mark import NEXT_RUNS, scopes, suggest
+
+        result = suggest(lines, scopes(lines.arrays, settings, stage), NEXT_RUNS)
+        if not get_current_worker().is_cancelled:
+            self.app.call_from_thread(self._show_next, key, result, announce)
+
+    def _show_next(self, key: tuple[object, str | None], result: NextMarks, announce: bool) -> None:
+        if key != self._next_for:
+            return  # asked again since: a newer result is on its way
+        if not result.suggestions:
+            where = "" if self.stage_filter is None else " in this stage"
+            self.notify(
+                f"No unmarked runs{where}: every run is marked."
+                if not result.unmarked_runs
+                else f"No unmarked run{where} changes its pick with the technical weight.",
+                severity="warning",
+            )
+            self._next = None
+            self._apply_filter()
+            return
+        self._next = {s.run_id: place for place, s in enumerate(result.suggestions)}
+        self._apply_filter()
+        if announce:
+            self.notify(_next_note(result), markup=False)
+
+
+def _next_note(result: NextMarks) -> str:
+    """The one line that tells what `n` shows."""
+    count = len(result.suggestions)
+    runs = f"{count} run{'s' * (count != 1)}"
+    if len(result.estimates) == 1:
+        estimate = result.estimates[0]
+        return (
+            f"Mark these {runs} next: their picks change nearest technical"
+            f" {estimate.centre:.4f} ({estimate.marked_runs:,} marked)."
+        )
+    return f"Mark these {runs} next: their picks change nearest each scope's target."
 
 
 def _in_stage(info: RunInfo, stage: str | None) -> bool:

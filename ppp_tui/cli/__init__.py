@@ -7,12 +7,15 @@ from __future__ import annotations
 
 import click
 
+from .ab import ab
 from .browsing import browse, serve
 from .classifying import classify
 from .common import Group
 from .configuring import config
 from .demo_data import demo
 from .import_export import export, import_, technical
+from .leaderboard import leaderboard
+from .next_mark import next_
 from .scoring import rank, runs, score
 from .showing import show
 from .tuning import prefer, regret, tune
@@ -46,6 +49,9 @@ for _command in (
     prefer,
     regret,
     tune,
+    next_,
+    ab,
+    leaderboard,
     export,
     config,
 ):

@@ -174,17 +174,34 @@ def _import_sessions(
     if report.updated:
         parts.append(f"{report.updated} updated")
     if report.unchanged:
-        parts.append(f"{report.unchanged} unchanged")
+        staged = f", {report.staged} given the stage" if report.staged else ""
+        parts.append(f"{report.unchanged} unchanged{staged}")
     if report.removed:
         parts.append(f"{report.removed} left with no session and removed")
     parts.append(f"{report.asks} question{'s' * (report.asks != 1)} asked through a tool")
     if report.warnings:
         parts.append(f"{len(report.warnings)} warning{'s' * (len(report.warnings) != 1)}")
     click.echo("; ".join(parts))
-    if report.errors or not sessions:
+    _list_runs(report)
+    if report.errors or not report.files:
         if not report.errors:
             click.echo("error: no session transcripts found", err=True)
         raise SystemExit(1)
+
+
+# Runs written that an import lists by id (the rest: `ppp-tui runs`).
+_LISTED = 20
+
+
+def _list_runs(report: SessionReport) -> None:
+    """The runs an import wrote, a line each: their ids are what `show` and `prefer` take."""
+    from .tables import cut
+
+    for rid, kind, agents, task in report.runs[:_LISTED]:
+        click.echo(f"  {kind:<7} {inline(rid)}  {cut(', '.join(agents), 40)}  {cut(task, 50)}")
+    if len(report.runs) > _LISTED:
+        more = len(report.runs) - _LISTED
+        click.echo(f"  … and {more} more (ppp-tui runs lists every run)")
 
 
 def _import_runs(files: Sequence[str], fmt: str, skip_invalid: bool, env: Env) -> None:

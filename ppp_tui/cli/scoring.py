@@ -143,7 +143,7 @@ def runs(
     """
     from ..core.scores import Scores
     from ..safe_text import inline, number
-    from .tables import Column, table_lines, terminal_width
+    from .tables import Column, cut, table_lines, terminal_width
 
     env = Env(db, config)
     settings = env.settings()
@@ -167,6 +167,7 @@ def runs(
                 "task_type": info.task_type,
                 "created_at": info.created_at,
                 "agents": info.agents,
+                "task": info.task,
                 "selected": arrays.names[i, outcome.selected[i]],
                 "preferred": info.preferred,
                 "regret": None if regret != regret else float(regret),
@@ -188,6 +189,8 @@ def runs(
         Column("stage", [inline(row["stage"]) for row in rows], drop=4, least=6),
         Column("task type", [row["task_type"] for row in rows], drop=1),
         Column("agents", [str(row["agents"]) for row in rows], right=True, drop=2),
+        # What a run of sessions is known by (its id says nothing): cut, never whole.
+        Column("task", [cut(row["task"], 60) for row in rows], drop=5, least=12),
         Column("selected", [inline(row["selected"]) for row in rows], least=8),
         Column("preferred", [inline(row["preferred"]) for row in rows], least=8),
         Column("regret", [number(row["regret"]) for row in rows], right=True),

@@ -68,7 +68,9 @@ def _render(run: Run, ranking: Ranking) -> None:
     click.echo(f"  ({inline(run.stage) or 'no stage'})  {inline(run.created_at) or ''}".rstrip())
     if run.task:
         click.echo(f"task: {inline(run.task[:300])}{'…' if len(run.task) > 300 else ''}")
-    for agent in run.agents:
+    # In rank order, as `rank` lists them (the JSON keeps the run's own order).
+    place = {score.name: score.rank for score in ranking.agents}
+    for agent in sorted(run.agents, key=lambda a: place.get(a.name, len(place) + 1)):
         score = ranking.agent(agent.name)
         click.echo()
         rank = f"#{score.rank} " if score else ""

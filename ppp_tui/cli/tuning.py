@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import click
 
@@ -10,6 +10,7 @@ from ..safe_text import inline
 from .common import STAGE_HELP, Env, db_options, emit_json, stage_filter
 
 if TYPE_CHECKING:
+    from ..core.inverse_error import Choice, InverseErrorTuning
     from ..core.scores import Scores
     from ..core.settings import Weights
     from ..core.tuning import Tuning
@@ -173,6 +174,14 @@ def _render_free_tuning(scope: str | None, tuning: Tuning2D) -> None:
     is_flag=True,
     help="Free proactivity and personalization: tune both (technical follows).",
 )
+@click.option(
+    "--method",
+    type=click.Choice(["exact", "inverse-error"]),
+    default="exact",
+    show_default=True,
+    help="exact: the minimum of mean regret over your marks; inverse-error: weights"
+    " from how far technical and interaction are from perfect, shown beside it.",
+)
 @click.option("--write", is_flag=True, help="Save the tuned weights to config.toml.")
 @click.option("--json", "as_json", is_flag=True, help="JSON: the tuned weights and their figures.")
 @db_options
@@ -180,6 +189,7 @@ def tune(
     stage: str | None,
     per_stage: bool,
     three_weights: bool,
+    method: str,
     write: bool,
     as_json: bool,
     db: str | None,
@@ -194,11 +204,18 @@ def tune(
     is 1 - (proactivity + personalization) / 2): the exact minimum over both, with a
     95% interval of each weight from 50 seeded resamples.
 
+    With --method inverse-error, the pair comes from every agent with a trajectory
+    in the scope's runs, marked or not: each score's error is how far its mean is
+    from perfect, and w_t = (1/error_t) / (1/error_t + 1/error_i). Its mean regret
+    and agreement over the marks are shown beside the exact optimum's; --write saves
+    the inverse-error pair. It gives the pair only, so not with --three-weights.
+
     \b
     Example:
       ppp-tui tune
       ppp-tui tune --per-stage --write
       ppp-tui tune --three-weights --json
+      ppp-tui tune --method inverse-error --per-stage
     """
     from ..core.scores import Scores, provenance, tune_scope, tune_stages
     from ..core.settings import Weights
@@ -207,6 +224,11 @@ def tune(
 
     if stage is not None and per_stage:
         raise click.UsageError("--stage and --per-stage exclude each other")
+    inverse = method == "inverse-error"
+    if inverse and three_weights:
+        raise click.UsageError(
+            "--method inverse-error gives the technical/interaction pair: leave out --three-weights"
+        )
     env = Env(db, config)
     settings = env.settings(creating=write)
     with env.store() as store:
@@ -214,7 +236,11 @@ def tune(
             raise click.UsageError(
                 "runs without a stage use the global weights: tune them without --stage"
             )
-        scores = Scores.load(store, settings, marked_only=True)
+        # Inverse-error weights come from every run of the scope, marked or not.
+        scores = Scores.load(store, settings, marked_only=not inverse)
+    if inverse:
+        _tune_inverse_error(env, scores, stage, per_stage, write, as_json)
+        return
     if three_weights:
         _tune_free(env, scores, stage, per_stage, write, as_json)
         return
@@ -271,6 +297,107 @@ def _tune_free(
         _write_tuned(
             env, [(scope, tuning.weights, provenance(tuning)) for scope, tuning in results]
         )
+
+
+def _tune_inverse_error(
+    env: Env, scores: Scores, stage: str | None, per_stage: bool, write: bool, as_json: bool
+) -> None:
+    """`tune --method inverse-error`: the inverse-error pair beside the exact optimum."""
+    from ..core.inverse_error import tune_inverse_error, tune_inverse_error_stages
+    from ..core.settings import Weights
+
+    results: list[tuple[str | None, InverseErrorTuning]]
+    if per_stage:
+        results = list(tune_inverse_error_stages(scores.lines, scores.settings))
+    else:
+        tuning = tune_inverse_error(scores.lines, scores.settings, stage)
+        results = [] if tuning is None else [(stage, tuning)]
+    if not results:
+        _nothing_to_tune(scores, stage, per_stage)
+    if as_json:
+        documents = [_inverse_error_document(scope, tuning) for scope, tuning in results]
+        emit_json(documents if per_stage else documents[0])
+    else:
+        for scope, tuning in results:
+            _render_inverse_error(scope, tuning)
+    if write:
+        _write_tuned(
+            env,
+            [
+                (scope, Weights.from_technical(tuning.technical), _inverse_error_note(tuning))
+                for scope, tuning in results
+            ],
+        )
+
+
+def _inverse_error_document(scope: str | None, tuning: InverseErrorTuning) -> dict[str, Any]:
+    """`tune --method inverse-error --json` for one scope (None: the global weights)."""
+    from ..core.stages import scope_label
+
+    estimate = tuning.estimate
+
+    def figures(choice: Choice) -> dict[str, float]:
+        return {
+            "technical": choice.technical,
+            "interaction": choice.interaction,
+            "mean_regret": choice.mean_regret,
+            "agreement": choice.agreement,
+        }
+
+    return {
+        "scope": scope_label(scope),
+        "method": "inverse-error",
+        "runs": tuning.runs,
+        "agents": estimate.agents,
+        "technical_norm": estimate.technical_norm,
+        "interaction_norm": estimate.interaction_norm,
+        "technical_error": estimate.technical_error,
+        "interaction_error": estimate.interaction_error,
+        "marked_runs": tuning.marked_runs,
+        **figures(tuning.inverse_error),
+        "exact": figures(tuning.exact),
+        "before": figures(tuning.before),
+    }
+
+
+def _render_inverse_error(scope: str | None, tuning: InverseErrorTuning) -> None:
+    from ..core.stages import scope_label
+
+    estimate = tuning.estimate
+    click.echo(
+        f"{inline(scope_label(scope))}: inverse-error weights from {estimate.agents:,}"
+        f" agents with a trajectory in {tuning.runs:,} runs"
+    )
+    click.echo(
+        f"  error_t = 1 - {estimate.technical_norm:.4f} = {estimate.technical_error:.4f},"
+        f" error_i = |{estimate.interaction_norm:.4f}| = {estimate.interaction_error:.4f}"
+        " (mean norms)"
+    )
+    click.echo(
+        f"  over {tuning.marked_runs:,} marked runs:"
+        f" {'technical':>10} {'interaction':>12} {'mean regret':>12} {'agreement':>10}"
+    )
+    for name, choice in (
+        ("current", tuning.before),
+        ("inverse-error", tuning.inverse_error),
+        ("exact optimum", tuning.exact),
+    ):
+        click.echo(
+            f"    {name:<18} {choice.technical:>10.4f} {choice.interaction:>12.4f}"
+            f" {choice.mean_regret:>12.4f} {choice.agreement:>10.1%}"
+        )
+
+
+def _inverse_error_note(tuning: InverseErrorTuning) -> str:
+    """The comment written beside inverse-error weights (as `provenance` for tuned ones)."""
+    from datetime import datetime
+
+    stamp = datetime.now().astimezone().strftime("%Y-%m-%d %H:%M")
+    return (
+        f"inverse-error weights {stamp} from {tuning.estimate.agents} agents in"
+        f" {tuning.runs} runs; mean regret over {tuning.marked_runs} marked runs"
+        f" {tuning.before.mean_regret:.4f} -> {tuning.inverse_error.mean_regret:.4f}"
+    )
 
 
 def _write_tuned(env: Env, tuned: list[tuple[str | None, Weights, str]]) -> None:

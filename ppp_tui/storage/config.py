@@ -146,7 +146,11 @@ def db_path(explicit: str | Path | None = None) -> Path:
 
 
 def load_settings(path: Path) -> Settings:
-    """The settings `path` describes; a missing file means the defaults."""
+    """The settings `path` describes; a missing file means the defaults. A killed
+    save's leftover temporary file beside it goes (config_leftovers.py)."""
+    from .config_leftovers import remove_leftovers
+
+    remove_leftovers(path)
     text = read_text(path)
     return Settings() if text is None else parse_settings(text, path)
 

@@ -4,9 +4,10 @@ effective configuration as TOML.
 Saving edits the user's own text with tomlkit, so comments, key order, other tables and
 unknown keys survive, and replaces the file atomically, never overwriting a file that does
 not validate. Writers take a lock file beside the config and read it again under the lock,
-so two saves at once (the app and `tune --write`) never undo each other. Only a regular
-file, or a new file in an existing folder, is written: never a device, a pipe, a dangling
-symbolic link or another program's TOML file.
+so two saves at once (the app and `tune --write`) never undo each other; the lock also
+tells a killed save's temporary file (nobody holds the lock) from one being written. Only a
+regular file, or a new file in an existing folder, is written: never a device, a pipe, a
+dangling symbolic link or another program's TOML file.
 """
 
 from __future__ import annotations
@@ -14,7 +15,6 @@ from __future__ import annotations
 import os
 import re
 import stat
-import sys
 import time
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
@@ -49,7 +49,10 @@ from .config import (
     read_text,
     user_config_path,
 )
+from .config_leftovers import lock_now as _lock_now
+from .config_leftovers import remove_stale_temporary_files as _remove_stale_temporary_files
 from .durable import sync_directory
+from .scratch import signals_end_as_exit
 
 # Marks the provenance comments ppp-tui writes, so a later save replaces them.
 NOTE_MARK = "# ppp-tui:"
@@ -351,7 +354,8 @@ def _locked(path: Path) -> Iterator[Path]:
     The lock is a file beside the real config, `.config.toml.lock`, locked with flock (a
     lock the system drops when its holder dies, so a killed writer never blocks the next).
     It is never deleted: a writer could be waiting on the one being removed. Temporary files
-    left by a writer killed mid-save are removed here, since no writer is at work.
+    left by a writer killed mid-save are removed here: every save writes its temporary file
+    under this lock, so none is being written now.
     """
     target = _writable_target(path)
     lock = target.with_name(f".{target.name}.lock")
@@ -372,14 +376,7 @@ def _acquire(descriptor: int, path: Path) -> None:
     deadline = time.monotonic() + LOCK_TIMEOUT_S
     while True:
         try:
-            if sys.platform == "win32":
-                import msvcrt
-
-                msvcrt.locking(descriptor, msvcrt.LK_NBLCK, 1)
-            else:
-                import fcntl
-
-                fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            _lock_now(descriptor)
             return
         except OSError as error:
             if time.monotonic() > deadline:
@@ -387,21 +384,6 @@ def _acquire(descriptor: int, path: Path) -> None:
                     f"{path}: another ppp-tui is saving it ({error.strerror or error}); try again"
                 ) from None
             time.sleep(0.005)
-
-
-def _temporary_name(target: Path) -> re.Pattern[str]:
-    return re.compile(rf"\.{re.escape(target.name)}\.[0-9a-f]{{12}}\.tmp")
-
-
-def _remove_stale_temporary_files(target: Path) -> None:
-    pattern = _temporary_name(target)
-    try:
-        names = os.listdir(target.parent)
-    except OSError:
-        return
-    for name in names:
-        if pattern.fullmatch(name):
-            (target.parent / name).unlink(missing_ok=True)
 
 
 def _write_atomic(path: Path, text: str) -> None:
@@ -414,17 +396,24 @@ def _write_atomic(path: Path, text: str) -> None:
         mode = None
     temp = target.with_name(f".{target.name}.{os.urandom(6).hex()}.tmp")
     try:
-        # 0o666 lets the umask decide a new file's mode, as for any file the user creates.
-        descriptor = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
-        with os.fdopen(descriptor, "w", encoding="utf-8", newline="") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        if mode is not None:
-            os.chmod(temp, mode)
-        os.replace(temp, target)
+        # SIGTERM and SIGHUP, like ctrl+c, end the save by an exception: the temporary
+        # file is removed on the way out.
+        with signals_end_as_exit():
+            try:
+                # 0o666 lets the umask decide a new file's mode, as for any file the user
+                # creates.
+                descriptor = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+                with os.fdopen(descriptor, "w", encoding="utf-8", newline="") as handle:
+                    handle.write(text)
+                    handle.flush()
+                    os.fsync(handle.fileno())
+                if mode is not None:
+                    os.chmod(temp, mode)
+                os.replace(temp, target)
+            except BaseException:
+                temp.unlink(missing_ok=True)
+                raise
     except OSError as error:
-        temp.unlink(missing_ok=True)
         raise ConfigError(f"{path}: cannot write ({error.strerror or error})") from None
     sync_directory(target.parent)
 
@@ -544,8 +533,13 @@ def save_penalties(path: Path, penalties: Mapping[str, float]) -> None:
     """Write these per-violation penalties into `[ppp.penalties]` of `path`, changing only
     the keys whose value differs; comments and everything else stay. Raises ConfigError,
     leaving the file as it was, if the file is invalid now or the result would not read
-    back as written."""
-    text = read_text(path)
+    back as written. Saved under the writer lock, as weights are (`_locked`)."""
+    with _locked(path) as target:
+        _save_penalties(path, target, penalties)
+
+
+def _save_penalties(path: Path, target: Path, penalties: Mapping[str, float]) -> None:
+    text = read_text(target)
     if text is not None:
         try:
             before = parse_settings(text, path)
@@ -570,4 +564,4 @@ def save_penalties(path: Path, penalties: Mapping[str, float]) -> None:
         raise ConfigError(f"{error} (after the edit; penalties not saved)") from None
     if any(after.penalties.get(name) != value for name, value in penalties.items()):
         raise ConfigError(f"{path}: the edited file would not read back as saved; not saved")
-    _write_atomic(path, new_text)
+    _write_atomic(target, new_text)

@@ -6,29 +6,28 @@ then linked in where nothing is yet, or renamed over the old database. The old d
 replaced only when no other process has it open, and is marked retired just before the
 rename, so a process that opened it a moment earlier notices and opens the new one
 (`Store.open`) instead of reading or writing a file that is gone.
+
+The scratch file is its process's (`scratch.py`): removed on the way out, ctrl+c, SIGTERM
+and SIGHUP included, and by a later build once its process is gone, killed outright.
 """
 
 from __future__ import annotations
 
 import os
-import re
 import sqlite3
-import time
 from collections.abc import Callable, Iterable, Iterator
-from contextlib import contextmanager, suppress
+from contextlib import contextmanager
 from pathlib import Path
 
-from .database import RETIRED_ID, StoreError, remove_database
+from .database import RETIRED_ID, StoreError
 from .durable import sync_directory, sync_file
 from .files import ParsedRecord, Record
 from .importer import ImportReport
+from .scratch import claim, release, signals_end_as_exit, signals_held
 from .store import Store
 
 # How long a replacement waits for other connections to the old database to finish.
 _REPLACE_TIMEOUT_S = 2.0
-# A scratch file untouched this long was left by a build that was killed.
-_STALE_SCRATCH_S = 600.0
-_SCRATCH_SUFFIXES = ("", "-wal", "-shm", "-journal")
 
 
 def import_new(
@@ -67,6 +66,8 @@ def build_beside(
 ) -> Iterator[tuple[Path, ImportReport]]:
     """Fill a new scratch database beside `path` (`fill` imports into it) and seal it; the
     scratch file is removed on the way out, whatever happens (once renamed, it is not there).
+    SIGTERM and SIGHUP end the block as ctrl+c does, by an exception, so it is removed then
+    too.
 
     `scratch` is its name if chosen beforehand (`scratch_beside`), for processes that
     write into it too.
@@ -74,43 +75,28 @@ def build_beside(
     if scratch is None:
         scratch = scratch_beside(path)
     try:
-        with Store.open(scratch, create=True) as store:
-            report = fill(store)
-            seal(store.conn)
-        _check_sealed(scratch)
-        yield scratch, report
+        with signals_end_as_exit():
+            with Store.open(scratch, create=True) as store:
+                report = fill(store)
+                seal(store.conn)
+            _check_sealed(scratch)
+            yield scratch, report
     finally:
         discard(scratch)
 
 
 def scratch_beside(path: Path) -> Path:
-    """A new, unused file name in `path`'s folder (the folder is created if missing)."""
+    """A new, unused file name in `path`'s folder (the folder is created if missing),
+    this process's until `discard`. The scratch files of killed builds beside `path` are
+    removed first; those of builds going on in other processes are kept."""
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
     except OSError as error:
         raise StoreError(f"{path}: cannot create ({error.strerror})") from None
-    _remove_stale_scratch(path)
-    return path.with_name(f".{path.name}.{os.urandom(6).hex()}.tmp")
-
-
-def _remove_stale_scratch(path: Path) -> None:
-    """Remove the scratch files of builds of `path` that were killed (untouched for a while:
-    one being built now is written to all the time)."""
-    pattern = re.compile(rf"\.{re.escape(path.name)}\.[0-9a-f]{{12}}\.tmp")
     try:
-        names = os.listdir(path.parent)
-    except OSError:
-        return
-    for name in names:
-        if not pattern.fullmatch(name):
-            continue
-        scratch = path.parent / name
-        newest = 0.0
-        for suffix in _SCRATCH_SUFFIXES:
-            with suppress(OSError):
-                newest = max(newest, os.stat(f"{scratch}{suffix}").st_mtime)
-        if time.time() - newest > _STALE_SCRATCH_S:
-            discard(scratch)
+        return claim(path)
+    except OSError as error:
+        raise StoreError(f"{path}: cannot create ({error.strerror or error})") from None
 
 
 def seal(conn: sqlite3.Connection) -> None:
@@ -126,8 +112,8 @@ def _check_sealed(scratch: Path) -> None:
 
 
 def discard(scratch: Path) -> None:
-    remove_database(scratch)
-    Path(f"{scratch}-journal").unlink(missing_ok=True)
+    """Remove the scratch database and give it up (its lock file goes last)."""
+    release(scratch)
 
 
 def link_new(scratch: Path, path: Path) -> bool:
@@ -165,14 +151,16 @@ def replace_old(scratch: Path, path: Path) -> None:
         conn.execute("PRAGMA locking_mode = EXCLUSIVE")
         if conn.execute("PRAGMA journal_mode = MEMORY").fetchone()[0] != "memory":
             raise sqlite3.OperationalError("database is locked")
-        conn.execute("BEGIN IMMEDIATE")
-        conn.execute(f"PRAGMA application_id = {RETIRED_ID}")
-        conn.execute("COMMIT")
-        try:
-            os.replace(scratch, path)
-        except OSError:
-            conn.execute("PRAGMA application_id = 0")  # the old database stays in use
-            raise
+        # Ctrl+c or SIGTERM waits for the rename: never a retired database left in place.
+        with signals_held():
+            conn.execute("BEGIN IMMEDIATE")
+            conn.execute(f"PRAGMA application_id = {RETIRED_ID}")
+            conn.execute("COMMIT")
+            try:
+                os.replace(scratch, path)
+            except OSError:
+                conn.execute("PRAGMA application_id = 0")  # the old database stays in use
+                raise
     except sqlite3.Error as error:
         if "locked" in str(error) or "busy" in str(error):
             raise StoreError(

@@ -160,7 +160,8 @@ CATALOGUE: Mapping[str, Preference] = MappingProxyType(
                 "capital",
                 "format",
                 _PAPER_JUDGED_MAJOR,
-                "Write every question entirely in English capital letters, code included.",
+                "Write every question entirely in capital letters (of any script with case),"
+                " code included.",
             ),
             _preference(
                 "commas",

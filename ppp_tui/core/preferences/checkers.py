@@ -52,7 +52,7 @@ class CheckResult:
 
 # --- Reading a question's text --------------------------------------------------------------
 
-# Code is set aside for the prose rules (capital letters, language, sentences): identifiers
+# Code is set aside for the prose rules (language, sentences, options): identifiers
 # cannot be capitalised or translated without changing what they name.
 _FENCED_CODE = re.compile(r"```.*?(?:```|\Z)", re.DOTALL)
 _INLINE_CODE = re.compile(r"`[^`\n]+`")
@@ -60,7 +60,6 @@ _INDENTED_CODE = re.compile(r"^(?:\t| {4,})\S.*$", re.MULTILINE)
 _JSON_FENCE = re.compile(r"\A```(?:json)?\s*(.*?)\s*```\Z", re.DOTALL | re.IGNORECASE)
 _LETTERS = re.compile(r"[^\W\d_]+")
 _ALNUM = re.compile(r"[^\W_]")
-_QUESTION_MARKS = re.compile(r"[?\uff1f]+")  # ASCII and full-width question marks
 # A run of stops ends a sentence when a space or the end follows; the lookbehind starts
 # the match at the run's first stop so that long runs stay linear.
 _SENTENCE_END = re.compile(r"(?<![.!?\uff1f\u2026])[.!?\uff1f\u2026]+[\"')\]]*(?=\s|\Z)")
@@ -69,21 +68,6 @@ _ABBREVIATION_END = re.compile(
     r"\b(?:e\.g|i\.e|etc|vs|cf|approx|mr|mrs|ms|dr|no)\.\Z", re.IGNORECASE
 )
 _ABBREVIATION_MAX = len("approx.")
-# Options offered to pick from: "A or B" (or "either A or B"), "A/B", a list of two or more
-# items, or (a) ... (b) ...
-_OR = re.compile(r"\b(?:or|oppure|o)\b", re.IGNORECASE)
-# "or" in senses that offer nothing to pick: "or not", "or something", "or so" ...
-_OR_NOT_A_CHOICE = re.compile(
-    r"\bor\s+(?:not|something|anything|so|else|otherwise|whatever|similar|more|less|later|"
-    r"other\b(?!\s+\w+\s+\w+)|elsewhere|even|maybe|perhaps|rather)\b",
-    re.IGNORECASE,
-)
-# An open question that merely names two things: "any errors or warnings", "is there ... or"
-_OR_IN_OPEN_QUESTION = re.compile(
-    r"\b(?:any|anything|anyone|anywhere|no|every|all)\b(?:\s+\w+){0,3}?\s+or\b", re.IGNORECASE
-)
-_SLASH_CHOICE = re.compile(r"(?<![\w./:-])([A-Za-z][\w+#-]*)/([A-Za-z][\w+#-]*)(?![\w./-])")
-_NOT_SLASH_CHOICES = frozenset({("and", "or"), ("or", "and"), ("input", "output"), ("i", "o")})
 _LIST_ITEM = re.compile(r"^[ \t]*(?:[-*•]|\(?[A-Za-z0-9]\)|[A-Za-z0-9][.:])\s+\S", re.MULTILINE)
 _INLINE_OPTION = re.compile(r"\(\s*[A-Za-z0-9]\s*\)\s*\S")
 # Commas of every script: ASCII, full-width, the ideographic 、 and the small forms.
@@ -98,6 +82,275 @@ _REFERENCE = re.compile(
     re.IGNORECASE,
 )
 SNIPPET_MIN_LINES = 3
+
+
+# --- Counting questions by their form (one_question) ----------------------------------------
+
+# A sentence ends at a run of stops followed by a space or the end, at a question mark of any
+# script (ASCII, full-width, Arabic, the Greek U+037E), at an ideographic stop and at a line
+# break. A semicolon ends a Greek question (Greek writes its question mark as ";") and
+# otherwise only joins two clauses of one sentence.
+_SENTENCE_BREAK = re.compile(r"[?\uff1f\u037e\u061f]+|;|[.!\u2026]+(?=\s|\Z)|[\u3002\uff01]+|\n")
+_ASKING_MARKS = frozenset("?\uff1f\u037e\u061f")
+_GREEK = re.compile(r"[\u0370-\u03ff\u1f00-\u1fff]")
+_URL = re.compile(r"https?://\S+|\bwww\.\S+")
+
+# Words that open a sentence without being part of its question: "And", "Also,", "Inoltre" ...
+_LEADING_WORDS = re.compile(
+    r"\A[\s\"'“”\u2018\u2019«»()\[\]*>•-]*(?:(?:and|also|plus|but|so|then|or|additionally|finally|lastly|"
+    r"second(?:ly)?|next|one more thing|e|ed|inoltre|poi|und|außerdem|ausserdem|auch|et|aussi|"
+    r"puis|y|además|también|и|\u0430|также|και|επίσης)\b[\s,:;\u2014\u2013-]*)*",
+    re.IGNORECASE,
+)
+_EN_AUX = (
+    r"(?:(?:do|does|did|is|are|was|were|am|have|has|had|can|could|shall|should|will|would|may|"
+    r"might|must)(?:n['\u2019]t)?|won['\u2019]t|can['\u2019]t|shan['\u2019]t)"
+)
+_EN_PRONOUN = (
+    r"(?:i|you|we|they|he|she|it|there|this|that|these|those|anyone|anybody|someone|somebody|"
+    r"everyone|everybody|everything|something|anything|y['\u2019]all)"
+)
+_EN_DETERMINER = r"(?:the|a|an|my|your|our|their|its|his|her|any|all|both|each|every|some)"
+# An auxiliary followed by its subject: "should I", "do you", "is the fix". "Do" and "have"
+# followed by a noun phrase are usually imperatives ("Do the migration", "Have a look"), so
+# they need a pronoun.
+_EN_INVERSION = (
+    rf"(?:(?!(?:do|have)\b){_EN_AUX}\s+(?:{_EN_PRONOUN}|{_EN_DETERMINER})"
+    rf"|(?:do|have)(?:n['\u2019]t)?\s+{_EN_PRONOUN})\b"
+)
+# Between "which"/"what"/"how many" and the inverted auxiliary: up to three words of the noun
+# phrase, none a pronoun or determiner ("what you see is ..." is a statement), "of the" aside.
+_EN_WH_NOUN = (
+    rf"(?:\s+(?:of\s+(?:the|a|an|these|those|them|this|that|your|my|our)|"
+    rf"(?!(?:{_EN_PRONOUN}|{_EN_DETERMINER})\b)[^\s,;:]+)){{0,3}}?"
+)
+_GER_VERB = (
+    r"(?:soll|sollen|sollte|sollten|kann|kannst|können|könnte|könntest|könnten|darf|dürfen|"
+    r"muss|musst|müssen|möchtest|möchten|willst|wollen|ist|sind|hast|habe|haben|hat|wird|wirst|"
+    r"werden|gibt|brauchst|brauchen|bevorzugst|bevorzugen|nutzt|nutzen|verwendest|verwenden|"
+    r"passt|reicht|stimmt|weißt|wissen)"
+)
+_GER_SUBJECT = r"(?:ich|du|wir|es|sie|man|er|ihr|das|dies|der|die|den|dem|ein|eine|einen)"
+# The forms a question takes without its question mark, at the start of a sentence (after the
+# words above). Declaratives that merely begin with an interrogative word ("When I run the
+# tests, two fail", "What I found is ...") do not match: English needs the inverted auxiliary.
+_QUESTION_FORM = re.compile(
+    "|".join(
+        (
+            # English: inversion, wh-word with inversion, subject questions, requests to tell.
+            rf"\A{_EN_INVERSION}",
+            rf"\A(?:which|what|whose|how\s+(?:many|much|long|often|far|soon|big)){_EN_WH_NOUN}"
+            rf"\s+{_EN_INVERSION}",
+            rf"\A(?:who|whom|where|when|why|how)\s+{_EN_INVERSION}",
+            r"\A(?:what|how)\s+about\b|\Awhat\s+if\b|\Awhy\s+not\b",
+            r"\A(?:who|what|which\s+\w+)\s+(?:happens|happened|breaks|fails|causes|calls|owns|"
+            r"uses|triggers|matters|works)\b",
+            r"\A(?:please\s+)?(?:tell\s+me|let\s+me\s+know|confirm|clarify|specify|indicate|"
+            r"advise)\s+(?:whether|if|which|what|where|when|why|how|who)\b",
+            # Italian: interrogative words (not "quanto a", "as for"), the second person that
+            # opens a question, and how/where/when/why before a modal.
+            r"\A(?:quale|quali|qual|cosa|che\s+cosa|chi|quant[oaie](?!\s+(?:a|al|allo|alla|"
+            r"ai|agli|alle|all['\u2019])\b)|vuoi|volete|preferisci|preferite|confermi|confermate)\b",
+            r"\A(?:come|dove|quando|perch[eé])\s+(?:devo|dovrei|posso|potrei|vuoi|volete|"
+            r"vorresti|preferisci|preferite|possiamo|dobbiamo|facciamo|faccio|procedo|si)\b",
+            r"\A(?:dimmi|fammi\s+sapere|confermami|conferma|indicami)\s+(?:se|quale|quali|cosa|"
+            r"come|dove|quando)\b",
+            # German: verb first before its subject, a w-word before it, "sag mir, ob".
+            rf"\A{_GER_VERB}\s+{_GER_SUBJECT}\b",
+            rf"\A(?:welche[rsmn]?|was|wo|wann|warum|wieso|weshalb|wie(?:\s+viele?)?|wer|wen|wem|"
+            rf"wessen|wohin|woher|womit|wofür|worauf)(?:\s+[^\s,;:]+){{0,2}}?\s+{_GER_VERB}\s+"
+            rf"{_GER_SUBJECT}\b",
+            r"\A(?:sag|sagen\s+sie|sagt)\s+mir,?\s+(?:ob|welche[rsmn]?|was|wie|wo|wann)\b",
+            # French: quel (inversion and "est-ce que" are below).
+            r"\A(?:quel|quelle|quels|quelles)\b",
+            r"\A(?:dis|dites)-moi\s+(?:si|quel|quelle|comment|où|quand|pourquoi|ce\s+que)\b",
+            # Spanish: the opening ¿ and the accented interrogatives.
+            r"\A¿|\A(?:qué|cuál|cuáles|cómo|dónde|adónde|cuándo|quién|quiénes|cuánt[oa]s?|"
+            r"por\s+qué)\b",
+            r"\A(?:dime|dígame|díganme|avísame|indícame|confírmame)\s+(?:si|qué|cuál|cómo|"
+            r"dónde|cuándo)\b",
+            # Russian: the particle ли and the unambiguous interrogatives.
+            r"\A\S+\s+ли\b|\A(?:какой|какая|какое|какие|какую|каким|какого|каком|почему|"
+            r"зачем|сколько)\b",
+            # Greek and Arabic.
+            r"\A(?:ποιο|ποια|ποιος|ποιον|ποιες|ποιους|τι|πού|πότε|πώς|μήπως|\u03bd\u03b1)\b",
+            r"\A\u0647\u0644\b",
+        )
+    ),
+    re.IGNORECASE,
+)
+# French inversion anywhere in the clause ("Quel port dois-je", "y a-t-il", "peut-on") and
+# "est-ce que": looked for only in a clause with a hyphen.
+_FRENCH_QUESTION = re.compile(
+    r"\b[^\W\d_]+-(?:t-)?(?:je|tu|il|elle|nous|vous|ils|elles)\b"
+    r"|\b(?:peut|doit|faut|va|fait|sait|pourrait|devrait|faudrait|a-t)-on\b|\best-ce\s+qu",
+    re.IGNORECASE,
+)
+# The Japanese and Chinese particles that end a question.
+_QUESTION_PARTICLES = ("か", "かな", "かね", "吗", "嗎", "呢")
+# "Should you need anything, let me know": an inverted condition, not a question.
+_INVERTED_CONDITION = re.compile(
+    r"\A(?:should\s+(?:you|it|there|anyone)|had\s+(?:i|we|you)|were\s+(?:it|i|we|you|there))"
+    r"\b[^,]*,\s*(?:let|feel|please|just|then|i|i['\u2019]ll|we|we['\u2019]ll|it|you)\b",
+    re.IGNORECASE,
+)
+# Two questions joined in one sentence: "Which port should I use, and should I add TLS?"
+# ("or" joins alternatives of one question and does not split).
+_SECOND_CLAUSE = re.compile(
+    rf";\s*|,?\s+(?:and|also|plus|but)\s+(?=(?:also\s+)?{_EN_AUX}\s+{_EN_PRONOUN}\b)"
+    rf"|,?\s+(?:und|aber)\s+(?={_GER_VERB}\s+(?:ich|du|wir|sie|man)\b)",
+    re.IGNORECASE,
+)
+# A question the agent answers at once is rhetorical: "Why does it fail? Because ..."
+_SELF_ANSWER = re.compile(
+    r"\A(?:because|(?:that|it)['\u2019]?s\s+because|the\s+(?:answer|reason)\s+is|(?:it\s+)?turns\s+"
+    r"out|weil|parce\s+que|porque|потому\s+что|επειδή)\b",
+    re.IGNORECASE,
+)
+
+
+def _sentences(prose: str) -> list[tuple[str, bool]]:
+    """The sentences of `prose`, each with whether a question mark ends it."""
+    sentences: list[tuple[str, bool]] = []
+    start = 0
+    greek = False  # whether the sentence so far holds Greek letters (checked up to `seen`)
+    seen = 0
+    for match in _SENTENCE_BREAK.finditer(prose):
+        mark = match.group()
+        if mark == ";":
+            if not greek:
+                greek = bool(_GREEK.search(prose, seen, match.start()))
+                seen = match.start()
+            if not greek:
+                continue  # a semicolon between two clauses of one sentence
+            asked = True
+        else:
+            asked = mark[0] in _ASKING_MARKS
+        sentences.append((prose[start : match.start()], asked))
+        start = seen = match.end()
+        greek = False
+    sentences.append((prose[start:], False))
+    return sentences
+
+
+def _asks_by_form(clause: str) -> bool:
+    clause = _LEADING_WORDS.sub("", clause, count=1)
+    if not clause or _INVERTED_CONDITION.match(clause):
+        return False
+    return (
+        _QUESTION_FORM.match(clause) is not None
+        or ("-" in clause and _FRENCH_QUESTION.search(clause) is not None)
+        or clause.rstrip().endswith(_QUESTION_PARTICLES)
+    )
+
+
+def _question_count(text: str) -> int:
+    """How many questions an ask puts: every sentence ended by a question mark, and every
+    sentence or clause that has the form of a question without one (an inverted auxiliary,
+    an interrogative word, a question particle, "¿"). Question marks in code, quoted text or
+    URLs are not questions to the user, and neither is a question the ask answers itself."""
+    prose = _QUOTED.sub(" ", _URL.sub(" ", _prose(text)))
+    counts: list[int] = []
+    for sentence, asked in _sentences(prose):
+        if counts and _SELF_ANSWER.match(_LEADING_WORDS.sub("", sentence, count=1)):
+            counts[-1] = 0
+        forms = sum(_asks_by_form(clause) for clause in _SECOND_CLAUSE.split(sentence))
+        counts.append(max(int(asked), forms))
+    # Every ask is at least one question, even when none has the form of one.
+    return max(1, sum(counts))
+
+
+# --- Offering options (do_selection) ---------------------------------------------------------
+
+# Options offered to pick from: "A or B" ("either A or B", "A, B, or C"), "A/B", a list of two
+# or more items, or (a) ... (b) ... The "or" of several languages:
+_OR = re.compile(
+    r"\b(?:or|oppure|o|oder|ou|или|ή|أو|أم)\b|それとも|または|もしくは|还是|還是|或者",
+    re.IGNORECASE,
+)
+# What follows an "or" that offers nothing to pick: "or not" (a yes/no question), "or
+# something", "or so" ...; and fixed phrases: "with or without", "more or less" ...
+_OR_NOT_A_CHOICE = re.compile(
+    r"\bor\s+(?:(?:maybe|perhaps|even)\s+)?(?:not|no|nothing|something|anything|so|else|"
+    r"otherwise|whatever|similar|somewhere|anywhere|more|less|later|other\b(?!\s+\w+\s+\w+)|"
+    r"elsewhere|rather|whichever)\b"
+    r"|\b(?:with\s+or\s+without|more\s+or\s+less|sooner\s+or\s+later|whether\s+or\s+not|"
+    r"one\s+way\s+or\s+another)\b"
+    r"|\b(?:o|oppure)\s+(?:no|meno|altro|qualcosa|simili|cose\s+del\s+genere)\b"
+    r"|\boder\s+(?:nicht|so|ähnliches|sonst\w*)\b|\bou\s+(?:non|pas|autre\s+chose|quelque\s+chose)\b"
+    r"|\bo\s+(?:algo|lo\s+que\s+sea)\b|\bили\s+(?:нет|что-то|что-нибудь)\b|\bή\s+(?:όχι|κάτι)\b"
+    r"|还是不|かどうか",
+    re.IGNORECASE,
+)
+# An "or" under "any", "no", "every" ... joins what may exist, not what to pick: "any errors or
+# warnings", "no tests or docs".
+_OR_QUANTIFIED = re.compile(
+    r"\b(?:any|anything|anyone|anywhere|no|every|all|each|alcun[oaie]?|qualche|ogni|"
+    r"irgendwelche|irgendein\w*|kein\w*|jede\w*|aucun\w*|algún|alguna|algunos|algunas|ningún|"
+    r"ninguna|любые|какие-нибудь|какие-либо)\b(?:\s+[^\s,;:]+){0,3}?\s*\Z",
+    re.IGNORECASE,
+)
+# An "or" inside a condition: "should I retry when it times out or fails?" ("if" after
+# "know", "tell me" ... asks whether, and does offer).
+_OR_IN_CONDITION = re.compile(
+    r"\b(?:when|whenever|unless|once|because|since|while|(?<!know\s)(?<!\sme\s)(?<!wonder\s)"
+    r"(?<!sure\s)(?<!ask\s)if)\b[^,;:]*\Z",
+    re.IGNORECASE,
+)
+# An "or" between two modifiers of one noun: "error or warning messages", "read or write
+# access".
+_OR_COMPOUND = re.compile(
+    r"\A\s+[a-z]+\s+(?:messages?|logs?|logging|output|codes?|events?|levels?|access|"
+    r"permissions?|modes?|handling|info|information|details|cases|conditions|states?|signals?)\b"
+)
+_LOWER_WORD_BEFORE = re.compile(r"\b[a-z]+\s+\Z")
+# A yes/no question about what the user sees or has: the "or" names what may have happened.
+_OR_IN_EXISTENCE_QUESTION = re.compile(
+    rf"\A(?:(?:do|does|did|have|has|had|are|were|is|was|can|could)\s+(?:{_EN_PRONOUN}|"
+    r"the\s+\w+)\s+(?:also\s+|ever\s+|still\s+|already\s+)?(?:see|get|got|gotten|notice|"
+    r"noticed|encounter|encountered|observe|observed|receive|received|hit|experience|"
+    r"experienced|run\s+into|seen|had)\b|(?:is|are|was|were)\s+there\b)",
+    re.IGNORECASE,
+)
+# Options set off by a comma, colon, dash or parenthesis at the end: "..., JSON or YAML?"
+_OR_SET_OFF_BEFORE = re.compile(r"[,:(\u2014\u2013]\s*[^\s,:;()]+(?:\s+[^\s,:;()]+){0,2}\s*\Z")
+_OR_SET_OFF_AFTER = re.compile(r"\A\s*[^\s,:;()]+(?:\s+[^\s,:;()]+){0,3}\s*\)?\s*\Z")
+# "or" then a question of its own: "..., or should I leave them?"
+_OR_ALTERNATIVE_QUESTION = re.compile(rf"\A\s*{_EN_AUX}\s+{_EN_PRONOUN}\b", re.IGNORECASE)
+# Words that ask the user to pick.
+_SELECTION_CUE = re.compile(
+    r"\b(?:which|whichever|prefer|preferred|preference|rather|choose|choice|pick|options?|"
+    r"alternatives?|either|quale|quali|preferisci|preferite|welche[rsmn]?|bevorzugst|"
+    r"bevorzugen|lieber|quel|quelle|quels|quelles|préférez|préfères|cuál|cuáles|prefieres|"
+    r"prefiere|какой|какую|какие|предпочитаете|ποιο|ποια|προτιμάτε|προτιμάς)\b"
+    r"|どれ|どちら|どっち|哪个|哪個|哪种|哪種",
+    re.IGNORECASE,
+)
+_OR_WINDOW = 80  # characters before an "or" that can hold what makes it no choice
+_SLASH_CHOICE = re.compile(r"(?<![\w./:-])([A-Za-z][\w+#-]*)/([A-Za-z][\w+#-]*)(?![\w./-])")
+# Pairs written with a slash that name one thing or mean "and/or".
+_NOT_SLASH_CHOICES = frozenset(
+    {
+        ("and", "or"),
+        ("or", "and"),
+        ("input", "output"),
+        ("i", "o"),
+        ("read", "write"),
+        ("r", "w"),
+        ("ci", "cd"),
+        ("tcp", "ip"),
+        ("ui", "ux"),
+        ("n", "a"),
+        ("w", "o"),
+        ("he", "she"),
+        ("his", "her"),
+        ("s", "he"),
+        ("e", "o"),
+        ("und", "oder"),
+        ("et", "ou"),
+        ("y", "o"),
+    }
+)
 
 
 def _word_set(words: str) -> frozenset[str]:
@@ -131,11 +384,14 @@ _ITALIAN_CONTENT = _word_set(
 # English function words: a question is Italian only if its Italian words outnumber these.
 _ENGLISH_WORDS = _word_set(
     """
-    the a an is are was be do does did you your i we it to of in on for with and or should
+    the an is are was be do does did you your we it to of on for with and or should
     would could can will which what where when why how this that there have has any want need
-    my me
+    my
     """
 )
+# Words of both languages (Italian "a", "in", "i", "me", "come", "per"): they count for
+# neither, unless the question has Italian words and no English one.
+_SHARED_WORDS = _word_set("a in i me come per no so")
 # Words that give away Spanish, Portuguese or French, which share much with Italian.
 _OTHER_ROMANCE = (
     _word_set(
@@ -143,6 +399,7 @@ _OTHER_ROMANCE = (
     el los las es está están estás qué cuál cómo dónde puedo quieres usted
     lo que sí tu y pero para por con una función archivo
     você não é são o os as um uma em do da dos das est vous le les des du est-ce quel quelle
+    ou arquivo je dois fichier veux voulez faut debo archivo quieres puedes cambiar
     """
     )
     - _ITALIAN_WORDS
@@ -159,16 +416,20 @@ _ITALIAN_MIN_SHARE = 0.25
 _SHORT_QUESTION_WORDS = 3
 
 
+# Code written without backticks, set aside before judging the language of the prose: URLs,
+# command-line flags, $VARIABLES, @decorators, #123, paths and file names, dotted names,
+# snake_case, camelCase and CamelCase identifiers, calls, operators and brackets: a
+# whitespace-separated token with any of these marks is code.
+_CODE_MARK = re.compile(
+    r"\A(?:https?://|www\.|--?[A-Za-z]|[$@#~]\w|\.{0,2}/)"
+    r"|\w[/\\]\w|\w\.\w|_\w|\w_|\w\(|::|->|=>|[=!<>]=|\w=|[a-z][A-Z]|[{}\[\]<>]"
+)
+
+
 def _prose(text: str) -> str:
     text = _FENCED_CODE.sub(" ", text)
     text = _INLINE_CODE.sub(" ", text)
     return _INDENTED_CODE.sub(" ", text)
-
-
-def _question_count(text: str) -> int:
-    # Every asked question is at least one, even when it does not end in "?". A question
-    # mark in code or in quoted text is not a question put to the user.
-    return max(1, len(_QUESTION_MARKS.findall(_QUOTED.sub(" ", _prose(text)))))
 
 
 def _sentence_count(prose: str) -> int:
@@ -193,7 +454,11 @@ def _is_italian(prose: str) -> bool:
     words = [w.lower() for w in _LETTERS.findall(prose)]
     italian = sum(w in _ITALIAN_WORDS for w in words)
     english = sum(w in _ENGLISH_WORDS for w in words)
-    if any(w in _OTHER_ROMANCE for w in words) and italian <= english + 1:
+    other = sum(w in _OTHER_ROMANCE for w in words)
+    if italian and not english:
+        # Without an English word, the words both languages share are Italian ones.
+        italian += sum(w in _SHARED_WORDS for w in words)
+    if other and (italian <= english + 1 or other >= italian):
         return False
     if italian > english and italian >= _ITALIAN_MIN_SHARE * len(words):
         return True
@@ -202,6 +467,13 @@ def _is_italian(prose: str) -> bool:
     return all(
         w in _ITALIAN_WORDS or w in _ITALIAN_CONTENT or _ITALIAN_ENDINGS.search(w) for w in words
     )
+
+
+def _is_italian_ask(text: str) -> bool:
+    # The prose is judged, not the code: blocks, inline code and code-like tokens are set
+    # aside first. A question with no words left (only code) has nothing to translate.
+    prose = " ".join(token for token in _prose(text).split() if not _CODE_MARK.search(token))
+    return not _LETTERS.search(prose) or _is_italian(prose)
 
 
 def _is_json(text: str) -> bool:
@@ -216,9 +488,15 @@ def _is_json(text: str) -> bool:
 
 
 def _is_capitals(text: str) -> bool:
-    # The whole question, code included, in capitals of the Latin script.
-    # (a script without capitals, such as Chinese, cannot comply).
-    return all(c.isupper() for c in text if c.isalpha())
+    # The whole question, code included: no letter that has a capital form is written in
+    # its small form, in any script with case (Latin with its accents, Greek, Cyrillic ...),
+    # and at least one letter is a capital. Letters of scripts without case (Chinese,
+    # Japanese, Arabic), digits and signs neither break nor make it: a question with no
+    # capital letter at all is not written in capitals. German "ß" has no capital of its
+    # own in Unicode's case mapping (its upper case is "SS") and German capitals keep it, so
+    # it does not break it; "ẞ" and "SS" are capitals.
+    letters = text.replace("ß", "")
+    return letters.upper() == letters and letters.lower() != letters
 
 
 def _code_lines(text: str) -> int:
@@ -252,18 +530,88 @@ def _has_snippet(text: str) -> bool:
     return _code_lines(text) >= SNIPPET_MIN_LINES and bool(_REFERENCE.search(text))
 
 
+class _Lazy:
+    """A truth worked out on first use and remembered."""
+
+    __slots__ = ("_compute", "_value")
+
+    def __init__(self, compute: Callable[[], bool]) -> None:
+        self._compute = compute
+        self._value: bool | None = None
+
+    def __call__(self) -> bool:
+        if self._value is None:
+            self._value = self._compute()
+        return self._value
+
+
+def _or_offers_a_choice(sentence: str, at: re.Match[str], cue: _Lazy, existence: bool) -> bool:
+    """Whether the "or" at `at` puts alternatives to the user to pick from. `cue`: the ask
+    asks to pick; `existence`: the sentence asks whether something was seen or is there."""
+    before = sentence[max(0, at.start() - _OR_WINDOW) : at.start()]
+    after = sentence[at.end() :]
+    if _OR_ALTERNATIVE_QUESTION.match(after):
+        return True  # "..., or should I leave them?"
+    if _OR_SET_OFF_BEFORE.search(before) and _OR_SET_OFF_AFTER.match(after):
+        return True  # "Which format, JSON or YAML?"
+    if _OR_QUANTIFIED.search(before) or _OR_IN_CONDITION.search(before):
+        return False
+    if _LOWER_WORD_BEFORE.search(before) and _OR_COMPOUND.match(after) and not cue():
+        return False
+    return not existence or cue()
+
+
+def _list_offers(text: str, cue: _Lazy) -> bool:
+    """Whether a list of two or more items is put to pick from: it is the ask itself, the
+    line before it asks or names the choice, or a question of the ask does. A list of
+    findings before an open question offers nothing."""
+    lines = text.splitlines()
+    intro: str | None = None
+    run = 0
+    for line in lines:
+        if _LIST_ITEM.match(line):
+            run += 1
+            if run == 2 and (intro is None or _asks(intro) or cue()):
+                return True
+        elif line.strip():
+            intro, run = line, 0
+    return False
+
+
+def _asks(line: str) -> bool:
+    return any(
+        asked or _asks_by_form(sentence) or _SELECTION_CUE.search(sentence) is not None
+        for sentence, asked in _sentences(line.rstrip(" :"))
+    )
+
+
 def _offers_options(text: str) -> bool:
-    if len(_LIST_ITEM.findall(text)) >= 2 or len(_INLINE_OPTION.findall(text)) >= 2:
+    # An ask offers options when it names two or more alternatives for the user to pick
+    # one of (see the module's criteria); an "or" that the answer does not pick between
+    # offers nothing.
+    if len(_INLINE_OPTION.findall(text)) >= 2:
         return True
     prose = _prose(text)
+    sentences = _sentences(_URL.sub(" ", prose))
+    # Whether a question of the ask asks to pick ("Which do you prefer?"); read only when
+    # needed.
+    cue = _Lazy(
+        lambda: any(
+            _SELECTION_CUE.search(sentence) is not None and (asked or _asks_by_form(sentence))
+            for sentence, asked in sentences
+        )
+    )
+    if len(_LIST_ITEM.findall(text)) >= 2 and _list_offers(text, cue):
+        return True
     for left, right in _SLASH_CHOICE.findall(prose):
         if (left.lower(), right.lower()) not in _NOT_SLASH_CHOICES:
             return True
-    for sentence in re.split(r"(?<=[.!?\uff1f])\s+", prose):
+    for sentence, _ in sentences:
         if not _OR.search(sentence):
             continue
         cleaned = _OR_NOT_A_CHOICE.sub(" ", sentence)
-        if _OR.search(cleaned) and not _OR_IN_OPEN_QUESTION.search(cleaned):
+        existence = bool(_OR_IN_EXISTENCE_QUESTION.match(_LEADING_WORDS.sub("", cleaned, count=1)))
+        if any(_or_offers_a_choice(cleaned, at, cue, existence) for at in _OR.finditer(cleaned)):
             return True
     return False
 
@@ -287,7 +635,7 @@ _QUESTION_RULES: Mapping[str, Callable[[str], bool]] = MappingProxyType(
         "length": lambda text: _sentence_count(_prose(text)) == LENGTH_SENTENCES,
         "snippet": _has_snippet,
         # A question with no words at all (only code) has nothing to translate.
-        "lang_ita": lambda text: not _LETTERS.search(_prose(text)) or _is_italian(_prose(text)),
+        "lang_ita": _is_italian_ask,
         "do_selection": _offers_options,
         "concise_question": _is_concise,
     }

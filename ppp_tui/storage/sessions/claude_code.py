@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -142,6 +143,8 @@ _COMPACTION = "This session is being continued from a previous conversation"
 _INTERRUPTED = "[Request interrupted by user"
 _DISMISSED = ("doesn't want to proceed", "tool use was rejected", "interrupted by user")
 _ANSWERS_END = '". You can now continue'
+# In a dismissal's text, a question answered before the user chose to clarify.
+_CLARIFIED = re.compile(r'^- "(.*)"\n[ \t]+Answer: (.*)$', re.MULTILINE)
 
 
 def read_claude_code(
@@ -203,7 +206,8 @@ class _Reader:
         self.messages = 0  # user or assistant lines, with or without content
         self.unknown = UnknownKinds("line type")
         self.tool_names: dict[str, str] = {}  # tool_use id -> tool name
-        self.asks: dict[str, tuple[list[Ask], str | None]] = {}  # tool_use id -> asks, when
+        # tool_use id -> its asks, when asked, the turn and where their steps are
+        self.asks: dict[str, tuple[list[Ask], str | None, SessionTurn, list[int]]] = {}
 
     # -- lines --------------------------------------------------------------------
 
@@ -385,12 +389,14 @@ class _Reader:
             turn.steps.append(Step(StepKind.TOOL, _fold(name, args)))
             return
         asks = _asks(args)
+        places = []
         for ask in asks:
+            places.append(len(turn.steps))
             turn.steps.append(Step(StepKind.ASK, ask.text))
             turn.asks.append(ask)
         tid = block.get("id")
         if isinstance(tid, str) and tid:
-            self.asks[tid] = (asks, timestamp)
+            self.asks[tid] = (asks, timestamp, turn, places)
 
     def tool_result(
         self, block: dict[str, Any], obj: dict[str, Any], timestamp: str | None
@@ -400,8 +406,15 @@ class _Reader:
         content = block.get("content")
         asked = self.asks.pop(tid, None)
         if asked is not None:
-            asks, asked_at = asked
-            _answer(asks, block, _result_text(content), obj.get("toolUseResult"))
+            asks, asked_at, turn, places = asked
+            if not _answer(asks, block, _result_text(content), obj.get("toolUseResult")):
+                # The tool failed (a malformed call): no dialog reached the user, so
+                # these were never questions to them; the call stays as a tool step.
+                for ask, place in zip(asks, places, strict=True):
+                    turn.asks.remove(ask)
+                    failed = one_line(f"AskUserQuestion (failed): {ask.text}")
+                    turn.steps[place] = Step(StepKind.TOOL, failed)
+                return
             seconds = seconds_between(asked_at, timestamp)
             for ask in asks:
                 ask.seconds = seconds
@@ -571,13 +584,24 @@ def _asks(args: dict[str, Any]) -> list[Ask]:
     return asks
 
 
-def _answer(asks: list[Ask], block: dict[str, Any], text: str, result: object) -> None:
-    """Fill the asks from their tool result: answers, a dismissal, or nothing (an error)."""
+def _answer(asks: list[Ask], block: dict[str, Any], text: str, result: object) -> bool:
+    """Fill the asks from their tool result: answers, or a dismissal (with the answers
+    given before it). False for a tool error: the dialog never reached the user."""
     if block.get("is_error") is True:
-        if any(sign in text for sign in _DISMISSED):
-            for ask in asks:
+        if not any(sign in text for sign in _DISMISSED):
+            return False
+        # "The user wants to clarify these questions": answers given before it are
+        # listed under their question ("- "Q"\n  Answer: A"); the rest were not answered.
+        given = {
+            " ".join(m.group(1).split()): m.group(2).strip() for m in _CLARIFIED.finditer(text)
+        }
+        for ask in asks:
+            answer = given.get(" ".join(ask.text.split()))
+            if answer:
+                ask.answer = answer
+            else:
                 ask.dismissed = True
-        return
+        return True
     answers = result.get("answers") if isinstance(result, dict) else None
     if not isinstance(answers, dict):
         answers = {}
@@ -592,6 +616,7 @@ def _answer(asks: list[Ask], block: dict[str, Any], text: str, result: object) -
                 from_text = _answers_in_text(text, [a.text for a in asks])
             value = from_text.get(ask.text)
         ask.answer = _answer_value(value)
+    return True
 
 
 def _answer_value(value: object) -> str | None:

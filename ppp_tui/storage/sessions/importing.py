@@ -72,6 +72,9 @@ class SessionReport:
     updated: int = 0
     unchanged: int = 0
     removed: int = 0  # runs left with no session (all moved to the run --run names)
+    staged: int = 0  # unchanged runs given the stage asked for
+    # (run id, "new" or "updated", its agents' names, its task) of each run written
+    runs: list[tuple[str, str, list[str], str | None]] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)  # files named that could not be read
 
@@ -162,10 +165,11 @@ def read_files(
         finally:
             report.warnings.extend(warnings.lines)
         if not session.turns and not session.subagent:
-            # Nothing typed, nothing answered (Gemini CLI writes a header for every
-            # session it starts): no agent to rank, as a reader's "no conversation".
-            line = f"{item.path}: no conversation in it (no prompt or reply)"
-            (report.errors if item.named else report.warnings).append(line)
+            # A session in which nothing was typed yet (Gemini CLI writes a header for
+            # every session it starts): read well, but no agent to rank. Not an error:
+            # there is nothing wrong with the file.
+            report.warnings.append(f"{item.path}: nothing typed in this session yet (skipped)")
+            report.files += 1
             continue
         report.files += 1
         sessions.append(session)
@@ -287,10 +291,21 @@ def _write(
                 )
             assign(joined.id if joined else run_id(members), members)
     rows = Rows(now(), next_agent(conn))
+    carried = _Carried()
     for rid, keys in moved.items():
-        _drop_sessions(conn, store, by_id[rid], keys, rows, report)
+        _drop_sessions(conn, store, by_id[rid], keys, rows, report, carried)
     for rid in order:
-        _write_run(conn, store, rid, targets[rid], by_id.get(rid), options, rows, report)
+        _write_run(conn, store, rid, targets[rid], by_id.get(rid), options, rows, report, carried)
+
+
+@dataclass
+class _Carried:
+    """What sessions moved to the run `--run` names bring from the runs they leave: their
+    agents (names and ratings by hand, by session key) and the marks of those agents."""
+
+    agents: dict[str, Agent] = field(default_factory=dict)
+    marks: list[tuple[str, str, str]] = field(default_factory=list)  # key, marked_at, source
+    preferred: str | None = None  # the session key of a run's current mark, if it moved
 
 
 def _session_keys(agent: Agent) -> set[str]:
@@ -305,10 +320,26 @@ def _drop_sessions(
     keys: set[str],
     rows: Rows,
     report: SessionReport,
+    carried: _Carried,
 ) -> None:
-    """Take the agents of sessions `keys` out of their run (gone with its last agent)."""
+    """Take the agents of sessions `keys` out of their run (gone with its last agent);
+    they, and their marks, go to `carried`."""
     old = store.get_run(known.id)
-    agents = tuple(a for a in old.agents if not _session_keys(a) & keys)
+    leaving = {
+        a.name: sorted(_session_keys(a) & keys)[0] for a in old.agents if _session_keys(a) & keys
+    }
+    for agent in old.agents:
+        if agent.name in leaving:
+            carried.agents[leaving[agent.name]] = agent
+    for agent_name, marked_at, source in conn.execute(
+        "SELECT agent, marked_at, source FROM preferred_marks WHERE run_id = ? ORDER BY id",
+        (known.id,),
+    ):
+        if agent_name in leaving:
+            carried.marks.append((leaving[agent_name], marked_at, source))
+    if old.preferred_agent in leaving:
+        carried.preferred = leaving[old.preferred_agent]
+    agents = tuple(a for a in old.agents if a.name not in leaving)
     if not agents:
         search.forget_run(conn, known.id)
         conn.execute("DELETE FROM runs WHERE id = ?", (known.id,))
@@ -349,13 +380,18 @@ def _write_run(
     options: Grouping,
     rows: Rows,
     report: SessionReport,
+    carried: _Carried,
 ) -> None:
     sizes = dict(known.sizes) if known else {}
     changed = [s for s in incoming if sizes.get(session_key(s)) != s.size]
     if known is not None and not changed:
         if options.stage is not None:
             # The sessions are as they were: only the stage given now is set.
-            conn.execute("UPDATE runs SET stage = ? WHERE id = ?", (options.stage, rid))
+            changed_stage = conn.execute(
+                "UPDATE runs SET stage = ? WHERE id = ? AND stage IS NOT ?",
+                (options.stage, rid, options.stage),
+            ).rowcount
+            report.staged += changed_stage
         report.unchanged += 1
         return
     old = store.get_run(rid) if known is not None else None
@@ -373,12 +409,18 @@ def _write_run(
     sessions = sorted(
         incoming, key=lambda s: (parse_time(s.started) is None, s.started or "", s.id)
     )
-    named = [old_by_session.get(session_key(s)) for s in sessions]
+    # Each session's agent as it was: in this run, or in the run it moved from.
+    named = [
+        old_by_session.get(session_key(s)) or carried.agents.get(session_key(s)) for s in sessions
+    ]
+    used = {a.name for a in kept}
+    for k, old_agent in enumerate(named):
+        if old_agent is not None and old_agent.name in used:
+            named[k] = None  # a name another agent here holds: the session takes a new one
+        elif old_agent is not None:
+            used.add(old_agent.name)
     fresh_names = iter(
-        agent_names(
-            [s for s, old_agent in zip(sessions, named, strict=True) if old_agent is None],
-            taken=[a.name for a in kept] + [a.name for a in named if a is not None],
-        )
+        agent_names([s for s, a in zip(sessions, named, strict=True) if a is None], taken=used)
     )
     names = [a.name if a is not None else next(fresh_names) for a in named]
     key = (known.key if known else None) or task_key(
@@ -386,7 +428,10 @@ def _write_run(
     )
     built = session_run(sessions, rid, names, key, options.stage)
     agents = []
-    for agent, old_agent in zip(built.agents, named, strict=True):
+    rated = [
+        old_by_session.get(session_key(s)) or carried.agents.get(session_key(s)) for s in sessions
+    ]
+    for agent, old_agent in zip(built.agents, rated, strict=True):
         if old_agent is not None and old_agent.technical_source == HAND:
             # The user's own rating wins over test evidence, now and later.
             agent = replace(agent, technical=old_agent.technical, technical_source=HAND)
@@ -408,6 +453,32 @@ def _write_run(
         rows.add(run, revision(key, sizes))
         write(conn, rows.take())
         report.added += 1
+    _bring_marks(conn, run, sessions, names, carried)
+    kind = "new" if old is None else "updated"
+    report.runs.append((rid, kind, [a.name for a in run.agents], run.task))
+
+
+def _bring_marks(
+    conn: sqlite3.Connection,
+    run: Run,
+    sessions: Sequence[Session],
+    names: Sequence[str],
+    carried: _Carried,
+) -> None:
+    """The marks of moved sessions' agents, under their names here; the current mark
+    comes too when this run has none."""
+    name_of = {session_key(s): name for s, name in zip(sessions, names, strict=True)}
+    marks = [(name_of[k], at, source) for k, at, source in carried.marks if k in name_of]
+    if marks:
+        conn.executemany(
+            "INSERT INTO preferred_marks (run_id, agent, marked_at, source) VALUES (?, ?, ?, ?)",
+            [(run.id, *mark) for mark in sorted(marks, key=lambda m: m[1])],
+        )
+    if carried.preferred in name_of:
+        conn.execute(
+            "UPDATE runs SET preferred_agent = ? WHERE id = ? AND preferred_agent IS NULL",
+            (name_of[carried.preferred], run.id),
+        )
 
 
 def _tool_of(name: str) -> str:
