@@ -287,3 +287,20 @@ async def test_chart_and_cell_colours_follow_the_theme(db: Path, tmp_path: Path)
         bars, cell = shown()
         assert new_error in bars and error not in bars
         assert cell == new_success
+
+
+async def test_without_a_database_every_panel_of_the_dashboard_is_a_titled_box(
+    tmp_path: Path,
+) -> None:
+    # Before: the by-stage table, with no columns yet, was a stray untitled sliver beside
+    # "Early stop".
+    app = PPPApp(tmp_path / "missing.db", tmp_path / "config.toml")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        await pilot.press("d")
+        await pilot.pause(0.3)
+        screen = app.screen
+        assert isinstance(screen, DashboardScreen)
+        stages = screen.query_one("#stages", DataTable)
+        assert stages.border_title is not None and str(stages.border_title).startswith("By stage")
+        assert stages.outer_size.width >= 44
