@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -9,6 +10,22 @@ import pytest
 from helpers import HeldLoad
 
 from ppp_tui.storage.demo import write_demo
+from ppp_tui.storage.reviewers import REVIEWER_ENV
+
+# The reviewer every test (and every process a test starts) marks as, unless it says
+# otherwise: set before any fixture, the session's demo database included, is made.
+REVIEWER = "tester"
+os.environ[REVIEWER_ENV] = REVIEWER
+
+
+@pytest.fixture(autouse=True)
+def _reviewer(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every test starts as the reviewer "tester", whatever git or the login say, and
+    with no current reviewer left over from an earlier test's command."""
+    from ppp_tui.storage import reviewers
+
+    monkeypatch.setenv(reviewers.REVIEWER_ENV, REVIEWER)
+    monkeypatch.setattr(reviewers, "_current", [])
 
 
 @pytest.fixture(scope="session")

@@ -113,17 +113,15 @@ def test_a_read_from_another_thread_waits_for_a_transaction_to_end(db: Path) -> 
 
         def write() -> None:
             with store._transaction():
-                store.conn.execute("UPDATE runs SET preferred_agent = NULL WHERE id = ?", (run_id,))
+                store.conn.execute("UPDATE marks SET agent = 'x' WHERE run_id = ?", (run_id,))
                 inside.set()
                 time.sleep(0.2)
-                store.conn.execute(
-                    "UPDATE runs SET preferred_agent = ? WHERE id = ?", (before, run_id)
-                )
+                store.conn.execute("UPDATE marks SET agent = ? WHERE run_id = ?", (before, run_id))
 
         writer = threading.Thread(target=write)
         writer.start()
         assert inside.wait(5)
-        # On the same connection, a read in the middle would see the uncommitted NULL.
+        # On the same connection, a read in the middle would see the uncommitted change.
         assert store.preferred_agents()[run_id] == before
         writer.join()
 

@@ -61,7 +61,10 @@ RANK_AGENT_KEYS = {
     "failed",
     "failure",
 }
-REGRET_KEYS = {"weights", "marked_runs", "mean_regret", "agreement", "per_stage", "runs"}
+REGRET_KEYS = {"weights", "marked_runs", "mean_regret", "agreement", "per_stage", "runs"} | {
+    "reviewer",
+    "all_reviewers",
+}
 REGRET_RUN_KEYS = {"run_id", "stage", "selected", "preferred", "regret"}
 TUNE_KEYS = {
     "scope",
@@ -420,11 +423,11 @@ def test_the_spec_kit_database_itself_is_not_taken_for_a_ppp_tui_database(
 
 def test_prefer_changes_and_clears_the_mark(imported: Invoke, db: Path) -> None:
     first = imported("prefer", "seed-003", "claude")
-    assert first.stdout.strip() == "seed-003: preferred agent is claude"
+    assert first.stdout.strip() == "seed-003: tester's preferred agent is claude"
     second = imported("prefer", "seed-003", "gpt")
-    assert second.stdout.strip() == "seed-003: preferred agent is gpt (was claude)"
+    assert second.stdout.strip() == "seed-003: tester's preferred agent is gpt (was claude)"
     cleared = imported("prefer", "seed-003", "--clear")
-    assert cleared.stdout.strip() == "seed-003: preferred mark cleared (was gpt)"
+    assert cleared.stdout.strip() == "seed-003: tester's preferred mark cleared (was gpt)"
     conn = sqlite3.connect(db)
     history = conn.execute(
         "SELECT agent, source FROM preferred_marks WHERE run_id = 'seed-003' ORDER BY id"

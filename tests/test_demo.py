@@ -296,8 +296,10 @@ def _rows_without_stamps(path: Path) -> dict[str, list[tuple[Any, ...]]]:
                 for row in conn.execute(f"PRAGMA table_info({name})")
                 if row[1] not in ("imported_at", "marked_at")
             ]
+            # Every column sorts: a run's marks by several reviewers have one run id.
+            order = ", ".join(map(str, range(1, len(columns) + 1)))
             tables[name] = conn.execute(
-                f"SELECT {', '.join(columns)} FROM {name} ORDER BY 1"
+                f"SELECT {', '.join(columns)} FROM {name} ORDER BY {order}"
             ).fetchall()
         return tables
     finally:

@@ -27,7 +27,10 @@ DOCS = ROOT / "docs"
 SHAPE = re.compile(r"<!-- shape: (\S+) -->\n```json\n(.*?)\n```", re.DOTALL)
 
 # Objects whose keys are data (stage or preference names): only their values' shapes count.
-MAPS = {"regret.per_stage", "ab.per_stage", "config-show.weights", "config-show.penalties"}
+MAPS = {"regret.per_stage", "ab.per_stage", "config-show.weights", "config-show.penalties"} | {
+    "agreement.per_stage",
+    "show.marks",
+}
 # Objects that hold what the source had: their keys are among the documented ones.
 OPEN = {"rank.consensus"}
 
@@ -130,6 +133,7 @@ def _outputs(where: dict[str, str]) -> dict[str, Any]:
         "ab": json.loads(_run(where, "ab", "--json")),
         "next": json.loads(_run(where, "next", "--json")),
         "leaderboard": json.loads(_run(where, "leaderboard", "--json")),
+        "agreement": json.loads(_run(where, "agreement", "--json")),
     }
 
 

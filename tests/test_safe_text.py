@@ -173,7 +173,7 @@ def test_prefer_echoes_hostile_names_safely(hostile: dict[str, Path], tmp_path: 
     paths = {**hostile, "db": db}
     result = _invoke(paths, "prefer", "run-clear\x1b[2J", "a\x1b[2J")
     assert result.exit_code == 0, result.output
-    assert result.stdout == "run-clear␛[2J: preferred agent is a␛[2J (was b␛[2J)\n"
+    assert result.stdout == "run-clear␛[2J: tester's preferred agent is a␛[2J (was b␛[2J)\n"
     for key, text in HOSTILE.items():
         for args in ((f"a{text}",), ("--clear",)):
             result = _invoke(paths, "prefer", f"run-{key}{text}", *args)

@@ -958,7 +958,7 @@ def _table_rows(path: Path) -> dict[str, list[tuple[object, ...]]]:
     conn = sqlite3.connect(path)
     tables = {}
     for (name,) in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'"):
-        order = "run_id" if name == "run_scores" else "rowid"  # WITHOUT ROWID
+        order = {"run_scores": "run_id", "marks": "run_id, reviewer"}.get(name, "rowid")
         rows = conn.execute(f"SELECT * FROM {name} ORDER BY {order}").fetchall()
         # imported_at / marked_at are times of the import itself.
         tables[name] = [
@@ -1102,7 +1102,7 @@ def test_agents_edited_outside_ppp_tui_are_read_from_agents(
     ).fetchone()
     conn.execute("PRAGMA foreign_keys = ON")
     conn.execute("DELETE FROM agents WHERE run_id = ? AND position = 0", [run_id])
-    conn.execute("UPDATE runs SET preferred_agent = NULL WHERE id = ?", [run_id])
+    conn.execute("DELETE FROM marks WHERE run_id = ?", [run_id])
     conn.execute("UPDATE agents SET technical = 0.123 WHERE id = (SELECT min(id) FROM agents)")
     conn.commit()
     stale = conn.execute(

@@ -126,6 +126,14 @@ class PPPApp(App[None]):
             id="app.dashboard",
         ),
         Binding(
+            "w",
+            "reviewer",
+            "Reviewer",
+            tooltip="Switch the reviewer: whose marks are shown, counted and recorded",
+            show=False,
+            id="app.reviewer",
+        ),
+        Binding(
             "b",
             "leaderboard",
             "Board",
@@ -169,7 +177,13 @@ class PPPApp(App[None]):
         self._mark_waiting = False  # a mark waits for another process's lock
         self.stage_filter: str | None = None  # the stage the runs list is filtered by
         self.exported: Path | None = None  # the last file an export wrote
-        self.sub_title = inline(db_path)
+        self.sub_title = self._subtitle()
+
+    def _subtitle(self) -> str:
+        """The header's line: whose marks are shown, and the database."""
+        from ..storage.reviewers import current, shown
+
+        return inline(f"reviewer {shown(current())} · {self.db_path}")
 
     def on_mount(self) -> None:
         first, preview = self._first_page()
@@ -727,6 +741,57 @@ class PPPApp(App[None]):
             return
         while self.screen is not open_[0]:
             self.pop_screen()
+
+    def action_reviewer(self) -> None:
+        """Ask whose marks to show, count and record, and switch to them."""
+        from ..storage.reviewers import current
+        from .reviewer_screen import ReviewerScreen
+
+        workspace = self.workspace
+        if workspace is None or isinstance(self.screen, ReviewerScreen):
+            return
+        try:
+            counts = workspace.store.mark_counts()
+        except PPPError as error:
+            self.notify(inline(error), severity="error", markup=False)
+            return
+
+        def chosen(name: str | None) -> None:
+            if name is not None and name != current():
+                self.switch_reviewer(name)
+
+        self.push_screen(ReviewerScreen(current(), counts), chosen)
+
+    def switch_reviewer(self, name: str) -> None:
+        """Show, count and record `name`'s marks from now on."""
+        from ..storage.reviewers import Scope, shown, use
+
+        workspace = self.workspace
+        assert workspace is not None
+        use(name)
+        workspace.store.scope = Scope(name)
+        self.sub_title = self._subtitle()
+        self._own_marks += 1  # a look under way read the other reviewer's marks
+        self._read_reviewer_marks(name)
+        self.notify(f"reviewer: {inline(shown(name))}", timeout=4, markup=False)
+
+    @work(thread=True, group="reviewer", exclusive=True)
+    def _read_reviewer_marks(self, name: str) -> None:
+        workspace = self.workspace
+        assert workspace is not None
+        try:
+            changes = workspace.mark_changes(workspace.store.preferred_agents())
+        except (PPPError, sqlite3.Error) as error:
+            self.call_from_thread(self.notify, inline(error), severity="error", markup=False)
+            return
+        self.call_from_thread(self._show_reviewer_marks, changes)
+
+    def _show_reviewer_marks(self, changes: list[tuple[int, str | None]]) -> None:
+        workspace = self.workspace
+        assert workspace is not None
+        if changes:
+            workspace.apply_marks(changes)
+            self._workspace_changed()
 
     def action_help(self) -> None:
         if not isinstance(self.screen, HelpScreen):

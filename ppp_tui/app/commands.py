@@ -47,6 +47,16 @@ class AppCommands(Provider):
                 "Apply it to the weights on screen (a run's scope, else global)",
                 partial(app.apply_preset_here, chosen.key),
             )
+        yield (
+            "Leaderboard",
+            "Agents' strengths from your marks, beside the weights' picks",
+            app.action_leaderboard,
+        )
+        yield (
+            "Switch reviewer",
+            "Whose marks are shown, counted and recorded",
+            app.action_reviewer,
+        )
         yield "Save weights", "Save the weights to config.toml", app.action_save
         for fmt in ("csv", "json"):
             yield (

@@ -8,6 +8,7 @@ from __future__ import annotations
 import click
 
 from .ab import ab
+from .agreement import agreement
 from .browsing import browse, serve
 from .classifying import classify
 from .common import Group
@@ -51,6 +52,7 @@ for _command in (
     tune,
     next_,
     ab,
+    agreement,
     leaderboard,
     export,
     config,

@@ -6,7 +6,16 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from .common import STAGE_HELP, Env, db_options, stage_filter
+from .common import (
+    STAGE_HELP,
+    Env,
+    db_options,
+    nothing_marked,
+    others_marked,
+    reviewer_fields,
+    reviewer_options,
+    stage_filter,
+)
 
 if TYPE_CHECKING:
     from ..core.ab_test import ABTest
@@ -16,8 +25,16 @@ if TYPE_CHECKING:
 @click.command()
 @click.option("--stage", help=STAGE_HELP)
 @click.option("--json", "as_json", is_flag=True, help="One JSON document: the counts and p.")
+@reviewer_options()
 @db_options
-def ab(stage: str | None, as_json: bool, db: str | None, config: str | None) -> None:
+def ab(
+    stage: str | None,
+    as_json: bool,
+    reviewer: str | None,
+    all_reviewers: bool,
+    db: str | None,
+    config: str | None,
+) -> None:
     """PPP on vs off: how often each picks your preferred agent, and McNemar's test.
 
     Over the marked runs, the PPP pick (rank 1 under the configured weights) and the
@@ -35,20 +52,23 @@ def ab(stage: str | None, as_json: bool, db: str | None, config: str | None) -> 
     from ..core.scores import Scores
     from ..core.stages import NO_STAGE, label, ordered
 
-    env = Env(db, config)
+    env = Env(db, config, reviewer, all_reviewers)
     settings = env.settings()
     with env.store() as store:
         stage = stage_filter(store, stage)
         scores = Scores.load(store, settings, stage, marked_only=True)
+        env.others_marked = others_marked(store)
+        whose = reviewer_fields(store)
         # Only marked runs are loaded; every stage of the database still gets its entry.
         stages = [s for s in store.stages() if stage is None or s == stage]
         if stage == NO_STAGE:
             stages = [None]
     if not scores.arrays.marked.any():
         where = "" if stage is None else f" in {stage}"
-        raise click.ClickException(
+        raise nothing_marked(
+            env,
             f"no marked runs{where} to compare: mark preferred agents with"
-            " `ppp-tui prefer RUN AGENT` or in the app (p)"
+            " `ppp-tui prefer RUN AGENT` or in the app (p)",
         )
     on, off = ppp_outcomes(scores.arrays, settings, scores.outcome)
     overall = ab_test(on, off)
@@ -58,6 +78,7 @@ def ab(stage: str | None, as_json: bool, db: str | None, config: str | None) -> 
     ]
     if as_json:
         document = {
+            **whose,
             "weights": settings.weights_for(stage).document(),
             **_figures(overall),
             "per_stage": {

@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from ..safe_text import inline
-from .common import Env, db_options
+from .common import Env, db_options, reviewer_options
 
 _DEMO_HELP = (
     "Open the demo database (kept in the user cache folder, or written to --db) with its"
@@ -20,8 +20,11 @@ _REPLACE_HELP = "With --demo --db: replace a database that already holds runs."
 @click.command()
 @click.option("--demo", "use_demo", is_flag=True, help=_DEMO_HELP)
 @click.option("--replace", is_flag=True, help=_REPLACE_HELP)
+@reviewer_options(every=False)
 @db_options
-def browse(use_demo: bool, replace: bool, db: str | None, config: str | None) -> None:
+def browse(
+    use_demo: bool, replace: bool, reviewer: str | None, db: str | None, config: str | None
+) -> None:
     """The terminal app: runs, agents side by side, live weights, marks.
 
     \b
@@ -31,7 +34,8 @@ def browse(use_demo: bool, replace: bool, db: str | None, config: str | None) ->
     """
     from ..app.app import PPPApp
 
-    env = Env(db, config)
+    env = Env(db, config, reviewer)
+    env.scope()  # whose marks the app shows (it can switch: w)
     path, config_path = _app_paths(env, db, use_demo, replace)
     PPPApp(path, config_path).run()
 

@@ -16,6 +16,7 @@ from ..safe_text import clean, inline, json_escape
 
 if TYPE_CHECKING:
     from ..core.settings import Settings
+    from ..storage.reviewers import Scope
     from ..storage.store import ImportReport, Store
 
 
@@ -154,10 +155,37 @@ def stage_filter(store: Store, stage: str | None) -> str | None:
     return NO_STAGE if wanted is None else wanted
 
 
+def reviewer_options(every: bool = True) -> Callable[[Callable[..., Any]], Any]:
+    """--reviewer (and with `every`, --all-reviewers) on a command that reads or writes
+    marks; `Env` resolves them."""
+
+    def decorate(command: Callable[..., Any]) -> Any:
+        if every:
+            command = click.option(
+                "--all-reviewers",
+                is_flag=True,
+                help="Count every reviewer's marks, each one observation.",
+            )(command)
+        return click.option(
+            "--reviewer",
+            metavar="NAME",
+            help="Whose marks (else $PPP_TUI_REVIEWER, [ppp] reviewer, git user.name,"
+            ' the login name); "(unknown)" for marks made before reviewers were recorded.',
+        )(command)
+
+    return decorate
+
+
 class Env:
     """Where the database and config.toml are, and loading them on demand."""
 
-    def __init__(self, db: str | None, config: str | None) -> None:
+    def __init__(
+        self,
+        db: str | None,
+        config: str | None,
+        reviewer: str | None = None,
+        all_reviewers: bool = False,
+    ) -> None:
         import os
 
         from ..storage.config import CONFIG_ENV, config_path, db_path, ignored_local_config
@@ -168,6 +196,13 @@ class Env:
         self.config_note = ignored_local_config(config)
         # A path the user named (--config or $PPP_TUI_CONFIG) must exist to be read.
         self.config_given = bool(config or os.environ.get(CONFIG_ENV))
+        if reviewer is not None and all_reviewers:
+            raise click.UsageError("give --reviewer or --all-reviewers, not both")
+        self.reviewer_given = reviewer
+        self.all_reviewers = all_reviewers
+        self._settings: Settings | None = None
+        # Who else marked when the current reviewer did not (a command's hint).
+        self.others_marked = ""
 
     def settings(self, creating: bool = False) -> Settings:
         """The configured settings; an explicitly named config.toml that does not exist is
@@ -176,7 +211,27 @@ class Env:
 
         if self.config_given and not creating:
             self.require_config()
-        return load_settings(self.config_path)
+        self._settings = load_settings(self.config_path)
+        return self._settings
+
+    def scope(self) -> Scope:
+        """Whose marks count (and whom new marks are for): --all-reviewers, or the
+        reviewer from --reviewer, $PPP_TUI_REVIEWER, config.toml, git or the login."""
+        import os
+
+        from ..storage import reviewers
+
+        configured = None
+        if (
+            self.reviewer_given is None
+            and not os.environ.get(reviewers.REVIEWER_ENV, "").strip()
+            and (self._settings is not None or self.config_path.exists())
+        ):
+            settings = self._settings if self._settings is not None else self.settings()
+            configured = settings.reviewer
+        name = reviewers.resolve(self.reviewer_given, configured)[0]
+        reviewers.use(name)
+        return reviewers.Scope(name, self.all_reviewers)
 
     def require_config(self) -> None:
         """Refuse an explicitly named config.toml that does not exist."""
@@ -190,7 +245,51 @@ class Env:
     def store(self, create: bool = False) -> Store:
         from ..storage.store import Store
 
-        return Store.open(self.db_path, create=create)
+        scope = self.scope()
+        store = Store.open(self.db_path, create=create)
+        store.scope = scope
+        return store
+
+
+def reviewer_fields(store: Store) -> dict[str, Any]:
+    """Whose marks a document's figures count: `reviewer` (None with every reviewer's)
+    and `all_reviewers`."""
+    from ..storage.reviewers import shown
+
+    every = store.scope.all_reviewers
+    return {"reviewer": None if every else shown(store.reviewer), "all_reviewers": every}
+
+
+def no_marks_line(store: Store, where: str = "") -> str:
+    """Why there is nothing to count: no marks at all, or none by this reviewer (then
+    who has marks, and how to count theirs)."""
+    others = others_marked(store, where)
+    return others or (
+        f"no marked runs{where} yet: mark preferred agents with `ppp-tui prefer RUN AGENT`"
+    )
+
+
+def others_marked(store: Store, where: str = "") -> str:
+    """When the current reviewer marked no run but others did: a line saying whose
+    marks there are and how to count them; else ""."""
+    from ..storage.reviewers import shown
+
+    if store.scope.all_reviewers:
+        return ""
+    counts = [(name, n) for name, n in store.mark_counts() if n and name != store.reviewer]
+    if not counts:
+        return ""
+    others = ", ".join(f"{shown(name)} {n}" for name, n in counts)
+    return (
+        f"no marked runs{where} by {shown(store.reviewer)} (marks by {others});"
+        " use --reviewer NAME or --all-reviewers"
+    )
+
+
+def nothing_marked(env: Env, line: str) -> click.ClickException:
+    """The error for a command with no marks to work on: who else marked, if anyone
+    did, else `line`."""
+    return click.ClickException(env.others_marked or line)
 
 
 @contextmanager

@@ -14,6 +14,7 @@ from ..core.settings import Weights
 from ..core.stages import NO_STAGE, ordered, scope_label
 from ..core.tuning import Tuning
 from ..core.tuning2d import Tuning2D
+from ..storage.reviewers import shown
 
 
 def _weights(weights: Weights) -> dict[str, float]:
@@ -53,9 +54,10 @@ def regret_document(
             "weights": _weights(settings.weights_for(name)),
             **_summary(sub),
         }
-    rows = []
+    rows: list[dict[str, Any]] = []
     if runs:
         marked = np.flatnonzero(outcome.marked)
+        reviewers = scores.columns.reviewers
         names = arrays.names[marked]
         for run_id, run_stage, selected, preferred, regret in zip(
             arrays.run_ids[marked].tolist(),
@@ -74,6 +76,9 @@ def regret_document(
                     "regret": regret,
                 }
             )
+        if reviewers is not None:
+            for row, who in zip(rows, reviewers[marked].tolist(), strict=True):
+                row["reviewer"] = shown(who)
     return {
         "weights": _weights(settings.weights_for(stage)),
         **_summary(outcome),

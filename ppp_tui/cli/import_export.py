@@ -12,7 +12,7 @@ import click
 from ..core.sessions.grouping import DEFAULT_WINDOW_HOURS, Grouping
 from ..safe_text import clean, inline, is_terminal, literal
 from ..storage.importer import ImportReport
-from .common import Env, byte_progress, db_options, progress_bar, report_import
+from .common import Env, byte_progress, db_options, progress_bar, report_import, reviewer_options
 
 if TYPE_CHECKING:
     from ..storage.sessions.importing import SessionFile, SessionReport
@@ -74,6 +74,9 @@ def import_(
     spec-kit keeps its database at ~/.code/consensus_artifacts.db; each stage run
     (every agent's answer to one attempt at a spec's stage) becomes one run.
 
+    Another ppp-tui database brings its marks (every reviewer's, with their history)
+    for the runs both databases hold, by run id; merging again adds nothing.
+
     Sessions of Claude Code, Codex CLI and Gemini CLI (a file, or a folder of them)
     become runs: sessions that started from the same prompt in the same repository
     within --window hours are one run, each session one of its agents. Importing
@@ -84,6 +87,7 @@ def import_(
       ppp-tui import runs.jsonl
       cat runs.jsonl | ppp-tui import - --skip-invalid
       ppp-tui import ~/.code/consensus_artifacts.db
+      ppp-tui import colleague.db
       ppp-tui import --format userville rollouts.jsonl
       ppp-tui import --agents
       ppp-tui import ~/.claude/projects/-home-me-app ~/.codex/sessions/2026/11
@@ -92,6 +96,8 @@ def import_(
 
     if not files and not agents:
         raise click.UsageError("name the files to import, or use --agents")
+    if fmt == "auto" and files and not agents and _merge_databases(files, Env(db, config)):
+        return
     if fmt in SESSION_FORMATS or agents or run_name or one_run_per_session or stage:
         session_only = True
     else:
@@ -115,6 +121,33 @@ def import_(
         )
         return
     _import_runs(others, fmt, skip_invalid, Env(db, config))
+
+
+def _merge_databases(files: Sequence[str], env: Env) -> bool:
+    """With other ppp-tui databases named: bring in their marks, by run id (True);
+    False if none of `files` is one."""
+    from pathlib import Path
+
+    from ..storage.merge import is_ppp_database
+
+    ours = [name for name in files if name != "-" and is_ppp_database(Path(name))]
+    if not ours:
+        return False
+    if len(ours) != len(files):
+        raise click.UsageError(
+            "other ppp-tui databases bring only their marks: import them in a command of their own"
+        )
+    with env.store() as store:
+        if any(Path(name).resolve() == store.path.resolve() for name in ours):
+            raise click.UsageError(f"{inline(str(store.path))} is the database itself")
+        for name in ours:
+            added, repeats, absent = store.merge_marks(Path(name))
+            notes = [f"{repeats} already here"] if repeats else []
+            if absent:
+                notes.append(f"{absent} of runs or agents not in this database")
+            extra = f" ({'; '.join(notes)})" if notes else ""
+            click.echo(f"{inline(name)}: {added} marks merged{extra}")
+    return True
 
 
 def _hours(value: float) -> float:
@@ -268,8 +301,9 @@ def technical(file: str, db: str | None, config: str | None) -> None:
     default="-",
     help="Output file (default: standard output).",
 )
+@reviewer_options(every=False)
 @db_options
-def export(fmt: str, out: str, db: str | None, config: str | None) -> None:
+def export(fmt: str, out: str, reviewer: str | None, db: str | None, config: str | None) -> None:
     """Export one row per run and agent with all scores (configured weights).
 
     In CSV, yes/no columns (has_trajectory, selected, preferred) read true or false,
@@ -283,7 +317,7 @@ def export(fmt: str, out: str, db: str | None, config: str | None) -> None:
     from ..analysis.export import export_rows, write_rows
     from ..core.scores import Scores
 
-    env = Env(db, config)
+    env = Env(db, config, reviewer)
     settings = env.settings()
     with env.store() as store:
         scores = Scores.load(store, settings)

@@ -9,7 +9,17 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from .common import STAGE_HELP, Env, db_options, emit_json, stage_filter
+from .common import (
+    STAGE_HELP,
+    Env,
+    db_options,
+    emit_json,
+    nothing_marked,
+    others_marked,
+    reviewer_fields,
+    reviewer_options,
+    stage_filter,
+)
 
 if TYPE_CHECKING:
     from ..core.leaderboard import Fit, Leaderboard
@@ -24,8 +34,16 @@ NOTE_WIDTH = 79  # the notes under it
 @click.option(
     "--json", "as_json", is_flag=True, help="One JSON document: every agent's figures, exact."
 )
+@reviewer_options()
 @db_options
-def leaderboard(stage: str | None, as_json: bool, db: str | None, config: str | None) -> None:
+def leaderboard(
+    stage: str | None,
+    as_json: bool,
+    reviewer: str | None,
+    all_reviewers: bool,
+    db: str | None,
+    config: str | None,
+) -> None:
     """Rank the agents by Bradley-Terry strength fitted to your marks.
 
     A mark says the preferred agent beat each other agent of its run. Beside that fit,
@@ -42,20 +60,23 @@ def leaderboard(stage: str | None, as_json: bool, db: str | None, config: str | 
     from ..core.leaderboard import leaderboard_under
     from ..core.scores import Scores
 
-    env = Env(db, config)
+    env = Env(db, config, reviewer, all_reviewers)
     settings = env.settings()
     with env.store() as store:
         stage = stage_filter(store, stage)
         scores = Scores.load(store, settings, stage, marked_only=True)
+        env.others_marked = others_marked(store)
+        whose = reviewer_fields(store)
     board = leaderboard_under(scores.arrays, settings)
     if board is None:
         where = "" if stage is None else f" in stage {stage!r}"
-        raise click.ClickException(
+        raise nothing_marked(
+            env,
             f"no marked runs{where} to rank the agents by: mark preferred agents with"
-            " `ppp-tui prefer RUN AGENT` or in the app (p)"
+            " `ppp-tui prefer RUN AGENT` or in the app (p)",
         )
     if as_json:
-        emit_json(leaderboard_document(board, stage, settings))
+        emit_json({**whose, **leaderboard_document(board, stage, settings)})
     else:
         _render(board, stage, settings)
 

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from ..safe_text import inline
-from .common import STAGE_HELP, Env, db_options, emit_json, stage_filter
+from .common import STAGE_HELP, Env, db_options, emit_json, reviewer_options, stage_filter
 
 if TYPE_CHECKING:
     from ..core.next_mark import NextMarks
@@ -20,8 +20,16 @@ if TYPE_CHECKING:
 )
 @click.option("--stage", help=STAGE_HELP)
 @click.option("--json", "as_json", is_flag=True, help="JSON: each scope's estimate, and the runs.")
+@reviewer_options(every=False)
 @db_options
-def next_(count: int, stage: str | None, as_json: bool, db: str | None, config: str | None) -> None:
+def next_(
+    count: int,
+    stage: str | None,
+    as_json: bool,
+    reviewer: str | None,
+    db: str | None,
+    config: str | None,
+) -> None:
     """List the unmarked runs whose marks would tell the most about the technical weight.
 
     Your marks leave a stretch of technical weights that fit them equally well (the
@@ -39,7 +47,7 @@ def next_(count: int, stage: str | None, as_json: bool, db: str | None, config: 
     from ..core.scores import Scores
     from ..core.stages import NO_STAGE
 
-    env = Env(db, config)
+    env = Env(db, config, reviewer)
     settings = env.settings()
     with env.store() as store:
         stage = stage_filter(store, stage)

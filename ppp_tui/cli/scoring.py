@@ -8,7 +8,7 @@ from typing import Any
 import click
 
 from ..safe_text import inline
-from .common import STAGE_HELP, WEIGHT, Env, db_options, emit_json, stage_filter
+from .common import STAGE_HELP, WEIGHT, Env, db_options, emit_json, reviewer_options, stage_filter
 
 
 @click.command()
@@ -67,9 +67,15 @@ def score(
 @click.argument("run_id")
 @click.option("--technical", type=WEIGHT, help="Technical weight to rank under.")
 @click.option("--json", "as_json", is_flag=True, help="The run's agents and scores as JSON.")
+@reviewer_options(every=False)
 @db_options
 def rank(
-    run_id: str, technical: float | None, as_json: bool, db: str | None, config: str | None
+    run_id: str,
+    technical: float | None,
+    as_json: bool,
+    reviewer: str | None,
+    db: str | None,
+    config: str | None,
 ) -> None:
     """Rank one run's agents (the configured weights of its stage unless --technical).
 
@@ -86,7 +92,7 @@ def rank(
     from ..core.settings import Weights
     from .tables import rank_document, render_ranking
 
-    env = Env(db, config)
+    env = Env(db, config, reviewer)
     settings = env.settings()
     with env.store() as store:
         run = store.get_run(run_id)
@@ -128,9 +134,15 @@ def _time_order(row: dict[str, Any]) -> tuple[int, float, str, str]:
     " word of TEXT (the last one as a prefix), the most relevant first.",
 )
 @click.option("--json", "as_json", is_flag=True, help="A JSON list of runs.")
+@reviewer_options(every=False)
 @db_options
 def runs(
-    stage: str | None, search: str | None, as_json: bool, db: str | None, config: str | None
+    stage: str | None,
+    search: str | None,
+    as_json: bool,
+    reviewer: str | None,
+    db: str | None,
+    config: str | None,
 ) -> None:
     """List runs, oldest first, with the agent selected under the configured weights and
     the mark.
@@ -145,7 +157,7 @@ def runs(
     from ..safe_text import inline, number
     from .tables import Column, cut, table_lines, terminal_width
 
-    env = Env(db, config)
+    env = Env(db, config, reviewer)
     settings = env.settings()
     with env.store() as store:
         stage = stage_filter(store, stage)

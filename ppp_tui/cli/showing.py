@@ -15,7 +15,8 @@ from ..analysis.describe import answer_text, effort_source, technical_text
 from ..core.model import Agent, AskedWith, Question, Run
 from ..core.scoring import Ranking, rank_run
 from ..safe_text import inline, number
-from .common import Env, db_options, emit_json
+from ..storage.reviewers import shown
+from .common import Env, db_options, emit_json, reviewer_options
 
 
 def question_document(question: Question) -> dict[str, Any]:
@@ -50,7 +51,7 @@ def _agent_document(agent: Agent, ranking: Ranking) -> dict[str, Any]:
     }
 
 
-def show_document(run: Run, ranking: Ranking) -> dict[str, Any]:
+def show_document(run: Run, ranking: Ranking, marks: dict[str, str]) -> dict[str, Any]:
     """The `show --json` document."""
     return {
         "run_id": run.id,
@@ -58,16 +59,20 @@ def show_document(run: Run, ranking: Ranking) -> dict[str, Any]:
         "task": run.task,
         "created_at": run.created_at,
         "preferred_agent": run.preferred_agent,
+        "marks": {shown(reviewer): agent for reviewer, agent in marks.items()},
         "best_agent": ranking.best_agent if ranking.agents else None,
         "agents": [_agent_document(agent, ranking) for agent in run.agents],
     }
 
 
-def _render(run: Run, ranking: Ranking) -> None:
+def _render(run: Run, ranking: Ranking, marks: dict[str, str]) -> None:
     click.secho(inline(run.id), bold=True, nl=False)
     click.echo(f"  ({inline(run.stage) or 'no stage'})  {inline(run.created_at) or ''}".rstrip())
     if run.task:
         click.echo(f"task: {inline(run.task[:300])}{'…' if len(run.task) > 300 else ''}")
+    if marks:
+        listed = "; ".join(f"{shown(who)} → {agent}" for who, agent in marks.items())
+        click.echo(f"marks: {inline(listed)}")
     # In rank order, as `rank` lists them (the JSON keeps the run's own order).
     place = {score.name: score.rank for score in ranking.agents}
     for agent in sorted(run.agents, key=lambda a: place.get(a.name, len(place) + 1)):
@@ -102,8 +107,11 @@ def _render(run: Run, ranking: Ranking) -> None:
 @click.command()
 @click.argument("run_id")
 @click.option("--json", "as_json", is_flag=True, help="One JSON document (docs/json.md).")
+@reviewer_options(every=False)
 @db_options
-def show(run_id: str, as_json: bool, db: str | None, config: str | None) -> None:
+def show(
+    run_id: str, as_json: bool, reviewer: str | None, db: str | None, config: str | None
+) -> None:
     """Show one run whole: each agent's models, sessions, technical score and where it
     came from, and every question it asked with its effort, options and answer.
 
@@ -112,12 +120,13 @@ def show(run_id: str, as_json: bool, db: str | None, config: str | None) -> None
       ppp-tui show run-0042
       ppp-tui show session-1a2b3c4d5e6f --json
     """
-    env = Env(db, config)
+    env = Env(db, config, reviewer)
     settings = env.settings()
     with env.store() as store:
         run = store.get_run(run_id)
+        marks = store.current_marks(run_id)
     ranking = rank_run(run, settings)
     if as_json:
-        emit_json(show_document(run, ranking))
+        emit_json(show_document(run, ranking, marks))
     else:
-        _render(run, ranking)
+        _render(run, ranking, marks)

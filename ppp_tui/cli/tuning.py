@@ -7,7 +7,18 @@ from typing import TYPE_CHECKING, Any, NoReturn
 import click
 
 from ..safe_text import inline
-from .common import STAGE_HELP, Env, db_options, emit_json, stage_filter
+from ..storage.reviewers import shown
+from .common import (
+    STAGE_HELP,
+    Env,
+    db_options,
+    emit_json,
+    no_marks_line,
+    others_marked,
+    reviewer_fields,
+    reviewer_options,
+    stage_filter,
+)
 
 if TYPE_CHECKING:
     from ..core.inverse_error import Choice, InverseErrorTuning
@@ -18,36 +29,89 @@ if TYPE_CHECKING:
 
 
 @click.command()
-@click.argument("run_id")
+@click.argument("run_id", required=False)
 @click.argument("agent", required=False)
 @click.option("--clear", is_flag=True, help="Remove the run's preferred mark.")
+@click.option(
+    "--file",
+    "marks_file",
+    type=click.Path(dir_okay=False),
+    help="Record many marks: CSV or JSON Lines with run_id, agent, reviewer[, at].",
+)
+@reviewer_options(every=False)
 @db_options
-def prefer(run_id: str, agent: str | None, clear: bool, db: str | None, config: str | None) -> None:
+def prefer(
+    run_id: str | None,
+    agent: str | None,
+    clear: bool,
+    marks_file: str | None,
+    reviewer: str | None,
+    db: str | None,
+    config: str | None,
+) -> None:
     """Mark AGENT as the one you preferred for RUN_ID (every change is kept).
+
+    The mark is the current reviewer's (--reviewer, else $PPP_TUI_REVIEWER, else
+    [ppp] reviewer in config.toml, else git's user.name, else the login name); each
+    reviewer has one current mark per run.
+
+    With --file, every mark of a CSV (with a header) or JSON Lines file of run_id,
+    agent, reviewer and optionally at (ISO 8601; else now) is recorded in one
+    transaction; exact repeats are skipped, and a bad line changes nothing.
 
     \b
     Example:
       ppp-tui prefer run-0042 claude-code
       ppp-tui prefer run-0042 --clear
+      ppp-tui prefer --file marks.csv
     """
+    env = Env(db, config, reviewer)
+    if marks_file is not None:
+        if run_id is not None or agent is not None or clear:
+            raise click.UsageError("--file takes no RUN_ID, AGENT or --clear")
+        _prefer_file(env, marks_file)
+        return
+    if run_id is None:
+        raise click.UsageError("give a RUN_ID and an AGENT (or --clear), or --file")
     if clear == (agent is not None):
         raise click.UsageError("give an AGENT, or --clear (not both)")
-    env = Env(db, config)
     with env.store() as store:
         before = store.get_run(run_id).preferred_agent
         store.mark(run_id, agent, source="cli")
+        who = shown(store.reviewer)
     was = f" (was {inline(before)})" if before and before != agent else ""
     if agent is None:
-        click.echo(f"{inline(run_id)}: preferred mark cleared{was}")
+        click.echo(f"{inline(run_id)}: {inline(who)}'s preferred mark cleared{was}")
     else:
-        click.echo(f"{inline(run_id)}: preferred agent is {inline(agent)}{was}")
+        click.echo(f"{inline(run_id)}: {inline(who)}'s preferred agent is {inline(agent)}{was}")
+
+
+def _prefer_file(env: Env, marks_file: str) -> None:
+    from pathlib import Path
+
+    from ..storage.mark_files import read_marks
+
+    marks = read_marks(Path(marks_file))
+    with env.store() as store:
+        added = store.add_marks(marks, source="file")
+    repeats = len(marks) - added
+    skipped = f"; {repeats} exact repeats skipped" if repeats else ""
+    click.echo(f"{inline(marks_file)}: {added} marks recorded{skipped}")
 
 
 @click.command()
 @click.option("--stage", help=STAGE_HELP)
 @click.option("--json", "as_json", is_flag=True, help="One JSON document: regret and agreement.")
+@reviewer_options()
 @db_options
-def regret(stage: str | None, as_json: bool, db: str | None, config: str | None) -> None:
+def regret(
+    stage: str | None,
+    as_json: bool,
+    reviewer: str | None,
+    all_reviewers: bool,
+    db: str | None,
+    config: str | None,
+) -> None:
     """Mean regret and agreement over the marked runs, under the configured weights.
 
     \b
@@ -61,7 +125,7 @@ def regret(stage: str | None, as_json: bool, db: str | None, config: str | None)
     from .documents import regret_document
     from .tables import cut
 
-    env = Env(db, config)
+    env = Env(db, config, reviewer, all_reviewers)
     settings = env.settings()
     with env.store() as store:
         stage = stage_filter(store, stage)
@@ -70,15 +134,20 @@ def regret(stage: str | None, as_json: bool, db: str | None, config: str | None)
         stages = [s for s in store.stages() if stage is None or s == stage]
         if stage == NO_STAGE:
             stages = [None]
-    document = regret_document(scores, stage, runs=as_json, stages=stages)
+        document = {
+            **reviewer_fields(store),
+            **regret_document(scores, stage, runs=as_json, stages=stages),
+        }
+        empty = (
+            ""
+            if document["marked_runs"]
+            else no_marks_line(store, "" if stage is None else f" in {stage}")
+        )
     if as_json:
         emit_json(document)
         return
-    if not document["marked_runs"]:
-        where = "" if stage is None else f" in {stage}"
-        click.echo(
-            f"no marked runs{where} yet: mark preferred agents with `ppp-tui prefer RUN AGENT`"
-        )
+    if empty:
+        click.echo(inline(empty))
         return
     w = document["weights"]
     click.echo(
@@ -184,6 +253,7 @@ def _render_free_tuning(scope: str | None, tuning: Tuning2D) -> None:
 )
 @click.option("--write", is_flag=True, help="Save the tuned weights to config.toml.")
 @click.option("--json", "as_json", is_flag=True, help="JSON: the tuned weights and their figures.")
+@reviewer_options()
 @db_options
 def tune(
     stage: str | None,
@@ -192,6 +262,8 @@ def tune(
     method: str,
     write: bool,
     as_json: bool,
+    reviewer: str | None,
+    all_reviewers: bool,
     db: str | None,
     config: str | None,
 ) -> None:
@@ -229,15 +301,20 @@ def tune(
         raise click.UsageError(
             "--method inverse-error gives the technical/interaction pair: leave out --three-weights"
         )
-    env = Env(db, config)
+    env = Env(db, config, reviewer, all_reviewers)
     settings = env.settings(creating=write)
     with env.store() as store:
+        if inverse and all_reviewers:
+            raise click.UsageError(
+                "--method inverse-error compares with one reviewer's marks: use --reviewer"
+            )
         if stage_filter(store, stage) == NO_STAGE:
             raise click.UsageError(
                 "runs without a stage use the global weights: tune them without --stage"
             )
         # Inverse-error weights come from every run of the scope, marked or not.
         scores = Scores.load(store, settings, marked_only=not inverse)
+        env.others_marked = others_marked(store)
     if inverse:
         _tune_inverse_error(env, scores, stage, per_stage, write, as_json)
         return
@@ -251,7 +328,7 @@ def tune(
         scope, tuning = tune_scope(scores, stage)
         results = [] if tuning is None else [(scope, tuning)]
     if not results:
-        _nothing_to_tune(scores, stage, per_stage)
+        _nothing_to_tune(scores, stage, per_stage, env)
     if as_json:
         documents = [tune_document(scope, tuning) for scope, tuning in results]
         emit_json(documents if per_stage else documents[0])
@@ -286,7 +363,7 @@ def _tune_free(
     except TuningError as error:
         raise click.ClickException(str(error)) from None
     if not results:
-        _nothing_to_tune(scores, stage, per_stage)
+        _nothing_to_tune(scores, stage, per_stage, env)
     if as_json:
         documents = [tune_free_document(scope, tuning) for scope, tuning in results]
         emit_json(documents if per_stage else documents[0])
@@ -313,7 +390,7 @@ def _tune_inverse_error(
         tuning = tune_inverse_error(scores.lines, scores.settings, stage)
         results = [] if tuning is None else [(stage, tuning)]
     if not results:
-        _nothing_to_tune(scores, stage, per_stage)
+        _nothing_to_tune(scores, stage, per_stage, env)
     if as_json:
         documents = [_inverse_error_document(scope, tuning) for scope, tuning in results]
         emit_json(documents if per_stage else documents[0])
@@ -420,13 +497,15 @@ def _write_tuned(env: Env, tuned: list[tuple[str | None, Weights, str]]) -> None
         click.echo(f"note: {inline(env.config_note)}", err=True)
 
 
-def _nothing_to_tune(scores: Scores, stage: str | None, per_stage: bool) -> NoReturn:
+def _nothing_to_tune(scores: Scores, stage: str | None, per_stage: bool, env: Env) -> NoReturn:
     if stage is None and not per_stage and scores.arrays.marked.any():
         raise click.ClickException(
             "no marked runs use the global weights (each marked run's stage has its"
             " own table); tune those with --stage STAGE or --per-stage"
         )
     where = f" in stage {stage!r}" if stage else ""
+    if env.others_marked:
+        raise click.ClickException(env.others_marked.replace(" by ", f"{where} to tune on by ", 1))
     raise click.ClickException(
         f"no marked runs{where} to tune on; mark preferred agents with"
         " `ppp-tui prefer RUN AGENT` or in the app (p)"

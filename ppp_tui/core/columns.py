@@ -45,6 +45,9 @@ class AgentColumns:
     failed: BoolArray | None = None  # (agents,) the output is a failure; None: none is
     # (agents,) no test run and no rating: `technical` holds the settings' placeholder.
     unscored: BoolArray | None = None
+    # (runs,) whose mark each row is, when every reviewer's marks are loaded (a run
+    # then comes once per reviewer who marked it); None: one reviewer's.
+    reviewers: ObjectArray | None = None
 
     @property
     def names(self) -> ObjectArray:

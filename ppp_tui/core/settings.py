@@ -175,6 +175,9 @@ class Settings:
     # The technical score an unscored agent (no test run, no rating) is ranked with; it
     # is still shown as unscored.
     unscored_technical: float = 0.5
+    # Whom marks are recorded for when neither --reviewer nor $PPP_TUI_REVIEWER says
+    # ([ppp] reviewer); None: git's user.name, else the login name.
+    reviewer: str | None = None
 
     def __post_init__(self) -> None:
         if not 0.0 <= self.unscored_technical <= 1.0:

@@ -254,7 +254,15 @@ def _settings_from(data: Mapping[str, Any]) -> Settings:
         raise ConfigError(
             f"ppp.unscored_technical: expected a number in [0, 1], got {_show(unscored)}"
         )
+    reviewer = ppp.get("reviewer")
+    if reviewer is not None:
+        from .reviewers import checked
+
+        if not isinstance(reviewer, str):
+            raise ConfigError(f"ppp.reviewer: expected a name, got {_show(reviewer)}")
+        reviewer = checked(reviewer, "ppp.reviewer")
     return Settings(
+        reviewer=reviewer,
         unscored_technical=float(unscored),
         enabled=enabled,
         missing_trajectory=mode,
@@ -270,7 +278,7 @@ def _settings_from(data: Mapping[str, Any]) -> Settings:
 
 _PPP_KEYS = frozenset(
     {"enabled", "missing_trajectory", "weights", "proactivity", "personalization", "penalties"}
-    | {"unscored_technical"}
+    | {"unscored_technical", "reviewer"}
     | set(OLDER_PAIR_KEYS)
 )
 

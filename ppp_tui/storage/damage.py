@@ -127,7 +127,7 @@ _CHECKS: tuple[tuple[str, str, str, str, str], ...] = (
     ("text", "trajectory_violations", "preference", _AGENT_RUN, "typeof(preference) != 'text'"),
     *(
         ("text or NULL", "runs", column, "id", f"typeof({column}) NOT IN ('text', 'null')")
-        for column in ("spec_id", "stage", "task", "created_at", "preferred_agent")
+        for column in ("spec_id", "stage", "task", "created_at")
     ),
 )
 

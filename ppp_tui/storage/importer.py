@@ -202,7 +202,7 @@ class Import:
             signal.pthread_sigmask(signal.SIG_SETMASK, mask)
             for fd in inherited:
                 os.close(fd)
-            rows = Rows(self.writer.rows.stamp, 0)
+            rows = Rows(self.writer.rows.stamp, 0, self.writer.rows.reviewer)
             with open(write_fd, "wb") as pipe:
                 try:
                     step = _WORKERS * _PIPE_BATCH

@@ -32,10 +32,17 @@ _NO_COUNTS: tuple[None, ...] = (None, None, None, None)
 # reads as text).
 _NO_DIALOG: tuple[None, ...] = (None, None, None, None)
 
+# A mark's history entry: (run id, agent or NULL for cleared, when, source, reviewer).
+MARK_HISTORY = (
+    "INSERT INTO preferred_marks (run_id, agent, marked_at, source, reviewer) VALUES (?,?,?,?,?)"
+)
+# The reviewer's current mark of the run, from a history entry of the same run.
+CURRENT_MARK = "INSERT OR REPLACE INTO marks (run_id, reviewer, agent, marked_at) VALUES (?,?,?,?)"
+
 _INSERTS = (
     "INSERT INTO runs (id, spec_id, stage, task, task_type, created_at, preferences,"
-    " states_preferences, selected_agent, preferred_agent, iterations, agents,"
-    " imported_at, consensus, revision) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+    " states_preferences, selected_agent, iterations, agents,"
+    " imported_at, consensus, revision) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
     "INSERT INTO agents (id, run_id, position, name, model, technical, relevance,"
     " confidence, output, q_low, q_medium, q_high, violations, failure,"
     " technical_source, models, sessions) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
@@ -48,7 +55,7 @@ _INSERTS = (
     " VALUES (?,?,?,?,?,?,?,?,?,?)",
     "INSERT INTO trajectory_violations (trajectory_id, turn, preference, severity,"
     " penalty, source) VALUES (?,?,?,?,?,?)",
-    "INSERT INTO preferred_marks (run_id, agent, marked_at, source) VALUES (?,?,?,?)",
+    MARK_HISTORY,
     # After agents: their insert triggers clear a run's pack.
     packs.INSERT,
 )
@@ -72,8 +79,9 @@ class Rows:
     process (`_task_type`).
     """
 
-    def __init__(self, stamp: str, next_agent: int) -> None:
+    def __init__(self, stamp: str, next_agent: int, reviewer: str = "") -> None:
         self.stamp = stamp
+        self.reviewer = reviewer  # whose the marks that come with the runs are
         self.next_agent = next_agent  # agent ids are given here; trajectories share them
         self.runs: list[tuple[Any, ...]] = []
         self.agents: list[tuple[Any, ...]] = []
@@ -162,7 +170,6 @@ class Rows:
                 preferences,
                 stated,
                 run.selected_agent,
-                run.preferred_agent,
                 _floats_json(run.iterations),
                 len(run.agents),
                 stamp,
@@ -171,7 +178,7 @@ class Rows:
             )
         )
         if run.preferred_agent is not None:
-            self.marks.append((run_id, run.preferred_agent, stamp, "import"))
+            self.marks.append((run_id, run.preferred_agent, stamp, "import", self.reviewer))
         agent_rows = self.agents
         agent_id = self.next_agent
         self.next_agent += len(run.agents)
@@ -294,9 +301,9 @@ def _task_type(task: str | None) -> str:
 class Writer:
     """Buffers one import's rows and writes them with executemany."""
 
-    def __init__(self, conn: sqlite3.Connection) -> None:
+    def __init__(self, conn: sqlite3.Connection, reviewer: str = "") -> None:
         self.conn = conn
-        self.rows = Rows(now(), next_agent(conn))
+        self.rows = Rows(now(), next_agent(conn), reviewer)
 
     def add(self, run: Run) -> None:
         self.rows.add(run)
@@ -327,3 +334,9 @@ def write(conn: sqlite3.Connection, tables: Tables, offset: int = 0) -> None:
             if offset and sql.startswith(_SHIFTED):
                 sql = sql.replace("VALUES (?,", f"VALUES (? + {int(offset)},", 1)
             conn.executemany(sql, rows)
+            if sql is MARK_HISTORY:
+                # A run imported with a mark: the mark is its reviewer's current one.
+                conn.executemany(
+                    CURRENT_MARK,
+                    [(run, who, agent, at) for run, agent, at, _, who in rows if agent],
+                )

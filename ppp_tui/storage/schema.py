@@ -62,7 +62,7 @@ def _create(conn: sqlite3.Connection) -> None:
             "preferences": str,  # JSON list of stated preference names
             "states_preferences": int,  # 1 if one other than no_preference
             "selected_agent": str,  # the system's own pick, as imported
-            "preferred_agent": str,  # the current mark (history: preferred_marks)
+            "preferred_agent": str,  # the current mark (version 5: `marks`)
             "iterations": str,  # JSON list of quality scores
             "agents": int,
             "imported_at": str,
@@ -239,6 +239,38 @@ def _add_sessions(conn: sqlite3.Connection) -> None:
     )
 
 
+# The current mark of each reviewer of a run (the history stays in preferred_marks).
+_MARKS_TABLE = """
+CREATE TABLE IF NOT EXISTS marks (
+    run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+    reviewer TEXT NOT NULL,
+    agent TEXT NOT NULL,
+    marked_at TEXT NOT NULL,
+    PRIMARY KEY (run_id, reviewer)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS marks_reviewer ON marks (reviewer, run_id);
+"""
+
+
+def _add_reviewers(conn: sqlite3.Connection) -> None:
+    """Version 5: every mark records its reviewer ("" for the unknown reviewer of the
+    marks made before), and a run has one current mark per reviewer (`marks`) in place
+    of the one `runs.preferred_agent`, which goes: its marks become the unknown
+    reviewer's, dated by their last history entry."""
+    if "reviewer" not in database(conn).table("preferred_marks").columns_dict:
+        conn.execute("ALTER TABLE preferred_marks ADD COLUMN reviewer TEXT NOT NULL DEFAULT ''")
+    for statement in _statements(_MARKS_TABLE):
+        conn.execute(statement)
+    if "preferred_agent" in database(conn).table("runs").columns_dict:
+        conn.execute(
+            "INSERT OR IGNORE INTO marks (run_id, reviewer, agent, marked_at)"
+            " SELECT id, '', preferred_agent, coalesce((SELECT max(marked_at)"
+            " FROM preferred_marks AS h WHERE h.run_id = runs.id), imported_at)"
+            " FROM runs WHERE preferred_agent IS NOT NULL"
+        )
+        conn.execute("ALTER TABLE runs DROP COLUMN preferred_agent")
+
+
 def _add_columns(conn: sqlite3.Connection, columns: tuple[tuple[str, str, str], ...]) -> None:
     """Add each (table, column, type) the table does not have yet."""
     db = database(conn)
@@ -253,6 +285,7 @@ MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (
     _add_run_scores,
     _add_failures_and_consensus,
     _add_sessions,
+    _add_reviewers,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 OUR_TABLES = frozenset(
@@ -264,6 +297,7 @@ OUR_TABLES = frozenset(
         "trajectory_questions",
         "trajectory_violations",
         "preferred_marks",
+        "marks",
         "run_scores",
     }
 )

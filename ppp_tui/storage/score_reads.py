@@ -19,6 +19,7 @@ from ..core.settings import Settings
 from . import packs
 from .damage import check, is_unit
 from .database import stage_condition
+from .reviewers import Scope
 
 if TYPE_CHECKING:
     import numpy as np
@@ -55,15 +56,18 @@ class RunAgents:
 def agent_columns(
     query: Query,
     settings: Settings,
+    scope: Scope,
     stage: str | None = None,
     marked_only: bool = False,
     limit: int | None = None,
 ) -> AgentColumns:
     """Flat per-agent columns of every run, for the array paths.
 
-    Only `stage`'s runs if given; only marked runs with `marked_only` (all that
-    regret and tuning look at); only the first `limit` runs by id (the app's first
-    page while the rest loads). One scan of one row per run: the run and its
+    A run's preferred agent is `scope`'s reviewer's mark. Only `stage`'s runs if given;
+    only marked runs with `marked_only` (all that regret and tuning look at), and then
+    with a scope of every reviewer a run comes once per reviewer who marked it (each
+    mark one observation; `reviewers` says whose); only the first `limit` runs by id
+    (the app's first page while the rest loads). One scan of one row per run: the run and its
     packed agent columns (`run_scores`, see packs.py); the large text columns are
     never read.
     """
@@ -71,13 +75,15 @@ def agent_columns(
 
     from ..core.columns import AgentColumns
 
-    rows = _packed_rows(query, stage, marked_only, limit)
+    rows = _packed_rows(query, scope, stage, marked_only, limit)
+    every = scope.all_reviewers and marked_only
+    reviewers = [row[9] for row in rows] if every else None
     count = len(rows)
     run_ids = np.empty(count, dtype=object)
     stages = np.empty(count, dtype=object)
     preferred = np.empty(count, dtype=object)
     ids, stage_col, preferred_col, stated, names, lengths, technical, counts_col, failed_col = (
-        zip(*rows, strict=True) if rows else ((),) * 9
+        list(zip(*rows, strict=True))[:9] if rows else ((),) * 9
     )
     run_ids[:], stages[:], preferred[:] = ids, stage_col, preferred_col
     per_run = np.fromiter(map(len, technical), np.int64, count) // 8
@@ -124,13 +130,14 @@ def agent_columns(
             only_loaded=limit is not None,
         ),
         unscored=unscored if unscored.any() else None,
+        reviewers=None if reviewers is None else np.array(reviewers, dtype=object),
     )
     # Each violation costs at most MAX_PENALTY (a sum past that: an outside edit).
     check(bool((columns.penalty <= MAX_PENALTY * np.maximum(columns.violations, 1)).all()))
     return columns
 
 
-def first_runs(query: Query, settings: Settings, limit: int) -> list[RunAgents]:
+def first_runs(query: Query, settings: Settings, reviewer: str, limit: int) -> list[RunAgents]:
     """The first `limit` runs by id with their agents' score inputs, without numpy
     (the app's first page draws before numpy is imported)."""
     import struct
@@ -146,7 +153,7 @@ def first_runs(query: Query, settings: Settings, limit: int) -> list[RunAgents]:
         technical,
         counts,
         failed,
-    ) in _packed_rows(query, None, False, limit):
+    ) in _packed_rows(query, Scope(reviewer), None, False, limit):
         n = len(technical) // 8
         split = packs.split_names(names, lengths)
         flat = struct.unpack(f"<{4 * n}i", counts)
@@ -171,22 +178,31 @@ def first_runs(query: Query, settings: Settings, limit: int) -> list[RunAgents]:
 
 
 def _packed_rows(
-    query: Query, stage: str | None, marked_only: bool, limit: int | None
+    query: Query, scope: Scope, stage: str | None, marked_only: bool, limit: int | None
 ) -> list[Any]:
-    """(id, stage, preferred agent, states_preferences, and the run_scores columns)
-    of every run (or those `agent_columns` asks for) by id."""
+    """(id, stage, preferred agent, states_preferences, the run_scores columns, and with
+    every reviewer's marks the reviewer) of every run (or those `agent_columns` asks
+    for) by id."""
     where: list[str] = []
     params: list[Any] = []
+    every = scope.all_reviewers and marked_only
+    if every:
+        marks = "JOIN marks AS m ON m.run_id = runs.id"
+    else:
+        marks = f"{'' if marked_only else 'LEFT '}JOIN marks AS m"
+        marks += " ON m.run_id = runs.id AND m.reviewer = ?"
+        params.append(scope.reviewer)
     if stage is not None:
-        condition, params = stage_condition(stage)
+        condition, stage_params = stage_condition(stage)
         where.append(condition)
-    if marked_only:
-        where.append("runs.preferred_agent IS NOT NULL")
+        params += stage_params
     rows = query(
-        "SELECT runs.id, runs.stage, runs.preferred_agent, runs.states_preferences,"
+        "SELECT runs.id, runs.stage, m.agent, runs.states_preferences,"
         " s.names, s.name_lengths, s.technical, s.counts, s.failed"
-        " FROM runs LEFT JOIN run_scores AS s ON s.run_id = runs.id"
+        f"{', m.reviewer' if every else ''}"
+        f" FROM runs {marks} LEFT JOIN run_scores AS s ON s.run_id = runs.id"
         f"{' WHERE ' + ' AND '.join(where) if where else ''} ORDER BY runs.id"
+        f"{', m.reviewer' if every else ''}"
         f"{' LIMIT ?' if limit is not None else ''}",
         [*params, limit] if limit is not None else params,
     )
@@ -213,7 +229,7 @@ def _unpacked(query: Query, rows: list[Any]) -> list[Any]:
         if row[4] is None:
             # A run whose agents were all deleted has none.
             pack = found.get(row[0]) or packs.pack(row[0], [])
-            row = (*row[:4], *pack[1:])
+            row = (*row[:4], *pack[1:], *row[9:])
         result.append(row)
     return result
 
@@ -239,12 +255,14 @@ def _penalties(
     sums = _penalty_sums(query, settings, run_ids.tolist() if only_loaded else None)
     if not sums:
         return penalty
-    # Runs not loaded (another stage, unmarked) are skipped.
-    first_of = dict(zip(run_ids.tolist(), first_agent.tolist(), strict=True))
+    # Runs not loaded (another stage, unmarked) are skipped; a run loaded once per
+    # reviewer has its agents that many times.
+    first_of: dict[str, list[int]] = {}
+    for run_id, first in zip(run_ids.tolist(), first_agent.tolist(), strict=True):
+        first_of.setdefault(run_id, []).append(first)
     where, values = [], []
     for run_id, slot, total in sums:
-        first = first_of.get(run_id)
-        if first is not None:
+        for first in first_of.get(run_id, ()):
             where.append(first + slot)
             values.append(total)
     penalty[where] = values

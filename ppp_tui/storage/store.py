@@ -31,7 +31,7 @@ from ..core.model import (
     Violation,
 )
 from ..core.settings import Settings
-from . import database, packs, score_reads, search
+from . import database, packs, reviewers, score_reads, search
 from .damage import check, is_count, is_penalty, is_unit, readable
 from .database import (
     RETIRED_ID,
@@ -44,13 +44,14 @@ from .database import (
     take_back,
 )
 from .importer import Import, ImportReport
-from .rows import Tables, Writer, next_agent, write
+from .rows import CURRENT_MARK, MARK_HISTORY, Tables, Writer, next_agent, write
 from .schema import prepare
 from .score_reads import RunAgents
 
 if TYPE_CHECKING:
     from ..core.columns import AgentColumns
     from .files import Record
+    from .mark_files import FileMark
     from .technical import Score
 
 # The types Store's methods return or raise, importable with it.
@@ -62,6 +63,7 @@ class Mark:
     agent: str | None  # None: the mark was cleared
     marked_at: str
     source: str
+    reviewer: str = reviewers.UNKNOWN
 
 
 @dataclass(frozen=True)
@@ -92,6 +94,28 @@ class Store:
         self.path = path
         self.conn = conn
         self.lock = threading.RLock()
+        # Whose marks the reads count and whom new marks are recorded for: by default
+        # the process's current reviewer (reviewers.py), worked out when first needed.
+        self._scope: reviewers.Scope | None = None
+        self.scope_source: Callable[[], reviewers.Scope] = lambda: reviewers.Scope(
+            reviewers.current()
+        )
+
+    @property
+    def scope(self) -> reviewers.Scope:
+        """Whose marks count: the current reviewer's, or every reviewer's."""
+        if self._scope is None:
+            self._scope = self.scope_source()
+        return self._scope
+
+    @scope.setter
+    def scope(self, scope: reviewers.Scope) -> None:
+        self._scope = scope
+
+    @property
+    def reviewer(self) -> str:
+        """The current reviewer: whom new marks are recorded for."""
+        return self.scope.reviewer
 
     # -- opening -------------------------------------------------------------------
 
@@ -183,8 +207,14 @@ class Store:
         return tuple(int(value) for value in row)
 
     def preferred_agents(self) -> dict[str, str | None]:
-        """Every run's mark, by run id."""
-        return dict(self._query("SELECT id, preferred_agent FROM runs"))
+        """Every run's mark by the current reviewer, by run id."""
+        return dict(
+            self._query(
+                "SELECT runs.id, m.agent FROM runs LEFT JOIN marks AS m"
+                " ON m.run_id = runs.id AND m.reviewer = ?",
+                [self.reviewer],
+            )
+        )
 
     def data_version(self) -> int:
         """A number that changes when another connection commits to the database (cheap:
@@ -239,7 +269,8 @@ class Store:
         try:
             with self.lock, self._transaction(), packs.import_in_progress(self.conn):
                 known = {row[0] for row in self.conn.execute("SELECT id FROM runs")}
-                Import(Writer(self.conn), known, report, skip_invalid, progress).run(records)
+                writer = Writer(self.conn, self.reviewer)
+                Import(writer, known, report, skip_invalid, progress).run(records)
         except sqlite3.Error as error:
             raise database_error(self.path, error) from None
         return report
@@ -348,8 +379,18 @@ class Store:
 
     # -- marks ---------------------------------------------------------------------
 
-    def mark(self, run_id: str, agent: str | None, source: str = "cli") -> None:
-        """Set (or with None clear) the run's preferred agent, keeping the history."""
+    def mark(
+        self, run_id: str, agent: str | None, source: str = "cli", reviewer: str | None = None
+    ) -> None:
+        """Set (or with None clear) the run's preferred agent for `reviewer` (by default
+        the current one), keeping the history."""
+        self._check_mark(run_id, agent)
+        who = self.reviewer if reviewer is None else reviewer
+        with self._transaction():
+            self._record_mark(run_id, agent, now(), source, who)
+
+    def _check_mark(self, run_id: str, agent: str | None) -> None:
+        """A StoreError unless `agent` (None: a clearing) can be `run_id`'s mark."""
         failures = dict(self._query("SELECT name, failure FROM agents WHERE run_id = ?", [run_id]))
         names = list(failures)
         if not names:
@@ -363,20 +404,132 @@ class Store:
                 f"{run_id}: {agent} failed at this run ({failures[agent]}); a failed agent"
                 " cannot be the preferred one"
             )
-        with self._transaction():
-            self.conn.execute("UPDATE runs SET preferred_agent = ? WHERE id = ?", (agent, run_id))
+
+    def _record_mark(
+        self, run_id: str, agent: str | None, at: str, source: str, reviewer: str
+    ) -> None:
+        """One history entry, and the reviewer's current mark (inside a transaction)."""
+        self.conn.execute(MARK_HISTORY, (run_id, agent, at, source, reviewer))
+        if agent is None:
             self.conn.execute(
-                "INSERT INTO preferred_marks (run_id, agent, marked_at, source)"
-                " VALUES (?, ?, ?, ?)",
-                (run_id, agent, now(), source),
+                "DELETE FROM marks WHERE run_id = ? AND reviewer = ?", (run_id, reviewer)
             )
+        else:
+            self.conn.execute(CURRENT_MARK, (run_id, reviewer, agent, at))
+
+    def add_marks(self, marks: Sequence[FileMark], source: str = "file") -> int:
+        """Record `marks` in one transaction, checked first (a bad one: a StoreError and
+        nothing recorded); returns how many were new. An exact repeat is skipped: the
+        same run, reviewer, agent and time in the history, or with no time given, the
+        reviewer's current mark already that agent. A reviewer's current mark is their
+        latest by time."""
+        for mark in marks:
+            self._check_mark(mark.run_id, mark.agent)
+        stamp = now()
+        added = 0
+        try:
+            with self.lock, self._transaction():
+                for mark in sorted(marks, key=lambda m: m.at or stamp):
+                    added += self._merge_mark(
+                        mark.run_id,
+                        mark.agent,
+                        mark.at or stamp,
+                        source,
+                        mark.reviewer,
+                        timed=mark.at is not None,
+                    )
+        except sqlite3.Error as error:
+            raise database_error(self.path, error) from None
+        return added
+
+    def _merge_mark(
+        self, run_id: str, agent: str | None, at: str, source: str, reviewer: str, timed: bool
+    ) -> int:
+        """One mark from elsewhere (a file, another database): 1 if recorded, 0 if an
+        exact repeat. It becomes the reviewer's current mark unless they have a later one."""
+        conn = self.conn
+        if timed:
+            repeat = conn.execute(
+                "SELECT 1 FROM preferred_marks WHERE run_id = ? AND reviewer = ?"
+                " AND agent IS ? AND marked_at = ?",
+                (run_id, reviewer, agent, at),
+            ).fetchone()
+        else:
+            repeat = conn.execute(
+                "SELECT 1 FROM marks WHERE run_id = ? AND reviewer = ? AND agent = ?",
+                (run_id, reviewer, agent),
+            ).fetchone()
+        if repeat:
+            return 0
+        (latest,) = conn.execute(
+            "SELECT max(marked_at) FROM preferred_marks WHERE run_id = ? AND reviewer = ?",
+            (run_id, reviewer),
+        ).fetchone()
+        if latest is None or at >= latest:
+            self._record_mark(run_id, agent, at, source, reviewer)
+        else:
+            conn.execute(MARK_HISTORY, (run_id, agent, at, source, reviewer))
+        return 1
+
+    def merge_marks(self, other: Path) -> tuple[int, int, int]:
+        """Bring in the marks of another ppp-tui database, by run id, in one transaction:
+        (marks recorded, exact repeats skipped, marks of runs or agents this database
+        lacks).
+        Merging again records nothing."""
+        from .merge import read_marks
+
+        history = read_marks(other)
+        try:
+            with self.lock, self._transaction():
+                known: dict[str, set[str]] = {}
+                for run_id, name in self.conn.execute(
+                    "SELECT run_id, name FROM agents WHERE failure IS NULL"
+                ):
+                    known.setdefault(run_id, set()).add(name)
+                added = absent = 0
+                for run_id, agent, at, source, reviewer in history:
+                    if run_id not in known or (agent is not None and agent not in known[run_id]):
+                        absent += 1
+                        continue
+                    added += self._merge_mark(run_id, agent, at, source, reviewer, timed=True)
+        except sqlite3.Error as error:
+            raise database_error(self.path, error) from None
+        return added, len(history) - added - absent, absent
 
     def marks(self, run_id: str) -> list[Mark]:
+        """The run's mark history, every reviewer's, oldest first."""
         rows = self._query(
-            "SELECT agent, marked_at, source FROM preferred_marks WHERE run_id = ? ORDER BY id",
+            "SELECT agent, marked_at, source, reviewer FROM preferred_marks WHERE run_id = ?"
+            " ORDER BY id",
             [run_id],
         )
         return [Mark(*row) for row in rows]
+
+    def current_marks(self, run_id: str) -> dict[str, str]:
+        """Each reviewer's current mark of the run: reviewer -> agent, by reviewer."""
+        return dict(
+            self._query(
+                "SELECT reviewer, agent FROM marks WHERE run_id = ? ORDER BY reviewer", [run_id]
+            )
+        )
+
+    @readable
+    def mark_counts(self) -> list[tuple[str, int]]:
+        """(reviewer, runs with their current mark) of every reviewer with one, by name."""
+        return self._query(
+            "SELECT reviewer, count(*) FROM marks GROUP BY reviewer ORDER BY reviewer"
+        )
+
+    @readable
+    def all_marks(self, stage: str | None = None) -> list[tuple[str, str | None, str, str]]:
+        """(run id, stage, reviewer, agent) of every current mark (or of `stage`'s runs),
+        by run id and reviewer."""
+        where, params = stage_where(stage)
+        return self._query(
+            "SELECT runs.id, runs.stage, m.reviewer, m.agent FROM marks AS m"
+            f" JOIN runs ON runs.id = m.run_id{where} ORDER BY runs.id, m.reviewer",
+            params,
+        )
 
     # -- reading -------------------------------------------------------------------
 
@@ -391,13 +544,14 @@ class Store:
     def run_infos(self, stage: str | None = None, limit: int | None = None) -> list[RunInfo]:
         """Every run (or one stage's, or the first `limit`), by id: the score arrays' order."""
         sql = (
-            "SELECT id, spec_id, stage, task, task_type, created_at, agents, preferred_agent"
-            " FROM runs"
+            "SELECT id, spec_id, stage, task, task_type, created_at, agents, m.agent"
+            " FROM runs LEFT JOIN marks AS m ON m.run_id = runs.id AND m.reviewer = ?"
         )
-        params: list[Any] = []
+        params: list[Any] = [self.reviewer]
         if stage is not None:
-            condition, params = stage_condition(stage)
+            condition, stage_params = stage_condition(stage)
             sql += f" WHERE {condition}"
+            params += stage_params
         sql += " ORDER BY id"
         if limit is not None:
             sql += " LIMIT ?"
@@ -450,8 +604,9 @@ class Store:
         """The whole run, as imported (labels and their sources included)."""
         rows = self._query(
             "SELECT id, spec_id, stage, task, created_at, preferences, selected_agent,"
-            " preferred_agent, iterations, consensus FROM runs WHERE id = ?",
-            [run_id],
+            " (SELECT agent FROM marks WHERE run_id = runs.id AND reviewer = ?), iterations,"
+            " consensus FROM runs WHERE id = ?",
+            [self.reviewer, run_id],
         )
         if not rows:
             raise StoreError(f"unknown run id {run_id!r}")
@@ -595,13 +750,15 @@ class Store:
         regret and tuning look at); only the first `limit` runs by id (the app's first
         page while the rest loads).
         """
-        return score_reads.agent_columns(self._query, settings, stage, marked_only, limit)
+        return score_reads.agent_columns(
+            self._query, settings, self.scope, stage, marked_only, limit
+        )
 
     @readable
     def first_runs(self, settings: Settings, limit: int) -> list[RunAgents]:
         """The first `limit` runs by id with their agents' score inputs, without numpy
         (the app's first page draws before numpy is imported)."""
-        return score_reads.first_runs(self._query, settings, limit)
+        return score_reads.first_runs(self._query, settings, self.reviewer, limit)
 
     # -- search --------------------------------------------------------------------
 

@@ -85,6 +85,9 @@ def write_demo(
                 )
                 report.added += extra.added
                 report.marks += extra.marks
+            from .colleagues import add_colleague_marks
+
+            add_colleague_marks(store, seed)  # the user's marks are the report's
             return report
 
         with build_beside(path, fill, scratch) as (scratch, report):
@@ -156,11 +159,14 @@ def _started(runs: int, seed: int, stamp: str, scratch: Path) -> Iterator[_Chunk
     import multiprocessing
     import os
 
+    from .. import reviewers
+
     context = multiprocessing.get_context("fork")
     workers = min(_workers(), _chunks(runs))
     _JOB.update(
         seed=seed,
         stamp=stamp,
+        reviewer=reviewers.current(),  # the demo's marks are the current reviewer's
         times=_timestamps(random.Random(f"{seed}:time"), runs),
         scratch=scratch,
         # Whose turn it is to write: -1 while the database is set up, then each chunk's
@@ -236,7 +242,7 @@ def _write_chunk(chunk: int) -> tuple[int, int, list[str]]:
     from ..rows import Rows
     from ..store import bulk_write
 
-    rows = Rows(_JOB["stamp"], 0)
+    rows = Rows(_JOB["stamp"], 0, _JOB["reviewer"])
     for run in _chunk_models(_JOB["seed"], _JOB["times"], chunk):
         rows.add(run)
     tables = rows.take()

@@ -37,7 +37,7 @@ from ...core.sessions.grouping import (
 from ...core.sessions.model import Session, SessionError, SessionWarnings, Tool
 from .. import packs, search
 from ..database import database_error, now
-from ..rows import Rows, next_agent, write
+from ..rows import CURRENT_MARK, MARK_HISTORY, Rows, next_agent, write
 from .common import unreadable
 from .discover import (
     is_sidecar,
@@ -290,7 +290,7 @@ def _write(
                     None,
                 )
             assign(joined.id if joined else run_id(members), members)
-    rows = Rows(now(), next_agent(conn))
+    rows = Rows(now(), next_agent(conn), store.reviewer)
     carried = _Carried()
     for rid, keys in moved.items():
         _drop_sessions(conn, store, by_id[rid], keys, rows, report, carried)
@@ -304,8 +304,10 @@ class _Carried:
     agents (names and ratings by hand, by session key) and the marks of those agents."""
 
     agents: dict[str, Agent] = field(default_factory=dict)
-    marks: list[tuple[str, str, str]] = field(default_factory=list)  # key, marked_at, source
-    preferred: str | None = None  # the session key of a run's current mark, if it moved
+    # (session key, marked_at, source, reviewer) of each history entry that moved
+    marks: list[tuple[str, str, str, str]] = field(default_factory=list)
+    # reviewer -> (the session key of their current mark of a run, marked_at), if it moved
+    preferred: dict[str, tuple[str, str]] = field(default_factory=dict)
 
 
 def _session_keys(agent: Agent) -> set[str]:
@@ -331,14 +333,18 @@ def _drop_sessions(
     for agent in old.agents:
         if agent.name in leaving:
             carried.agents[leaving[agent.name]] = agent
-    for agent_name, marked_at, source in conn.execute(
-        "SELECT agent, marked_at, source FROM preferred_marks WHERE run_id = ? ORDER BY id",
+    for agent_name, marked_at, source, reviewer in conn.execute(
+        "SELECT agent, marked_at, source, reviewer FROM preferred_marks WHERE run_id = ?"
+        " ORDER BY id",
         (known.id,),
     ):
         if agent_name in leaving:
-            carried.marks.append((leaving[agent_name], marked_at, source))
-    if old.preferred_agent in leaving:
-        carried.preferred = leaving[old.preferred_agent]
+            carried.marks.append((leaving[agent_name], marked_at, source, reviewer))
+    for reviewer, agent_name, marked_at in conn.execute(
+        "SELECT reviewer, agent, marked_at FROM marks WHERE run_id = ?", (known.id,)
+    ):
+        if agent_name in leaving:
+            carried.preferred[reviewer] = (leaving[agent_name], marked_at)
     agents = tuple(a for a in old.agents if a.name not in leaving)
     if not agents:
         search.forget_run(conn, known.id)
@@ -351,24 +357,26 @@ def _drop_sessions(
 
 
 def _replace_run(conn: sqlite3.Connection, old: Run, run: Run, rev: str, rows: Rows) -> None:
-    """Write `run` in place of `old` (same id): its marks, their history kept."""
-    marks = conn.execute(
-        "SELECT agent, marked_at, source FROM preferred_marks WHERE run_id = ? ORDER BY id",
+    """Write `run` in place of `old` (same id): its marks, their history kept (each
+    reviewer's current mark stays if its agent is still there)."""
+    history = conn.execute(
+        "SELECT agent, marked_at, source, reviewer FROM preferred_marks WHERE run_id = ?"
+        " ORDER BY id",
         (old.id,),
+    ).fetchall()
+    current = conn.execute(
+        "SELECT reviewer, agent, marked_at FROM marks WHERE run_id = ?", (old.id,)
     ).fetchall()
     search.forget_run(conn, old.id)
     conn.execute("DELETE FROM runs WHERE id = ?", (old.id,))
     rows.add(run, rev)
     write(conn, rows.take())
-    if marks:
-        conn.executemany(
-            "INSERT INTO preferred_marks (run_id, agent, marked_at, source) VALUES (?, ?, ?, ?)",
-            [(run.id, *mark) for mark in marks],
-        )
-    if old.preferred_agent is not None and run.agent(old.preferred_agent) is not None:
-        conn.execute(
-            "UPDATE runs SET preferred_agent = ? WHERE id = ?", (old.preferred_agent, run.id)
-        )
+    if history:
+        conn.executemany(MARK_HISTORY, [(run.id, *mark) for mark in history])
+    conn.executemany(
+        CURRENT_MARK,
+        [(run.id, *mark) for mark in current if run.agent(mark[1]) is not None],
+    )
 
 
 def _write_run(
@@ -465,20 +473,22 @@ def _bring_marks(
     names: Sequence[str],
     carried: _Carried,
 ) -> None:
-    """The marks of moved sessions' agents, under their names here; the current mark
-    comes too when this run has none."""
+    """The marks of moved sessions' agents, under their names here; a reviewer's
+    current mark comes too when they have none of this run."""
     name_of = {session_key(s): name for s, name in zip(sessions, names, strict=True)}
-    marks = [(name_of[k], at, source) for k, at, source in carried.marks if k in name_of]
+    marks = [(name_of[k], at, source, who) for k, at, source, who in carried.marks if k in name_of]
     if marks:
         conn.executemany(
-            "INSERT INTO preferred_marks (run_id, agent, marked_at, source) VALUES (?, ?, ?, ?)",
-            [(run.id, *mark) for mark in sorted(marks, key=lambda m: m[1])],
+            MARK_HISTORY, [(run.id, *mark) for mark in sorted(marks, key=lambda m: m[1])]
         )
-    if carried.preferred in name_of:
-        conn.execute(
-            "UPDATE runs SET preferred_agent = ? WHERE id = ? AND preferred_agent IS NULL",
-            (name_of[carried.preferred], run.id),
-        )
+    conn.executemany(
+        "INSERT OR IGNORE INTO marks (run_id, reviewer, agent, marked_at) VALUES (?, ?, ?, ?)",
+        [
+            (run.id, reviewer, name_of[key], at)
+            for reviewer, (key, at) in carried.preferred.items()
+            if key in name_of
+        ],
+    )
 
 
 def _tool_of(name: str) -> str:
