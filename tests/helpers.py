@@ -8,6 +8,7 @@ import threading
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from click.testing import Result
     from textual.pilot import Pilot
 
     from ppp_tui.app.app import PPPApp
@@ -20,6 +21,20 @@ class HeldLoad(threading.Event):
         """Wait for the app's first screen: the first page of runs, the load held."""
         while app.first_screen_seconds is None:
             await pilot.pause()
+
+
+def run_cli(*args: str, env: dict[str, str] | None = None) -> Result:
+    """`ppp-tui ARGS` through click's runner: never a traceback, and an unexpected
+    exception raised as itself."""
+    from click.testing import CliRunner
+
+    from ppp_tui.cli import cli
+
+    result = CliRunner().invoke(cli, list(args), env=env)
+    assert "Traceback" not in result.output
+    if result.exception is not None and not isinstance(result.exception, SystemExit):
+        raise result.exception
+    return result
 
 
 # -- hostile text ------------------------------------------------------------------

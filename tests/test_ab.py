@@ -225,7 +225,8 @@ def test_ab_stage_and_text(where: list[str]) -> None:
     assert list(document["per_stage"]) == ["plan"]
     assert document["weights"] == {"technical": 0.6, "interaction": 0.4}
     plan = {k: v for k, v in document["per_stage"]["plan"].items() if k != "weights"}
-    assert plan == {k: v for k, v in document.items() if k not in ("weights", "per_stage")}
+    overall_figures = ("weights", "per_stage", "reviewer", "all_reviewers")
+    assert plan == {k: v for k, v in document.items() if k not in overall_figures}
     text = run("ab", *where)
     assert text.exit_code == 0, text.output
     overall = json.loads(run("ab", "--json", *where).stdout)

@@ -25,6 +25,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ..core.ab_test import ABTest, ab_test, ppp_outcomes
+from ..core.agreement import Agreement, agreement
 from ..core.arrays import Outcome, ScoreArrays
 from ..core.early_stop import analyse
 from ..core.preferences import canonical
@@ -208,6 +209,7 @@ class Dashboard:
     total: StageFigures  # every run of the filter together
     pick_changes: PickChanges
     early_stop: EarlyStopFigures
+    agreement: Agreement  # between reviewers, over the runs two or more marked
 
     @classmethod
     def load(
@@ -240,6 +242,7 @@ class Dashboard:
             timeline = _timeline(arrays, outcome, created)
             pick_changes = _pick_changes(arrays, on, off)
             early_stop = _early_stop(iterations)
+            between = agreement(store.all_marks(stage))
             (preferences, violations, violated), effort = tables.result()
         return cls(
             stage=stage,
@@ -253,6 +256,7 @@ class Dashboard:
             total=total,
             pick_changes=pick_changes,
             early_stop=early_stop,
+            agreement=between,
         )
 
 

@@ -112,6 +112,7 @@ class DashboardScreen(RecomputingScreen[Request, Dashboard]):
             with Horizontal(id="dashboard-middle"):
                 yield DataTable(id="stages", classes="panel wide", cursor_type="none")
                 yield Static(id="early-stop", classes="panel")
+                yield Static(id="agreement", classes="panel")
             with Horizontal(id="dashboard-bottom", classes="row"):
                 yield DataTable(
                     id="pick-changes", classes="panel wide", cursor_type="row", zebra_stripes=True
@@ -128,6 +129,7 @@ class DashboardScreen(RecomputingScreen[Request, Dashboard]):
             "#violations": "Most violated preferences",
             "#stages": "By stage: agreement with your marks, PPP on vs off (technical only)",
             "#early-stop": "Early stop",
+            "#agreement": "Reviewers' agreement",
             "#pick-changes": "Runs whose pick changes with PPP off",
             "#effort-panel": "Question effort by label source",
         }
@@ -232,6 +234,7 @@ class DashboardScreen(RecomputingScreen[Request, Dashboard]):
         self.query_one("#dashboard-status", Static).update(Content("  ·  ".join(parts)))
         self._stages(dashboard, settings)
         self._early_stop(dashboard)
+        self._agreement(dashboard)
         self._pick_changes(dashboard)
         self._timeline(dashboard)
         self._violations(dashboard)
@@ -408,6 +411,33 @@ class DashboardScreen(RecomputingScreen[Request, Dashboard]):
                 f"best score lower in {figures.worse:,} stopped runs,",
                 f"  by {number(figures.mean_loss, 2)} on average",
             ]
+        widget.update(Content("\n".join(lines)))
+
+    def _agreement(self, dashboard: Dashboard) -> None:
+        from ..storage.reviewers import shown
+
+        figures = dashboard.agreement
+        widget = self.query_one("#agreement", Static)
+        if not figures.shared_runs:
+            reviewers = len(figures.reviewers)
+            widget.update(
+                Content(
+                    "No run is marked by two reviewers yet"
+                    f" ({reviewers} reviewer{'s' * (reviewers != 1)} with marks)."
+                )
+            )
+            return
+        alpha = "undefined" if figures.alpha is None else f"{figures.alpha:.3f}"
+        lines = [
+            f"{figures.shared_runs:,} runs marked by 2+ of {len(figures.reviewers)} reviewers",
+            f"Krippendorff's alpha {alpha}",
+            f"raw agreement {_percent(figures.raw)}",
+            "Cohen's kappa:",
+        ]
+        for pair in figures.by_pair:
+            kappa = "—" if pair.kappa is None else f"{pair.kappa:.2f}"
+            names = _short(f"{shown(pair.first)}/{shown(pair.second)}", 18)
+            lines.append(f"  {names:<18} {pair.runs:>5,} {kappa:>5}")
         widget.update(Content("\n".join(lines)))
 
     def _pick_changes(self, dashboard: Dashboard) -> None:

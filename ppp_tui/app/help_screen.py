@@ -27,6 +27,7 @@ def help_groups() -> list[tuple[str, list[type[DOMNode]]]]:
     """
     from .app import PPPApp
     from .dashboard_screen import DashboardScreen
+    from .leaderboard_screen import LeaderboardScreen
     from .run_screen import RunScreen
     from .runs_screen import RunsScreen
     from .runs_table import RunsTable
@@ -39,6 +40,7 @@ def help_groups() -> list[tuple[str, list[type[DOMNode]]]]:
         ("A run", [RunScreen, WeightSlider]),
         ("The tuning panel", [TuningScreen]),
         ("The dashboard", [DashboardScreen]),
+        ("The leaderboard", [LeaderboardScreen]),
         ("This help", [HelpScreen]),
     ]
 

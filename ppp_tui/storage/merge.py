@@ -13,8 +13,13 @@ HistoryRow = tuple[str, str | None, str, str, str]
 
 
 def is_ppp_database(path: Path) -> bool:
-    """Whether `path` is an SQLite file with ppp-tui's tables (runs and their marks)."""
+    """Whether `path` is an SQLite file with ppp-tui's tables (runs and their marks).
+    Only a regular file is looked into: a pipe's bytes are left for the import."""
+    import stat
+
     try:
+        if not stat.S_ISREG(path.stat().st_mode):
+            return False
         with path.open("rb") as handle:
             if handle.read(16) != b"SQLite format 3\x00":
                 return False

@@ -1,0 +1,306 @@
+"""Who marked: reviewers on marks, whose marks count, marks from a file or another
+database, and the migration of marks made before reviewers were recorded."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import Result
+from helpers import run_cli
+
+from ppp_tui.storage import reviewers
+from ppp_tui.storage.database import StoreError
+from ppp_tui.storage.reviewers import Scope
+from ppp_tui.storage.store import Store
+
+EXAMPLES = Path(__file__).parent.parent / "examples" / "runs.jsonl"
+DATA = Path(__file__).parent / "data"
+
+
+run = run_cli
+
+
+@pytest.fixture
+def db(tmp_path: Path) -> Path:
+    path = tmp_path / "runs.db"
+    assert run("import", str(EXAMPLES), "--db", str(path)).exit_code == 0
+    return path
+
+
+def ppp(db: Path, *args: str, env: dict[str, str] | None = None) -> Result:
+    return run(*args, "--db", str(db), env=env)
+
+
+def document(result: Result) -> Any:
+    assert result.exit_code == 0, result.output
+    return json.loads(result.stdout)
+
+
+# -- who the reviewer is -------------------------------------------------------------
+
+
+def test_the_reviewer_comes_from_the_option_then_the_environment_then_config_then_git(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(reviewers, "_git_user", lambda: "Git User")
+    monkeypatch.setattr(reviewers, "_login", lambda: "login")
+    monkeypatch.setenv(reviewers.REVIEWER_ENV, "from-env")
+    assert reviewers.resolve("  ana ", "configured") == ("ana", "--reviewer")
+    assert reviewers.resolve(None, "configured") == ("from-env", "$PPP_TUI_REVIEWER")
+    monkeypatch.delenv(reviewers.REVIEWER_ENV)
+    assert reviewers.resolve(None, "configured") == ("configured", "config.toml")
+    assert reviewers.resolve(None, None) == ("Git User", "git user.name")
+    monkeypatch.setattr(reviewers, "_git_user", lambda: None)
+    assert reviewers.resolve(None, None) == ("login", "login name")
+
+
+@pytest.mark.parametrize("name", ["", "   ", "a\x1b[2Jb", "tab\there", "x" * 101])
+def test_a_bad_reviewer_name_is_refused(name: str) -> None:
+    with pytest.raises(StoreError):
+        reviewers.checked(name)
+
+
+def test_unknown_in_parentheses_names_the_unknown_reviewer() -> None:
+    assert reviewers.checked("(unknown)") == reviewers.UNKNOWN
+    assert reviewers.shown(reviewers.UNKNOWN) == "(unknown)"
+
+
+def test_the_config_names_the_reviewer_and_a_wrong_one_is_one_line(
+    db: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv(reviewers.REVIEWER_ENV)
+    config = tmp_path / "config.toml"
+    config.write_text('[ppp]\nreviewer = "carol"\n')
+    result = ppp(db, "prefer", "seed-003", "claude", "--config", str(config))
+    assert result.stdout == "seed-003: carol's preferred agent is claude\n"
+    config.write_text("[ppp]\nreviewer = 3\n")
+    result = ppp(db, "prefer", "seed-003", "gpt", "--config", str(config))
+    assert result.exit_code == 1
+    assert result.output.strip().endswith("ppp.reviewer: expected a name, got 3")
+    # config validate knows the key (no "unknown key" warning).
+    config.write_text('[ppp]\nreviewer = "carol"\n')
+    assert "unknown" not in run("config", "validate", "--config", str(config)).output
+
+
+# -- one current mark per reviewer ---------------------------------------------------
+
+
+def test_each_reviewer_has_a_current_mark_and_the_history_keeps_everyone(db: Path) -> None:
+    assert ppp(db, "prefer", "seed-003", "claude", "--reviewer", "ana").exit_code == 0
+    assert ppp(db, "prefer", "seed-003", "gpt", "--reviewer", "ben").exit_code == 0
+    changed = ppp(db, "prefer", "seed-003", "gemini", "--reviewer", "ana")
+    assert changed.stdout == "seed-003: ana's preferred agent is gemini (was claude)\n"
+    with Store.open(db) as store:
+        assert store.current_marks("seed-003") == {"ana": "gemini", "ben": "gpt"}
+        assert [(m.reviewer, m.agent) for m in store.marks("seed-003")] == [
+            ("ana", "claude"),
+            ("ben", "gpt"),
+            ("ana", "gemini"),
+        ]
+        store.scope = Scope("ben")
+        assert store.get_run("seed-003").preferred_agent == "gpt"
+        assert store.preferred_agents()["seed-003"] == "gpt"
+        store.scope = Scope("tester")  # the tests' own reviewer marked nothing
+        assert store.get_run("seed-003").preferred_agent is None
+    shown = document(ppp(db, "show", "seed-003", "--json", "--reviewer", "ana"))
+    assert shown["preferred_agent"] == "gemini"
+    assert shown["marks"] == {"ana": "gemini", "ben": "gpt"}
+    cleared = ppp(db, "prefer", "seed-003", "--clear", "--reviewer", "ana")
+    assert cleared.stdout == "seed-003: ana's preferred mark cleared (was gemini)\n"
+    with Store.open(db) as store:
+        assert store.current_marks("seed-003") == {"ben": "gpt"}
+
+
+def test_whose_marks_count_in_regret(db: Path) -> None:
+    ppp(db, "prefer", "seed-003", "claude", "--reviewer", "ana")
+    ppp(db, "prefer", "seed-000", "agent_a", "--reviewer", "ana")
+    ppp(db, "prefer", "seed-003", "gemini", "--reviewer", "ben")
+    ana = document(ppp(db, "regret", "--json", "--reviewer", "ana"))
+    ben = document(ppp(db, "regret", "--json", "--reviewer", "ben"))
+    every = document(ppp(db, "regret", "--json", "--all-reviewers"))
+    assert (ana["reviewer"], ana["all_reviewers"], ana["marked_runs"]) == ("ana", False, 2)
+    assert (ben["marked_runs"], ben["runs"][0]["preferred"]) == (1, "gemini")
+    # Each reviewer's mark is one observation: seed-003 counts twice.
+    assert (every["reviewer"], every["all_reviewers"], every["marked_runs"]) == (None, True, 3)
+    assert sorted((r["run_id"], r["reviewer"], r["preferred"]) for r in every["runs"]) == [
+        ("seed-000", "ana", "agent_a"),
+        ("seed-003", "ana", "claude"),
+        ("seed-003", "ben", "gemini"),
+    ]
+    by_run = {(r["run_id"], r["reviewer"]): r["regret"] for r in every["runs"]}
+    for who, figures in (("ana", ana), ("ben", ben)):
+        for row in figures["runs"]:
+            assert by_run[row["run_id"], who] == row["regret"]
+    mean = sum(by_run.values()) / 3
+    assert every["mean_regret"] == pytest.approx(mean, abs=1e-9)  # JSON: 10 decimals
+    both = ppp(db, "regret", "--reviewer", "ana", "--all-reviewers")
+    assert both.exit_code == 2 and "not both" in both.output
+
+
+def test_no_marks_of_mine_says_whose_there_are(db: Path) -> None:
+    ppp(db, "prefer", "seed-003", "claude", "--reviewer", "ana")
+    text = ppp(db, "regret")
+    assert text.exit_code == 0
+    assert text.stdout == (
+        "no marked runs by tester (marks by ana 1); use --reviewer NAME or --all-reviewers\n"
+    )
+    for command in ("tune", "ab", "leaderboard"):
+        result = ppp(db, command)
+        assert result.exit_code == 1
+        assert "marks by ana 1" in result.output and "--all-reviewers" in result.output
+    assert ppp(db, "tune", "--all-reviewers").exit_code == 0
+    assert document(ppp(db, "leaderboard", "--json", "--reviewer", "ana"))["reviewer"] == "ana"
+    assert document(ppp(db, "ab", "--json", "--all-reviewers"))["all_reviewers"] is True
+
+
+# -- marks made before reviewers -----------------------------------------------------
+
+
+def test_old_marks_migrate_as_the_unknown_reviewers(tmp_path: Path) -> None:
+    path = tmp_path / "old.db"
+    conn = sqlite3.connect(path)
+    conn.executescript((DATA / "schema2.sql").read_text())
+    conn.execute("PRAGMA user_version = 2")
+    conn.commit()
+    conn.close()
+    with Store.open(path) as store:
+        columns = {row[1] for row in store.conn.execute("PRAGMA table_info(runs)")}
+        assert "preferred_agent" not in columns  # the current marks live in `marks` now
+        assert store.current_marks("old-1") == {"": "a"}
+        assert [(m.reviewer, m.agent, m.source) for m in store.marks("old-1")] == [
+            ("", "a", "import")
+        ]
+        assert store.conn.execute("SELECT marked_at FROM marks").fetchall() == [
+            ("2026-11-24T06:02:51Z",)
+        ]
+    shown = document(ppp(path, "show", "old-1", "--json"))
+    assert shown["preferred_agent"] is None and shown["marks"] == {"(unknown)": "a"}
+    unknown = document(ppp(path, "regret", "--json", "--reviewer", "(unknown)"))
+    assert (unknown["reviewer"], unknown["marked_runs"]) == ("(unknown)", 1)
+    hint = ppp(path, "regret")
+    assert "marks by (unknown) 1" in hint.stdout
+
+
+# -- many marks at once --------------------------------------------------------------
+
+
+def test_prefer_file_records_csv_marks_in_one_go_and_skips_exact_repeats(
+    db: Path, tmp_path: Path
+) -> None:
+    marks = tmp_path / "marks.csv"
+    marks.write_text(
+        "run_id,agent,reviewer,at\n"
+        "seed-003,claude,ana,2026-11-01T10:00:00Z\n"
+        "seed-003,gpt,ana,2026-11-01T09:00:00+00:00\n"  # older: history only
+        "seed-000,agent_b,ben,2026-11-02T12:00:00+01:00\n"
+        "seed-003,gemini,ben,\n"
+    )
+    result = ppp(db, "prefer", "--file", str(marks))
+    assert result.stdout == f"{marks}: 4 marks recorded\n"
+    with Store.open(db) as store:
+        assert store.current_marks("seed-003") == {"ana": "claude", "ben": "gemini"}
+        history = [(m.reviewer, m.agent, m.marked_at, m.source) for m in store.marks("seed-003")]
+        assert ("ana", "gpt", "2026-11-01T09:00:00Z", "file") in history
+        assert store.marks("seed-000")[0].marked_at == "2026-11-02T11:00:00Z"
+    again = ppp(db, "prefer", "--file", str(marks))
+    assert again.stdout == f"{marks}: 0 marks recorded; 4 exact repeats skipped\n"
+
+
+def test_prefer_file_reads_json_lines(db: Path, tmp_path: Path) -> None:
+    marks = tmp_path / "marks.jsonl"
+    marks.write_text(
+        json.dumps({"run_id": "run-0042", "agent": "aider", "reviewer": "ana"})
+        + "\n\n"
+        + json.dumps({"run_id": "seed-000", "agent": "agent_a", "reviewer": "(unknown)"})
+        + "\n"
+    )
+    assert ppp(db, "prefer", "--file", str(marks)).stdout == f"{marks}: 2 marks recorded\n"
+    with Store.open(db) as store:
+        assert store.current_marks("run-0042") == {"ana": "aider"}
+        assert store.current_marks("seed-000") == {"": "agent_a"}
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("run_id,agent,reviewer\nseed-003,nobody,ana\n", "seed-003: no agent named 'nobody'"),
+        ("run_id,agent,reviewer\nnope,claude,ana\n", "unknown run id 'nope'"),
+        ("run_id,agent,reviewer\nseed-003,claude,\n", ":3: reviewer is missing or empty"),
+        ("run_id,agent\nseed-003,claude\n", "the CSV header lacks reviewer"),
+        ("run_id,agent,reviewer,at\nseed-003,claude,ana,yesterday\n", "at 'yesterday' is not"),
+        ('{"run_id": "seed-003", "agent": "claude"}\n', ":1: reviewer is missing or empty"),
+        ('{"run_id": "seed-003", "agent": "claude", "reviewer": "a\\u001b[2J"}\n', "control"),
+        ('{"run_id": "seed-003"\n', ":1: not a JSON object"),
+        ("", "no marks in the file"),
+    ],
+)
+def test_a_bad_marks_file_is_one_line_and_records_nothing(
+    db: Path, tmp_path: Path, text: str, message: str
+) -> None:
+    marks = tmp_path / "marks.csv"
+    # A good mark first: the bad line after it must still leave the database untouched.
+    good = "run_id,agent,reviewer\nseed-000,agent_a,ana\n"
+    marks.write_text(text if not text.startswith("run_id,agent,reviewer\n") else good + text[22:])
+    result = ppp(db, "prefer", "--file", str(marks))
+    assert result.exit_code == 1
+    assert message in result.output and len(result.output.strip().splitlines()) == 1
+    assert "\x1b" not in result.output
+    with Store.open(db) as store:
+        assert store.conn.execute("SELECT count(*) FROM preferred_marks").fetchone()[0] == 0
+
+
+def test_prefer_file_takes_no_run_arguments(db: Path, tmp_path: Path) -> None:
+    result = ppp(db, "prefer", "seed-003", "--file", str(tmp_path / "x.csv"))
+    assert result.exit_code == 2 and "--file takes no RUN_ID" in result.output
+
+
+# -- marks from another database -----------------------------------------------------
+
+
+def test_another_databases_marks_merge_by_run_id_and_only_once(db: Path, tmp_path: Path) -> None:
+    other = tmp_path / "other.db"
+    assert run("import", str(EXAMPLES), "--db", str(other)).exit_code == 0
+    ppp(other, "prefer", "seed-003", "gpt", "--reviewer", "ana")
+    ppp(other, "prefer", "seed-003", "claude", "--reviewer", "ana")
+    ppp(other, "prefer", "run-0042", "aider", "--reviewer", "ben")
+    # A run only the other database has: its mark stays behind.
+    extra = tmp_path / "extra.jsonl"
+    run_obj = json.loads(EXAMPLES.read_text().splitlines()[0])
+    run_obj["id"] = "only-there"
+    extra.write_text(json.dumps(run_obj) + "\n")
+    assert run("import", str(extra), "--db", str(other)).exit_code == 0
+    ppp(other, "prefer", "only-there", "agent_a", "--reviewer", "ana")
+    # Here, ben marked run-0042 later than the other database's mark.
+    ppp(db, "prefer", "run-0042", "codex", "--reviewer", "ben")
+    with Store.open(db) as store:
+        store.conn.execute("UPDATE preferred_marks SET marked_at = '2999-01-01T00:00:00Z'")
+        store.conn.execute("UPDATE marks SET marked_at = '2999-01-01T00:00:00Z'")
+
+    merged = ppp(db, "import", str(other))
+    assert merged.stdout == f"{other}: 3 marks merged (1 of runs or agents not in this database)\n"
+    with Store.open(db) as store:
+        assert store.current_marks("seed-003") == {"ana": "claude"}
+        assert [m.agent for m in store.marks("seed-003")] == ["gpt", "claude"]
+        # ben's own later mark stays current; the merged one joins the history.
+        assert store.current_marks("run-0042") == {"ben": "codex"}
+        assert [m.agent for m in store.marks("run-0042")] == ["codex", "aider"]
+        before = store.conn.execute("SELECT count(*) FROM preferred_marks").fetchone()[0]
+    again = ppp(db, "import", str(other))
+    assert again.stdout == (
+        f"{other}: 0 marks merged (3 already here; 1 of runs or agents not in this database)\n"
+    )
+    with Store.open(db) as store:
+        assert store.conn.execute("SELECT count(*) FROM preferred_marks").fetchone()[0] == before
+
+
+def test_merging_a_database_into_itself_or_with_other_files_is_refused(
+    db: Path, tmp_path: Path
+) -> None:
+    itself = ppp(db, "import", str(db))
+    assert itself.exit_code == 2 and "is the database itself" in itself.output
+    mixed = ppp(db, "import", str(db), str(EXAMPLES))
+    assert mixed.exit_code == 2 and "in a command of their own" in mixed.output
