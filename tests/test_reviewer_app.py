@@ -91,3 +91,28 @@ async def test_a_new_reviewer_starts_with_no_marks_and_marks_for_themself(
     with Store.open(db) as store:
         assert store.current_marks(run_id)["dana"] == agent
         assert store.marks(run_id)[-1].reviewer == "dana"
+
+
+async def test_reviewer_names_are_shown_as_written_never_as_markup(
+    db: Path, tmp_path: Path
+) -> None:
+    from helpers import run_cli
+
+    with Store.open(db) as store:
+        run_id = store.run_infos()[0].id
+        agent = store.get_run(run_id).agents[0].name
+    marks = tmp_path / "marks.csv"
+    marks.write_text(f"run_id,agent,reviewer\n{run_id},{agent},[/]\n{run_id},{agent},[red]x\n")
+    assert run_cli("prefer", "--file", str(marks), "--db", str(db)).exit_code == 0
+    app = PPPApp(db, tmp_path / "config.toml")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await app.load_done.wait()
+        await pilot.press("w")
+        await pilot.pause()
+        listing = app.screen.query_one(OptionList)
+        prompts = [str(listing.get_option_at_index(i).prompt) for i in range(3)]
+        assert prompts[:2] == ["[/]  (1 marked run)", "[red]x  (1 marked run)"]
+        await pilot.press("home", "down", "enter")
+        await _settle(app, pilot)
+        assert app.sub_title.startswith("reviewer [red]x · ")
+        assert "[red]x" in str(app.screen.query_one("HeaderTitle").render())

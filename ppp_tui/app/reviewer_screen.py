@@ -5,6 +5,7 @@ from __future__ import annotations
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
+from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Input, Label, OptionList
 from textual.widgets.option_list import Option
@@ -32,14 +33,17 @@ class ReviewerScreen(ModalScreen[str | None]):
                 " count and record?",
                 markup=False,
             )
+            # Names are shown as they are: a Content is never read as markup.
             options = [
-                Option(f"{shown(name)}  ({n:,} marked runs)", id=f"r:{name}")
+                Option(
+                    Content(f"{literal(shown(name), True)}  ({n:,} marked run{'s' * (n != 1)})"),
+                    id=f"r:{name}",
+                )
                 for name, n in self.counts
             ]
             if not any(name == self.current for name, _ in self.counts):
-                options.insert(
-                    0, Option(f"{shown(self.current)}  (no marks yet)", id=f"r:{self.current}")
-                )
+                current = Content(f"{literal(shown(self.current), True)}  (no marks yet)")
+                options.insert(0, Option(current, id=f"r:{self.current}"))
             yield OptionList(*options, id="reviewer-list")
             yield Input(placeholder="or type another name, then enter", id="reviewer-name")
             yield Label("", id="reviewer-error", markup=False)

@@ -7,6 +7,7 @@ import sqlite3
 from pathlib import Path
 
 from .database import StoreError
+from .reviewers import UNKNOWN, checked
 
 # (run id, agent or None for a clearing, marked_at, source, reviewer)
 HistoryRow = tuple[str, str | None, str, str, str]
@@ -59,6 +60,9 @@ def read_marks(path: Path) -> list[HistoryRow]:
     ]
     if len(good) != len(rows):
         raise StoreError(f"{path}: its marks hold values that are not text (an outside edit?)")
+    for row in good:
+        if row[4] != UNKNOWN and checked(row[4], f"{path}: reviewer") != row[4]:
+            raise StoreError(f"{path}: reviewer {row[4]!r}: surrounding spaces (an outside edit?)")
     return good
 
 
