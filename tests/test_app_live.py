@@ -241,3 +241,34 @@ async def test_a_lock_held_past_the_wait_gives_a_toast_and_the_app_goes_on(
         await _until(pilot, lambda: screen._preferred() != before)
     with Store.open(db) as store:
         assert len([m for m in store.marks(screen.run.id) if m.source == "app"]) == 1
+
+
+async def test_a_rating_from_the_command_line_reranks_the_run(
+    db: Path, tmp_path: Path, full_reads: list[int]
+) -> None:
+    app = PPPApp(db, tmp_path / "config.toml")
+    async with app.run_test(size=SIZE) as pilot:
+        await _loaded_runs(app, pilot)
+        workspace = app.workspace
+        assert workspace is not None and workspace.scores is not None
+        arrays = workspace.scores.arrays
+        failed = arrays.failed if arrays.failed is not None else ~arrays.valid
+        # A run with two working agents: the one not picked gets a perfect rating.
+        row = next(i for i in range(len(arrays)) if (arrays.valid[i] & ~failed[i]).sum() >= 2)
+        run_id = workspace.infos[row].id
+        selected = workspace.scores.outcome.selected[row]
+        other = next(
+            str(name)
+            for k, name in enumerate(arrays.names[row])
+            if k != selected and arrays.valid[row, k] and not failed[row, k]
+        )
+        ratings = tmp_path / "ratings.csv"
+        ratings.write_text(f"run_id,agent,technical\n{run_id},{other},1.0\n")
+        _ppp(db, tmp_path, "technical", str(ratings))
+        # The other agent, rated perfect by hand, is now the pick.
+        await _until(pilot, lambda: len(full_reads) == 2)
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        scores = workspace.scores
+        assert scores is not None
+        assert scores.arrays.names[row, scores.outcome.selected[row]] == other

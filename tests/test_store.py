@@ -1177,6 +1177,8 @@ def test_an_import_lifts_the_insert_trigger_only_while_it_runs(
         "run_scores_agent_insert",
         "run_scores_agent_update",
         "run_scores_agent_delete",
+        "technical_changed",
+        "effort_changed",
     }
     # An agent added to a run outside ppp-tui drops the run's pack; the run is read
     # from agents, new agent included.

@@ -249,6 +249,15 @@ CREATE TABLE IF NOT EXISTS marks (
     PRIMARY KEY (run_id, reviewer)
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS marks_reviewer ON marks (reviewer, run_id);
+CREATE TABLE IF NOT EXISTS score_changes (
+    id INTEGER PRIMARY KEY CHECK (id = 1),
+    n INTEGER NOT NULL
+);
+INSERT OR IGNORE INTO score_changes (id, n) VALUES (1, 0);
+CREATE TRIGGER IF NOT EXISTS technical_changed AFTER UPDATE OF technical, technical_source
+ON agents BEGIN UPDATE score_changes SET n = n + 1; END;
+CREATE TRIGGER IF NOT EXISTS effort_changed AFTER UPDATE OF effort, source
+ON trajectory_questions BEGIN UPDATE score_changes SET n = n + 1; END;
 """
 
 
@@ -298,6 +307,7 @@ OUR_TABLES = frozenset(
         "trajectory_violations",
         "preferred_marks",
         "marks",
+        "score_changes",
         "run_scores",
     }
 )

@@ -198,11 +198,12 @@ class Store:
         self._query(f"PRAGMA busy_timeout = {round(seconds * 1000)}")
 
     def contents_key(self) -> tuple[int, ...]:
-        """Changes when runs or agents are added or removed, not when a mark changes
-        (ppp-tui changes nothing else once a run is imported)."""
+        """Changes when runs or agents are added or removed, or a technical score or a
+        question's effort changes; not when a mark changes."""
         row = self._query(
             "SELECT (SELECT count(*) FROM runs), (SELECT ifnull(max(rowid), 0) FROM runs),"
-            " (SELECT count(*) FROM agents), (SELECT ifnull(max(id), 0) FROM agents)"
+            " (SELECT count(*) FROM agents), (SELECT ifnull(max(id), 0) FROM agents),"
+            " (SELECT ifnull(max(n), 0) FROM score_changes)"
         )[0]
         return tuple(int(value) for value in row)
 
