@@ -443,6 +443,20 @@ class Store:
             raise database_error(self.path, error) from None
         return added
 
+    def insert_new_marks(self, marks: Sequence[FileMark], source: str) -> int:
+        """Record marks known to be sound and new, each its reviewer's current mark (a
+        demo's simulated reviewers), in one transaction without checking each."""
+        history = [(m.run_id, m.agent, m.at or now(), source, m.reviewer) for m in marks]
+        try:
+            with self.lock, self._transaction():
+                self.conn.executemany(MARK_HISTORY, history)
+                self.conn.executemany(
+                    CURRENT_MARK, [(run, who, agent, at) for run, agent, at, _, who in history]
+                )
+        except sqlite3.Error as error:
+            raise database_error(self.path, error) from None
+        return len(history)
+
     def _merge_mark(
         self, run_id: str, agent: str | None, at: str, source: str, reviewer: str, timed: bool
     ) -> int:

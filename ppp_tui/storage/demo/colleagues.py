@@ -44,4 +44,4 @@ def add_colleague_marks(store: Store, seed: int) -> int:
                 continue
             pick = agent if not others or rng.random() < same else rng.choice(others)
             marks.append(FileMark(run_id, pick, name, at))
-    return store.add_marks(marks, source="demo")
+    return store.insert_new_marks(marks, source="demo")
