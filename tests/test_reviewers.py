@@ -4,14 +4,16 @@ database, and the migration of marks made before reviewers were recorded."""
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 from pathlib import Path
 from typing import Any
 
 import pytest
-from click.testing import Result
+from click.testing import CliRunner, Result
 from helpers import run_cli
 
+from ppp_tui.cli import cli
 from ppp_tui.storage import reviewers
 from ppp_tui.storage.database import StoreError
 from ppp_tui.storage.reviewers import Scope
@@ -287,7 +289,7 @@ def test_another_databases_marks_merge_by_run_id_and_only_once(db: Path, tmp_pat
         assert [m.agent for m in store.marks("seed-003")] == ["gpt", "claude"]
         # ben's own later mark stays current; the merged one joins the history.
         assert store.current_marks("run-0042") == {"ben": "codex"}
-        assert [m.agent for m in store.marks("run-0042")] == ["codex", "aider"]
+        assert [m.agent for m in store.marks("run-0042")] == ["aider", "codex"]  # by time
         before = store.conn.execute("SELECT count(*) FROM preferred_marks").fetchone()[0]
     again = ppp(db, "import", str(other))
     assert again.stdout == (
@@ -304,3 +306,93 @@ def test_merging_a_database_into_itself_or_with_other_files_is_refused(
     assert itself.exit_code == 2 and "is the database itself" in itself.output
     mixed = ppp(db, "import", str(db), str(EXAMPLES))
     assert mixed.exit_code == 2 and "in a command of their own" in mixed.output
+
+
+@pytest.mark.parametrize(
+    ("at", "message"),
+    [
+        ("0001-01-01T00:00:00+05:00", "is not an ISO 8601 time"),
+        ("9999-12-31T23:59:59-05:00", "is not an ISO 8601 time"),
+        ("2999-01-01T00:00:00Z", "is in the future"),
+    ],
+)
+def test_a_time_out_of_range_or_to_come_is_one_line(
+    db: Path, tmp_path: Path, at: str, message: str
+) -> None:
+    marks = tmp_path / "marks.jsonl"
+    marks.write_text(
+        json.dumps({"run_id": "seed-003", "agent": "gpt", "reviewer": "ana", "at": at}) + "\n"
+    )
+    result = ppp(db, "prefer", "--file", str(marks))
+    assert result.exit_code == 1 and f"{marks}:1: at {at!r} {message}" in result.output
+
+
+def test_marks_file_lines_name_where_they_are_and_odd_files_are_refused(
+    db: Path, tmp_path: Path
+) -> None:
+    marks = tmp_path / "marks.csv"
+    marks.write_text("run_id,agent,reviewer\nseed-003,claude,ana\nnope,claude,ana\n")
+    result = ppp(db, "prefer", "--file", str(marks))
+    assert result.output.strip() == f"Error: {marks}:3: unknown run id 'nope'"
+    marks.write_text("run_id,agent,reviewer,reviewer\nseed-003,claude,ana,ben\n")
+    assert "names reviewer twice" in ppp(db, "prefer", "--file", str(marks)).output
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    assert "not a regular file" in ppp(db, "prefer", "--file", str(fifo)).output
+    both = ppp(db, "prefer", "--file", str(marks), "--reviewer", "ana")
+    assert both.exit_code == 2 and "leave out --reviewer" in both.output
+    with Store.open(db) as store:
+        assert store.conn.execute("SELECT count(*) FROM preferred_marks").fetchone()[0] == 0
+
+
+def test_marks_come_from_standard_input_with_a_dash(db: Path) -> None:
+    result = CliRunner().invoke(
+        cli,
+        ["prefer", "--file", "-", "--db", str(db)],
+        input="run_id,agent,reviewer\nseed-003,gpt,ana\n",
+    )
+    assert result.stdout == "-: 1 marks recorded\n"
+    with Store.open(db) as store:
+        assert store.current_marks("seed-003") == {"ana": "gpt"}
+
+
+def test_unknown_in_config_names_the_unknown_reviewer(
+    db: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv(reviewers.REVIEWER_ENV)
+    config = tmp_path / "config.toml"
+    config.write_text('[ppp]\nreviewer = "(unknown)"\n')
+    result = ppp(db, "prefer", "seed-003", "gpt", "--config", str(config))
+    assert result.stdout == "seed-003: (unknown)'s preferred agent is gpt\n"
+
+
+def test_two_databases_merged_into_each_other_agree(db: Path, tmp_path: Path) -> None:
+    other = tmp_path / "other.db"
+    other.write_bytes(db.read_bytes())
+    for path, agent in ((db, "claude"), (other, "gpt")):
+        marks = tmp_path / f"{agent}.csv"
+        marks.write_text(f"run_id,agent,reviewer,at\nseed-003,{agent},zoe,2026-01-01T00:00:00Z\n")
+        assert ppp(path, "prefer", "--file", str(marks)).exit_code == 0
+    before = tmp_path / "before.db"
+    before.write_bytes(db.read_bytes())
+    assert ppp(db, "import", str(other)).exit_code == 0
+    assert ppp(other, "import", str(before)).exit_code == 0
+    with Store.open(db) as first, Store.open(other) as second:
+        assert first.current_marks("seed-003") == second.current_marks("seed-003")
+
+
+def test_several_databases_merge_in_one_transaction(db: Path, tmp_path: Path) -> None:
+    other = tmp_path / "other.db"
+    other.write_bytes(db.read_bytes())
+    ppp(other, "prefer", "seed-003", "gpt", "--reviewer", "ana")
+    broken = tmp_path / "broken.db"
+    conn = sqlite3.connect(broken)
+    conn.executescript(
+        "CREATE TABLE runs (id TEXT); CREATE TABLE agents (id INTEGER);"
+        " CREATE TABLE preferred_marks (id INTEGER);"
+    )
+    conn.close()
+    result = ppp(db, "import", str(other), str(broken))
+    assert result.exit_code == 1 and "cannot read its marks" in result.output
+    with Store.open(db) as store:
+        assert store.current_marks("seed-003") == {}  # the first one's marks did not stay

@@ -427,7 +427,7 @@ class PPPApp(App[None]):
                 "another process is writing to the database: the mark is saved when it is done",
                 timeout=3,
             )
-            self._mark_when_unlocked(run_id, agent)
+            self._mark_when_unlocked(run_id, agent, workspace.store.reviewer)
             return
         except PPPError as error:
             self.notify(inline(error), severity="error", markup=False)
@@ -437,14 +437,16 @@ class PPPApp(App[None]):
         self._workspace_changed()
 
     @work(thread=True, group="mark")
-    def _mark_when_unlocked(self, run_id: str, agent: str | None) -> None:
+    def _mark_when_unlocked(self, run_id: str, agent: str | None, reviewer: str) -> None:
+        """Record the mark for `reviewer` (the one when `p` was pressed) once the
+        database's lock lets it."""
         workspace = self.workspace
         assert workspace is not None
         deadline = time.monotonic() + MARK_LOCK_WAIT_S
         try:
             while True:
                 try:
-                    workspace.store.mark(run_id, agent, source="app")
+                    workspace.store.mark(run_id, agent, source="app", reviewer=reviewer)
                     break
                 except DatabaseLocked as error:
                     if time.monotonic() >= deadline:
@@ -780,15 +782,19 @@ class PPPApp(App[None]):
         workspace = self.workspace
         assert workspace is not None
         try:
-            changes = workspace.mark_changes(workspace.store.preferred_agents())
+            changes = workspace.mark_changes(workspace.store.preferred_agents(name))
         except (PPPError, sqlite3.Error) as error:
             self.call_from_thread(self.notify, inline(error), severity="error", markup=False)
             return
-        self.call_from_thread(self._show_reviewer_marks, changes)
+        self.call_from_thread(self._show_reviewer_marks, name, changes)
 
-    def _show_reviewer_marks(self, changes: list[tuple[int, str | None]]) -> None:
+    def _show_reviewer_marks(self, name: str, changes: list[tuple[int, str | None]]) -> None:
+        from ..storage.reviewers import current
+
         workspace = self.workspace
         assert workspace is not None
+        if name != current():
+            return  # switched again meanwhile: that switch's reading shows
         if changes:
             workspace.apply_marks(changes)
             self._workspace_changed()

@@ -245,9 +245,10 @@ class Env:
     def store(self, create: bool = False) -> Store:
         from ..storage.store import Store
 
-        scope = self.scope()
         store = Store.open(self.db_path, create=create)
-        store.scope = scope
+        # Worked out when a mark is first read or written: a command that never touches
+        # marks never needs a reviewer (nor fails on a wrong one).
+        store.scope_source = self.scope
         return store
 
 

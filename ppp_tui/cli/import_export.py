@@ -138,10 +138,10 @@ def _merge_databases(files: Sequence[str], env: Env) -> bool:
             "other ppp-tui databases bring only their marks: import them in a command of their own"
         )
     with env.store() as store:
-        if any(Path(name).resolve() == store.path.resolve() for name in ours):
+        if any(Path(name).samefile(store.path) for name in ours if store.path.exists()):
             raise click.UsageError(f"{inline(str(store.path))} is the database itself")
-        for name in ours:
-            added, repeats, absent = store.merge_marks(Path(name))
+        merged = store.merge_marks([Path(name) for name in ours])
+        for name, (added, repeats, absent) in zip(ours, merged, strict=True):
             notes = [f"{repeats} already here"] if repeats else []
             if absent:
                 notes.append(f"{absent} of runs or agents not in this database")

@@ -36,7 +36,8 @@ if TYPE_CHECKING:
     "--file",
     "marks_file",
     type=click.Path(dir_okay=False),
-    help="Record many marks: CSV or JSON Lines with run_id, agent, reviewer[, at].",
+    help="Record many marks: CSV or JSON Lines with run_id, agent, reviewer[, at] (- reads"
+    " standard input).",
 )
 @reviewer_options(every=False)
 @db_options
@@ -69,6 +70,8 @@ def prefer(
     if marks_file is not None:
         if run_id is not None or agent is not None or clear:
             raise click.UsageError("--file takes no RUN_ID, AGENT or --clear")
+        if reviewer is not None:
+            raise click.UsageError("--file names each mark's reviewer: leave out --reviewer")
         _prefer_file(env, marks_file)
         return
     if run_id is None:
@@ -91,7 +94,12 @@ def _prefer_file(env: Env, marks_file: str) -> None:
 
     from ..storage.mark_files import read_marks
 
-    marks = read_marks(Path(marks_file))
+    if marks_file == "-":
+        import sys
+
+        marks = read_marks(Path("<stdin>"), sys.stdin.buffer.read())
+    else:
+        marks = read_marks(Path(marks_file))
     with env.store() as store:
         added = store.add_marks(marks, source="file")
     repeats = len(marks) - added

@@ -11,7 +11,7 @@ import csv
 import io
 import json
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from ..core.errors import PPPError
@@ -32,18 +32,27 @@ class FileMark:
     agent: str
     reviewer: str
     at: str | None  # UTC, as ppp-tui writes times; None: when recorded
+    where: str = ""  # the file and line it came from, for messages
 
 
-def read_marks(path: Path) -> list[FileMark]:
-    """Every mark of the file, in order; a MarkFileError for the first bad line."""
+def read_marks(path: Path, data: bytes | None = None) -> list[FileMark]:
+    """Every mark of the file (or of `data`, read from standard input), in order; a
+    MarkFileError for the first bad line."""
+    import stat
+
     try:
-        if not path.is_file():
-            raise MarkFileError(f"{path}: no such file")
-        if path.stat().st_size > MAX_BYTES:
-            raise MarkFileError(f"{path}: larger than {MAX_BYTES // 2**20} MiB")
-        text = path.read_bytes().decode("utf-8-sig")
+        if data is None:
+            info = path.stat()
+            if not stat.S_ISREG(info.st_mode):
+                raise MarkFileError(f"{path}: not a regular file")
+            if info.st_size > MAX_BYTES:
+                raise MarkFileError(f"{path}: larger than {MAX_BYTES // 2**20} MiB")
+            data = path.read_bytes()
+        text = data.decode("utf-8-sig")
     except UnicodeDecodeError:
         raise MarkFileError(f"{path}: not UTF-8 text") from None
+    except FileNotFoundError:
+        raise MarkFileError(f"{path}: no such file") from None
     except OSError as error:
         raise MarkFileError(f"{path}: cannot read ({error.strerror})") from None
     stripped = text.lstrip()
@@ -73,6 +82,9 @@ def _csv(path: Path, text: str) -> list[FileMark]:
     try:
         reader = csv.DictReader(io.StringIO(text, newline=""), strict=True)
         header = [name.strip() for name in reader.fieldnames or ()]
+        doubled = sorted({name for name in header if header.count(name) > 1})
+        if doubled:
+            raise MarkFileError(f"{path}: the CSV header names {', '.join(doubled)} twice")
         missing = [name for name in FIELDS if name not in header]
         if missing:
             raise MarkFileError(
@@ -88,7 +100,7 @@ def _csv(path: Path, text: str) -> list[FileMark]:
                 raise MarkFileError(f"{path}:{reader.line_num}: more values than the header")
             marks.append(_mark(path, reader.line_num, row))
     except csv.Error as error:
-        raise MarkFileError(f"{path}: not CSV ({error})") from None
+        raise MarkFileError(f"{path}:{reader.line_num}: not CSV ({error})") from None
     return marks
 
 
@@ -107,10 +119,10 @@ def _mark(path: Path, number: int, obj: dict[str, object]) -> FileMark:
         raise MarkFileError(str(error)) from None
     at = obj.get("at")
     if at in (None, ""):
-        return FileMark(run_id, agent, reviewer, None)
+        return FileMark(run_id, agent, reviewer, None, where)
     if not isinstance(at, str):
         raise MarkFileError(f"{where}: at must be an ISO 8601 time")
-    return FileMark(run_id, agent, reviewer, _utc(at, where))
+    return FileMark(run_id, agent, reviewer, _utc(at, where), where)
 
 
 def _utc(text: str, where: str) -> str:
@@ -118,8 +130,12 @@ def _utc(text: str, where: str) -> str:
     without a zone is taken as UTC."""
     try:
         moment = datetime.fromisoformat(text.strip().replace("Z", "+00:00"))
-    except ValueError:
+        if moment.tzinfo is None:
+            moment = moment.replace(tzinfo=UTC)
+        moment = moment.astimezone(UTC)
+    except (ValueError, OverflowError):
         raise MarkFileError(f"{where}: at {text!r} is not an ISO 8601 time") from None
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=UTC)
-    return moment.astimezone(UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
+    # A mark from the future would stay every later mark's "latest".
+    if moment > datetime.now(UTC) + timedelta(days=1):
+        raise MarkFileError(f"{where}: at {text!r} is in the future")
+    return moment.isoformat(timespec="seconds").replace("+00:00", "Z")

@@ -6,7 +6,7 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
-from .database import StoreError
+from .database import StoreError, database_error
 from .reviewers import UNKNOWN, checked
 
 # (run id, agent or None for a clearing, marked_at, source, reviewer)
@@ -30,6 +30,10 @@ def is_ppp_database(path: Path) -> bool:
     try:
         tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
         return {"runs", "agents", "preferred_marks"} <= tables
+    except sqlite3.OperationalError as error:
+        if "locked" in str(error) or "busy" in str(error):
+            raise database_error(path, error) from None
+        return False
     except sqlite3.Error:
         return False
     finally:
@@ -46,7 +50,7 @@ def read_marks(path: Path) -> list[HistoryRow]:
             reviewer = "reviewer" if "reviewer" in columns else "''"
             rows = conn.execute(
                 f"SELECT run_id, agent, marked_at, source, {reviewer} FROM preferred_marks"
-                " ORDER BY marked_at, id"
+                " ORDER BY id"
             ).fetchall()
         finally:
             conn.close()
@@ -62,7 +66,9 @@ def read_marks(path: Path) -> list[HistoryRow]:
         raise StoreError(f"{path}: its marks hold values that are not text (an outside edit?)")
     for row in good:
         if row[4] != UNKNOWN and checked(row[4], f"{path}: reviewer") != row[4]:
-            raise StoreError(f"{path}: reviewer {row[4]!r}: surrounding spaces (an outside edit?)")
+            raise StoreError(
+                f"{path}: reviewer {row[4]!r} is not a name ppp-tui writes (an outside edit?)"
+            )
     return good
 
 

@@ -66,7 +66,8 @@ def resolve(explicit: str | None = None, configured: str | None = None) -> tuple
     if from_env is not None and from_env.strip():
         return checked(from_env, f"${REVIEWER_ENV}"), f"${REVIEWER_ENV}"
     if configured is not None:
-        return checked(configured, "ppp.reviewer"), "config.toml"
+        # Read from config.toml, checked there ("(unknown)" already the unknown reviewer).
+        return configured, "config.toml"
     git = _git_user()
     if git:
         return git, "git user.name"

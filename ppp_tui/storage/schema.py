@@ -277,7 +277,8 @@ def _add_reviewers(conn: sqlite3.Connection) -> None:
             " FROM preferred_marks AS h WHERE h.run_id = runs.id), imported_at)"
             " FROM runs WHERE preferred_agent IS NOT NULL"
         )
-        conn.execute("ALTER TABLE runs DROP COLUMN preferred_agent")
+        if sqlite3.sqlite_version_info >= (3, 35):  # DROP COLUMN; before, it stays unread
+            conn.execute("ALTER TABLE runs DROP COLUMN preferred_agent")
 
 
 def _add_columns(conn: sqlite3.Connection, columns: tuple[tuple[str, str, str], ...]) -> None:

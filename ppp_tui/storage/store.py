@@ -207,13 +207,13 @@ class Store:
         )[0]
         return tuple(int(value) for value in row)
 
-    def preferred_agents(self) -> dict[str, str | None]:
-        """Every run's mark by the current reviewer, by run id."""
+    def preferred_agents(self, reviewer: str | None = None) -> dict[str, str | None]:
+        """Every run's mark by `reviewer` (by default the current one), by run id."""
         return dict(
             self._query(
                 "SELECT runs.id, m.agent FROM runs LEFT JOIN marks AS m"
                 " ON m.run_id = runs.id AND m.reviewer = ?",
-                [self.reviewer],
+                [self.reviewer if reviewer is None else reviewer],
             )
         )
 
@@ -425,12 +425,15 @@ class Store:
         reviewer's current mark already that agent. A reviewer's current mark is their
         latest by time."""
         for mark in marks:
-            self._check_mark(mark.run_id, mark.agent)
+            try:
+                self._check_mark(mark.run_id, mark.agent)
+            except StoreError as error:
+                raise StoreError(f"{mark.where}: {error}" if mark.where else str(error)) from None
         stamp = now()
         added = 0
         try:
             with self.lock, self._transaction():
-                for mark in sorted(marks, key=lambda m: m.at or stamp):
+                for mark in sorted(marks, key=lambda m: m.at or stamp):  # stable: file order
                     added += self._merge_mark(
                         mark.run_id,
                         mark.agent,
@@ -458,10 +461,18 @@ class Store:
         return len(history)
 
     def _merge_mark(
-        self, run_id: str, agent: str | None, at: str, source: str, reviewer: str, timed: bool
+        self,
+        run_id: str,
+        agent: str | None,
+        at: str,
+        source: str,
+        reviewer: str,
+        timed: bool,
+        current: bool = True,
     ) -> int:
         """One mark from elsewhere (a file, another database): 1 if recorded, 0 if an
-        exact repeat. It becomes the reviewer's current mark unless they have a later one."""
+        exact repeat. With `current` it becomes the reviewer's current mark unless they
+        have a later one (the later of two at the same time wins)."""
         conn = self.conn
         if timed:
             repeat = conn.execute(
@@ -480,20 +491,20 @@ class Store:
             "SELECT max(marked_at) FROM preferred_marks WHERE run_id = ? AND reviewer = ?",
             (run_id, reviewer),
         ).fetchone()
-        if latest is None or at >= latest:
+        if current and (latest is None or at >= latest):
             self._record_mark(run_id, agent, at, source, reviewer)
         else:
             conn.execute(MARK_HISTORY, (run_id, agent, at, source, reviewer))
         return 1
 
-    def merge_marks(self, other: Path) -> tuple[int, int, int]:
-        """Bring in the marks of another ppp-tui database, by run id, in one transaction:
-        (marks recorded, exact repeats skipped, marks of runs or agents this database
-        lacks).
-        Merging again records nothing."""
+    def merge_marks(self, others: Sequence[Path]) -> list[tuple[int, int, int]]:
+        """Bring in the marks of other ppp-tui databases, by run id, all in one
+        transaction: for each, (marks recorded, exact repeats skipped, marks of runs or
+        agents this database lacks). Merging again records nothing."""
         from .merge import read_marks
 
-        history = read_marks(other)
+        histories = [read_marks(other) for other in others]  # every file read first
+        counts = []
         try:
             with self.lock, self._transaction():
                 known: dict[str, set[str]] = {}
@@ -501,21 +512,59 @@ class Store:
                     "SELECT run_id, name FROM agents WHERE failure IS NULL"
                 ):
                     known.setdefault(run_id, set()).add(name)
-                added = absent = 0
-                for run_id, agent, at, source, reviewer in history:
-                    if run_id not in known or (agent is not None and agent not in known[run_id]):
-                        absent += 1
-                        continue
-                    added += self._merge_mark(run_id, agent, at, source, reviewer, timed=True)
+                for history in histories:
+                    added = absent = 0
+                    # Each reviewer's last entry of each run there: their current mark
+                    # (None: cleared), and when.
+                    last: dict[tuple[str, str], tuple[str, str | None]] = {}
+                    for run_id, agent, at, source, reviewer in history:
+                        names = known.get(run_id)
+                        if names is None or (agent is not None and agent not in names):
+                            absent += 1
+                            continue
+                        added += self._merge_mark(
+                            run_id, agent, at, source, reviewer, timed=True, current=False
+                        )
+                        last[run_id, reviewer] = (at, agent)
+                    for (run_id, reviewer), (at, agent) in last.items():
+                        self._settle_current(run_id, reviewer, at, agent)
+                    counts.append((added, len(history) - added - absent, absent))
         except sqlite3.Error as error:
             raise database_error(self.path, error) from None
-        return added, len(history) - added - absent, absent
+        return counts
+
+    def _settle_current(self, run_id: str, reviewer: str, at: str, agent: str | None) -> None:
+        """The reviewer's current mark of the run: this one (another database's current
+        mark, None: cleared there, at `at`) or the one here, whichever is later. At the
+        same time the greater (time, agent) wins, a clearing the least, so that two
+        databases merged into each other agree."""
+        here = self.conn.execute(
+            "SELECT marked_at, agent FROM marks WHERE run_id = ? AND reviewer = ?",
+            (run_id, reviewer),
+        ).fetchone()
+        if here is None:
+            # Cleared here (or never marked): the last history entry's time says when.
+            (cleared,) = self.conn.execute(
+                "SELECT max(marked_at) FROM preferred_marks WHERE run_id = ? AND reviewer = ?"
+                " AND agent IS NULL",
+                (run_id, reviewer),
+            ).fetchone()
+            here = (cleared, None) if cleared is not None else None
+        if here is not None and (here[0], here[1] or "") >= (at, agent or ""):
+            return
+        if agent is None:
+            self.conn.execute(
+                "DELETE FROM marks WHERE run_id = ? AND reviewer = ?", (run_id, reviewer)
+            )
+        else:
+            self.conn.execute(CURRENT_MARK, (run_id, reviewer, agent, at))
 
     def marks(self, run_id: str) -> list[Mark]:
-        """The run's mark history, every reviewer's, oldest first."""
+        """The run's mark history, every reviewer's, oldest first (marks merged from
+        elsewhere among them by their time)."""
         rows = self._query(
             "SELECT agent, marked_at, source, reviewer FROM preferred_marks WHERE run_id = ?"
-            " ORDER BY id",
+            " ORDER BY marked_at, id",
             [run_id],
         )
         return [Mark(*row) for row in rows]
