@@ -396,3 +396,42 @@ def test_several_databases_merge_in_one_transaction(db: Path, tmp_path: Path) ->
     assert result.exit_code == 1 and "cannot read its marks" in result.output
     with Store.open(db) as store:
         assert store.current_marks("seed-003") == {}  # the first one's marks did not stay
+
+
+def test_folds_and_resamples_take_a_run_whole() -> None:
+    import numpy as np
+
+    from ppp_tui.core.arrays import group_draw, group_folds, run_groups
+
+    ids = np.array(["r1", "r1", "r2", "r3", "r3", "r3"], dtype=object)
+    inverse, runs = run_groups(ids)
+    assert inverse.tolist() == [0, 0, 1, 2, 2, 2] and runs == 3
+    folds = group_folds((inverse, runs), 3, seed=4)
+    assert folds[0] == folds[1] and folds[3] == folds[4] == folds[5]
+    assert sorted(set(folds.tolist())) == [0, 1, 2]
+    rng = np.random.default_rng(1)
+    for _ in range(20):
+        counts = group_draw((inverse, runs), rng)
+        assert counts[0] == counts[1] and counts[3] == counts[4] == counts[5]
+        assert counts[[0, 2, 3]].sum() == 3  # as many draws as runs
+    # One row per run, sorted: the rows' own folds and resamples, as before.
+    unique = np.array(["a", "b", "c", "d"], dtype=object)
+    groups = run_groups(unique)
+    assert (group_folds(groups, 2, 7) == np.random.default_rng(7).permutation(4) % 2).all()
+    assert (
+        group_draw(groups, np.random.default_rng(3))
+        == np.bincount(np.random.default_rng(3).integers(0, 4, size=4), minlength=4)
+    ).all()
+
+
+def test_every_reviewers_marks_tune_and_rank_with_runs_kept_whole(db: Path) -> None:
+    for who, agent in (("ana", "claude"), ("ben", "claude"), ("cy", "gpt")):
+        ppp(db, "prefer", "seed-003", agent, "--reviewer", who)
+    ppp(db, "prefer", "seed-000", "agent_a", "--reviewer", "ana")
+    ppp(db, "prefer", "run-0042", "aider", "--reviewer", "ben")
+    tuned = document(ppp(db, "tune", "--json", "--all-reviewers"))
+    assert tuned["marked_runs"] == 5
+    board = document(ppp(db, "leaderboard", "--json", "--all-reviewers"))
+    assert board["marked_runs"] == 5 and board["all_reviewers"] is True
+    text = ppp(db, "regret", "--all-reviewers").stdout
+    assert "5 marks by every reviewer (each one observation)" in text

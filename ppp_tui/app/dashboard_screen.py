@@ -434,10 +434,17 @@ class DashboardScreen(RecomputingScreen[Request, Dashboard]):
             f"raw agreement {_percent(figures.raw)}",
             "Cohen's kappa:",
         ]
+        # Each name cut on its own, to what the panel's width leaves them.
+        width = widget.size.width
+        if not width:  # not laid out yet: what the layout will give it
+            screen = self.app.size.width
+            width = screen - 2 if self.has_class("-narrow") else (screen - 72) // 2
+        inner = max(width - 4, 30)
+        each = max((inner - 17) // 2, 6)
         for pair in figures.by_pair:
             kappa = "—" if pair.kappa is None else f"{pair.kappa:.2f}"
-            names = _short(f"{shown(pair.first)}/{shown(pair.second)}", 18)
-            lines.append(f"  {names:<18} {pair.runs:>5,} {kappa:>5}")
+            names = f"{_short(shown(pair.first), each)} / {_short(shown(pair.second), each)}"
+            lines.append(f"  {names:<{2 * each + 3}} {pair.runs:>5,} {kappa:>5}")
         widget.update(Content("\n".join(lines)))
 
     def _pick_changes(self, dashboard: Dashboard) -> None:

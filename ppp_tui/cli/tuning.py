@@ -158,9 +158,11 @@ def regret(
         click.echo(inline(empty))
         return
     w = document["weights"]
+    counted = f"{document['marked_runs']} marked runs"
+    if all_reviewers:
+        counted = f"{document['marked_runs']} marks by every reviewer (each one observation)"
     click.echo(
-        f"weights {_label(w)}: "
-        f"{document['marked_runs']} marked runs, mean regret {number(document['mean_regret'], 4)},"
+        f"weights {_label(w)}: {counted}, mean regret {number(document['mean_regret'], 4)},"
         f" agreement {document['agreement']:.1%}"
     )
     click.echo(

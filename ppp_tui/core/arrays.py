@@ -544,3 +544,30 @@ class FreeLines:
         """(runs, slots) finals at the free weights (exact arithmetic's plane values)."""
         result: FloatArray = self.a + self.bp * proactivity + self.bs * personalization
         return result
+
+
+def run_groups(run_ids: npt.NDArray[np.object_]) -> tuple[IntArray, int]:
+    """(each row's run number, how many runs): rows of one run (its marks by several
+    reviewers) share a number, so that cross-validation folds and bootstrap resamples
+    take a run whole. With one row per run, sorted by id (as the store loads them),
+    the numbers are 0, 1, 2, ...: the folds and resamples are the rows' own."""
+    if len(run_ids) == 0:
+        return np.zeros(0, dtype=np.int64), 0
+    _, inverse = np.unique(run_ids.astype(str), return_inverse=True)
+    inverse = inverse.astype(np.int64).reshape(-1)
+    return inverse, int(inverse.max()) + 1
+
+
+def group_draw(groups: tuple[IntArray, int], rng: np.random.Generator) -> IntArray:
+    """One bootstrap resample as a count per row: the runs drawn with replacement (as
+    many draws as runs), each row counted as often as its run is drawn."""
+    inverse, n = groups
+    counts: IntArray = np.bincount(rng.integers(0, n, size=n), minlength=n)
+    return counts[inverse]
+
+
+def group_folds(groups: tuple[IntArray, int], folds: int, seed: int) -> IntArray:
+    """Each row's fold of k-fold cross-validation, whole runs to a fold."""
+    inverse, n = groups
+    by_run: IntArray = np.random.default_rng(seed).permutation(n) % folds
+    return by_run[inverse]

@@ -34,6 +34,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 import numpy.typing as npt
 
+from .arrays import run_groups
+
 if TYPE_CHECKING:
     from .arrays import ScoreArrays
     from .settings import Settings
@@ -137,8 +139,11 @@ def leaderboard(
     picked = ids[at, selected[rows]]
     size = len(found)
     present = np.sort(ids, axis=1)
-    marks = _fit_choices(preferred, present, size, resamples, seed, prior)
-    picks = _fit_choices(picked, present, size, resamples, seed, prior)
+    groups = run_groups(arrays.run_ids[rows])
+    # Rows of one run (marks by several reviewers) are resampled together.
+    tied = groups if groups[1] < len(rows) else None
+    marks = _fit_choices(preferred, present, size, resamples, seed, prior, tied)
+    picks = _fit_choices(picked, present, size, resamples, seed, prior, tied)
     took_part = np.bincount(ids[valid], minlength=size)
     # Strongest first; strengths equal to 9 decimals (a tie but for rounding) by name,
     # the order the ids already have.
@@ -240,19 +245,29 @@ def _newton(wins: FloatArray, prior: float) -> FloatArray:
 
 
 def _fit_choices(
-    winners: IntArray, present: IntArray, size: int, resamples: int, seed: int, prior: float
+    winners: IntArray,
+    present: IntArray,
+    size: int,
+    resamples: int,
+    seed: int,
+    prior: float,
+    groups: tuple[IntArray, int] | None = None,
 ) -> Fit:
-    """The fit to one choice per run: `winners` (runs,) the chosen agent's id, `present`
-    (runs, slots) the ids of the run's agents (-1 in padding)."""
+    """The fit to one choice per row: `winners` (rows,) the chosen agent's id, `present`
+    (rows, slots) the ids of the run's agents (-1 in padding). `groups` ties the rows of
+    one run (`run_groups`; None: a run per row)."""
     # Runs alike in who took part and who won count as one pattern: the pair counts
     # and the resamples work over the patterns' counts.
-    patterns, counts = _distinct(np.column_stack([winners, present]), size)
+    if groups is None:
+        patterns, counts = _distinct(np.column_stack([winners, present]), size)
+        # Resampling the runs with replacement is drawing the patterns' counts from a
+        # multinomial over the patterns, in proportion to how many runs each has.
+        runs = len(winners)
+        draws = np.random.default_rng(seed).multinomial(runs, counts / runs, size=resamples)
+    else:
+        patterns, counts, draws = _grouped_draws(winners, present, groups, resamples, seed)
     pairs = _pairs(patterns, size)
     wins = _wins(counts[None, :], pairs, size)[0]
-    # Resampling the runs with replacement is drawing the patterns' counts from a
-    # multinomial over the patterns, in proportion to how many runs each has.
-    runs = len(winners)
-    draws = np.random.default_rng(seed).multinomial(runs, counts / runs, size=resamples)
     low, high = _interval(fit(_wins(draws, pairs, size), prior))
     won = wins.sum(axis=1)
     return Fit(
@@ -280,6 +295,33 @@ def _factorise(names: list[str]) -> tuple[npt.NDArray[np.object_], IntArray]:
     found[:] = ordered
     inverse: IntArray = rank[first]
     return found, inverse
+
+
+def _grouped_draws(
+    winners: IntArray,
+    present: IntArray,
+    groups: tuple[IntArray, int],
+    resamples: int,
+    seed: int,
+) -> tuple[IntArray, IntArray, IntArray]:
+    """(patterns, their counts, each resample's pattern counts) when rows come in runs
+    (a run marked by several reviewers): a resample draws whole runs with replacement,
+    each bringing every row it has."""
+    from scipy import sparse
+
+    patterns, pattern_of, counts = np.unique(
+        np.column_stack([winners, present]), axis=0, return_inverse=True, return_counts=True
+    )
+    inverse, n = groups
+    per_run = sparse.csr_matrix(
+        (np.ones(len(inverse)), (inverse, pattern_of.reshape(-1))), shape=(n, len(patterns))
+    )
+    rng = np.random.default_rng(seed)
+    draws = np.empty((resamples, len(patterns)), dtype=np.int64)
+    for r in range(resamples):
+        drawn = np.bincount(rng.integers(0, n, size=n), minlength=n)
+        draws[r] = np.rint(per_run.T @ drawn).astype(np.int64)
+    return patterns, counts, draws
 
 
 def _distinct(rows: IntArray, size: int) -> tuple[IntArray, IntArray]:

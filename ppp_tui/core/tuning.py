@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .arrays import BoolArray, FloatArray, IntArray, Lines
+from .arrays import BoolArray, FloatArray, IntArray, Lines, group_draw, group_folds, run_groups
 from .by_slot import BySlot, first_true, infinities
 from .scoring import TIE_SCALE
 from .settings import Weights
@@ -375,10 +375,11 @@ def cross_validate(
 ) -> tuple[int, float, float] | None:
     """k-fold: tune on k-1 folds, score the held-out fold at the tuned weight."""
     n = len(marked.arrays)
-    k = min(folds, n)
+    groups = run_groups(marked.arrays.run_ids)
+    k = min(folds, groups[1])
     if k < 2:
         return None
-    assignment = np.random.default_rng(seed).permutation(n) % k
+    assignment = group_folds(groups, k, seed)
     regret_sum = 0.0
     agree_sum = 0
     for fold in range(k):
@@ -440,6 +441,7 @@ class Resampler:
         # Buffers reused by every resample.
         self._weight, self._slopes, self._regret = np.empty(e), np.empty(e + 1), np.empty(e + 2)
         self._anchors: list[_Anchor] = []
+        self._groups = run_groups(marked.arrays.run_ids)
         # Runs selected again per point beyond which a new anchor pays off.
         self._budget = max(1024, len(marked.arrays) // 64)
 
@@ -447,10 +449,9 @@ class Resampler:
         return len(self.lines.arrays)
 
     def draw(self, rng: np.random.Generator) -> IntArray:
-        """One resample: how many times each run is drawn, n draws with replacement."""
-        n = len(self)
-        counts: IntArray = np.bincount(rng.integers(0, n, size=n), minlength=n)
-        return counts
+        """One resample: how many times each row is drawn, whole runs drawn with
+        replacement (a run with marks by several reviewers brings all of them)."""
+        return group_draw(self._groups, rng)
 
     def window(self, counts: IntArray) -> _Profile:
         """What `_choose` reads of the profile of the runs repeated `counts` times: its

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from .arrays import group_draw, group_folds, run_groups
 from .free_optimum import FloatArray, IntArray, Planes, optimum
 from .settings import Weights
 
@@ -38,12 +39,6 @@ class Region:
     points: tuple[tuple[float, float], ...]  # every resample's (w_p, w_s)
 
 
-def draw(n: int, rng: np.random.Generator) -> IntArray:
-    """One resample: how many times each run is drawn, n draws with replacement."""
-    counts: IntArray = np.bincount(rng.integers(0, n, size=n), minlength=n)
-    return counts
-
-
 def bootstrap(
     planes: Planes,
     current: tuple[float, float],
@@ -51,12 +46,15 @@ def bootstrap(
     seed: int = 0,
     start: tuple[float, float] | None = None,
     pair: bool = False,
+    groups: tuple[IntArray, int] | None = None,
 ) -> Region | None:
     """The tuned weights of `resamples` seeded resamples of the runs, as counts. Each
     resample is tuned as the runs are (the optimal point nearest `current`), so where
     the optimum is a flat region the interval holds the tuned weights, not whichever
-    corner of it the solver met first."""
+    corner of it the solver met first. `groups` ties rows of one run (`run_groups`)."""
     n = len(planes)
+    if groups is None:
+        groups = (np.arange(n, dtype=np.int64), n)
     if n == 0 or resamples <= 0:
         return None
     if start is None:
@@ -66,7 +64,7 @@ def bootstrap(
     rng = np.random.default_rng(seed)
     points = []
     for _ in range(resamples):
-        counts = draw(n, rng)
+        counts = group_draw(groups, rng)
         found = optimum(planes, current, counts, start, RESAMPLE_BOX_RUNS, pair)
         assert found is not None
         points.append((found.proactivity, found.personalization))
@@ -96,14 +94,17 @@ def cross_validate(
     seed: int = 0,
     start: tuple[float, float] | None = None,
     pair: bool = False,
+    groups: tuple[IntArray, int] | None = None,
 ) -> tuple[int, float, float] | None:
     """k-fold, with the one-weight tuner's folds: tune on k-1 folds (as counts), score
     the held-out fold at the tuned weights. (folds, mean regret, agreement)."""
     n = len(planes)
-    k = min(folds, n)
+    if groups is None:
+        groups = (np.arange(n, dtype=np.int64), n)
+    k = min(folds, groups[1])
     if k < 2:
         return None
-    assignment = np.random.default_rng(seed).permutation(n) % k
+    assignment = group_folds(groups, k, seed)
     regret_sum = agree_sum = 0.0
     for fold in range(k):
         test = assignment == fold
@@ -160,8 +161,9 @@ def tune2d(
     after = marked.outcome_at(tuned)
     before = marked.outcome_at(current)
     center = (found.proactivity, found.personalization)
-    cv = cross_validate(planes, start, folds, seed, center) if len(planes) >= 2 else None
-    region = bootstrap(planes, start, resamples, seed, center) if resamples > 0 else None
+    groups = run_groups(marked.arrays.run_ids)
+    cv = cross_validate(planes, start, folds, seed, center, groups=groups)
+    region = bootstrap(planes, start, resamples, seed, center, groups=groups)
     return Tuning2D(
         marked_runs=len(planes),
         technical=tuned.technical,
