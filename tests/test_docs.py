@@ -134,6 +134,7 @@ def _outputs(where: dict[str, str]) -> dict[str, Any]:
         "next": json.loads(_run(where, "next", "--json")),
         "leaderboard": json.loads(_run(where, "leaderboard", "--json")),
         "agreement": json.loads(_run(where, "agreement", "--json")),
+        "reviewers": json.loads(_run(where, "reviewers", "--json")),
     }
 
 

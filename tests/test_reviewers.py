@@ -435,3 +435,37 @@ def test_every_reviewers_marks_tune_and_rank_with_runs_kept_whole(db: Path) -> N
     assert board["marked_runs"] == 5 and board["all_reviewers"] is True
     text = ppp(db, "regret", "--all-reviewers").stdout
     assert "5 marks by every reviewer (each one observation)" in text
+
+
+def test_reviewers_lists_everyone_and_rename_gives_marks_to_another(db: Path) -> None:
+    ppp(db, "prefer", "seed-003", "claude", "--reviewer", "ana")
+    ppp(db, "prefer", "seed-003", "gpt", "--reviewer", "ana")
+    ppp(db, "prefer", "seed-000", "agent_a", "--reviewer", "ana")
+    ppp(db, "prefer", "seed-003", "gemini", "--reviewer", "tester")  # later than ana's
+    listed = document(ppp(db, "reviewers", "--json"))
+    assert [(r["reviewer"], r["marked_runs"], r["marks"], r["current"]) for r in listed] == [
+        ("ana", 2, 3, False),
+        ("tester", 1, 1, True),
+    ]
+    assert "* tester" in ppp(db, "reviewers").stdout
+    renamed = ppp(db, "reviewers", "--rename", "ana", "tester")
+    assert renamed.stdout == (
+        "3 marks of ana are tester's now; 1 runs both had marked keep the later mark\n"
+    )
+    with Store.open(db) as store:
+        assert store.current_marks("seed-003") == {"tester": "gemini"}
+        assert store.current_marks("seed-000") == {"tester": "agent_a"}
+        assert {m.reviewer for m in store.marks("seed-003")} == {"tester"}
+    nobody = ppp(db, "reviewers", "--rename", "ana", "ben")
+    assert nobody.exit_code == 1 and "no marks by ana" in nobody.output
+
+
+def test_old_marks_are_claimed_with_rename(tmp_path: Path) -> None:
+    path = tmp_path / "old.db"
+    conn = sqlite3.connect(path)
+    conn.executescript((DATA / "schema2.sql").read_text())
+    conn.execute("PRAGMA user_version = 2")
+    conn.commit()
+    conn.close()
+    assert ppp(path, "reviewers", "--rename", "(unknown)", "tester").exit_code == 0
+    assert document(ppp(path, "regret", "--json"))["marked_runs"] == 1

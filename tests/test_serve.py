@@ -64,6 +64,13 @@ def test_serve_runs_this_python_s_browse_on_the_database(
     assert argv[:4] == [sys.executable, "-m", "ppp_tui", "browse"]
     assert argv[argv.index("--db") + 1] == str(db)
     assert argv[argv.index("--config") + 1] == str(tmp_path / "c.toml")
+    assert argv[argv.index("--reviewer") + 1] == "tester"  # the marks' reviewer goes along
+    result = CliRunner().invoke(
+        cli, ["serve", "--db", str(db), "--port", str(port), "--reviewer", "[/]ana"]
+    )
+    assert result.exit_code == 0, result.output
+    argv = shlex.split(fake_server.made[-1]["command"])
+    assert argv[argv.index("--reviewer") + 1] == "[/]ana"
 
 
 def test_serve_refuses_a_missing_database_and_a_busy_port(

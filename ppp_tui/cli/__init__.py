@@ -17,6 +17,7 @@ from .demo_data import demo
 from .import_export import export, import_, technical
 from .leaderboard import leaderboard
 from .next_mark import next_
+from .reviewing import reviewers
 from .scoring import rank, runs, score
 from .showing import show
 from .tuning import prefer, regret, tune
@@ -53,6 +54,7 @@ for _command in (
     next_,
     ab,
     agreement,
+    reviewers,
     leaderboard,
     export,
     config,

@@ -120,6 +120,7 @@ def _app_paths(env: Env, db: str | None, use_demo: bool, replace: bool) -> tuple
     help="Secret the address must carry (?token=…); made up for you when --host is not"
     " a loopback address. Also read from $PPP_TUI_SERVE_TOKEN.",
 )
+@reviewer_options(every=False)
 @db_options
 def serve(
     host: str,
@@ -128,6 +129,7 @@ def serve(
     replace: bool,
     max_sessions: int,
     token: str | None,
+    reviewer: str | None,
     db: str | None,
     config: str | None,
 ) -> None:
@@ -136,6 +138,8 @@ def serve(
     Only pages this server serves may open sessions (a page on another site is
     refused), at most --max-sessions at once. On an address other than loopback anyone
     on the network can reach it: a token is then required, and printed in the address.
+    Every visitor's marks are the reviewer's this command runs as (--reviewer, or as
+    `prefer` works it out); each can switch to their own name with `w`.
 
     \b
     Example:
@@ -149,8 +153,10 @@ def serve(
     from urllib.parse import quote
 
     from ..serving import GuardedServer, is_loopback, new_token
+    from ..storage.reviewers import shown
 
-    env = Env(db, config)
+    env = Env(db, config, reviewer)
+    who = env.scope().reviewer
     path, config_path = _app_paths(env, db, use_demo, replace)
     if not path.exists():
         raise click.ClickException(
@@ -179,6 +185,8 @@ def serve(
             str(path),
             "--config",
             str(config_path),
+            "--reviewer",
+            shown(who),
         ]
     )
     loopback = is_loopback(host)

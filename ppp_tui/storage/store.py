@@ -585,6 +585,51 @@ class Store:
         )
 
     @readable
+    def reviewers(self) -> list[tuple[str, int, int, str | None]]:
+        """(reviewer, runs with their current mark, history entries, last mark's time)
+        of everyone who ever marked, by name."""
+        return self._query(
+            "SELECT h.reviewer, (SELECT count(*) FROM marks AS m WHERE m.reviewer = h.reviewer),"
+            " count(*), max(h.marked_at) FROM preferred_marks AS h GROUP BY h.reviewer"
+            " ORDER BY h.reviewer"
+        )
+
+    def rename_reviewer(self, old: str, new: str) -> tuple[int, int]:
+        """Give `old`'s marks, history included, to `new` in one transaction: (history
+        entries moved, runs where both had a current mark). There the later mark stays
+        current."""
+        if old == new:
+            raise StoreError("the two names are the same reviewer")
+        try:
+            with self.lock, self._transaction():
+                conn = self.conn
+                moved = conn.execute(
+                    "UPDATE preferred_marks SET reviewer = ? WHERE reviewer = ?", (new, old)
+                ).rowcount
+                if not moved:
+                    raise StoreError(f"no marks by {reviewers.shown(old)}")
+                both = conn.execute(
+                    "SELECT count(*) FROM marks AS o JOIN marks AS n"
+                    " ON n.run_id = o.run_id AND n.reviewer = ? WHERE o.reviewer = ?",
+                    (new, old),
+                ).fetchone()[0]
+                # Where both marked a run, the earlier current mark goes.
+                conn.execute(
+                    "DELETE FROM marks WHERE reviewer = ? AND run_id IN (SELECT o.run_id"
+                    " FROM marks AS o WHERE o.reviewer = ? AND o.marked_at > marks.marked_at)",
+                    (new, old),
+                )
+                conn.execute(
+                    "DELETE FROM marks WHERE reviewer = ? AND run_id IN"
+                    " (SELECT run_id FROM marks WHERE reviewer = ?)",
+                    (old, new),
+                )
+                conn.execute("UPDATE marks SET reviewer = ? WHERE reviewer = ?", (new, old))
+        except sqlite3.Error as error:
+            raise database_error(self.path, error) from None
+        return moved, both
+
+    @readable
     def all_marks(self, stage: str | None = None) -> list[tuple[str, str | None, str, str]]:
         """(run id, stage, reviewer, agent) of every current mark (or of `stage`'s runs),
         by run id and reviewer."""
