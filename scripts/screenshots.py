@@ -32,7 +32,7 @@ SESSION_RUN = "session-d5ea38829bd9"  # the demo's run of three agents' sessions
 
 def _app(db: Path, config: Path) -> PPPApp:
     app = PPPApp(db, config)
-    app.sub_title = "demo.db"  # not the temporary folder's name
+    app.sub_title = "reviewer you · demo.db"  # not the temporary folder's name
     return app
 
 
@@ -149,6 +149,7 @@ def main() -> None:
     OUT.mkdir(exist_ok=True)
     folder = Path(tempfile.mkdtemp(prefix="ppp-shots-"))
     db = folder / "demo.db"
+    os.environ["PPP_TUI_REVIEWER"] = "you"  # the demo's marks, whoever makes the pictures
     write_demo(db, 2000, seed=0, sessions=True)
     saved = asyncio.run(shoot(db, folder / "config.toml"))
     use_shipped_font()
