@@ -107,14 +107,25 @@ def import_(
             raise click.ClickException(
                 f"{listed}: not a session transcript (import run files in a command of their own)"
             )
+        env = Env(db, config)
         _import_sessions(
-            found,
-            session_report,
-            Env(db, config),
-            Grouping(window, one_run_per_session, run_name, stage),
+            found, session_report, env, Grouping(window, one_run_per_session, run_name, stage)
         )
+        _index_for_search(env)
         return
-    _import_runs(others, fmt, skip_invalid, Env(db, config))
+    env = Env(db, config)
+    _import_runs(others, fmt, skip_invalid, env)
+    _index_for_search(env)
+
+
+def _index_for_search(env: Env) -> None:
+    """Bring the full-text index up to date with what was imported, so that the first
+    search has nothing to build (storage/search.py). A database another process keeps
+    locked is left as it is: its first search builds the index."""
+    from ..storage.search import update_index
+
+    if os.path.exists(env.db_path):
+        update_index(env.db_path, 5.0)
 
 
 def _hours(value: float) -> float:

@@ -85,6 +85,11 @@ def write_demo(
                 )
                 report.added += extra.added
                 report.marks += extra.marks
+            # The full-text index too, so that the first search has nothing to build
+            # (search.py); a search of a database without one builds it then.
+            from ..search import update_index
+
+            update_index(store.path, 5.0)
             return report
 
         with build_beside(path, fill, scratch) as (scratch, report):
