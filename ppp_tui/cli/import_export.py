@@ -9,16 +9,20 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from ..core.sessions.grouping import DEFAULT_WINDOW_HOURS, Grouping
 from ..safe_text import clean, inline, is_terminal, literal
-from ..storage.importer import ImportReport
 from .common import Env, byte_progress, db_options, progress_bar, report_import
 
 if TYPE_CHECKING:
+    from ..core.sessions.grouping import Grouping
+    from ..storage.importer import ImportReport
     from ..storage.sessions.importing import SessionFile, SessionReport
     from ..storage.store import Store
 
 SESSION_FORMATS = ("claude-code", "codex", "gemini-cli")
+# core.sessions.grouping's DEFAULT_WINDOW_HOURS (a test holds them equal): that module and
+# the importer's load with the import itself, not with every command (`browse` starts
+# sooner without them).
+DEFAULT_WINDOW_HOURS = 24.0
 
 
 @click.command(name="import")
@@ -88,6 +92,7 @@ def import_(
       ppp-tui import --agents
       ppp-tui import ~/.claude/projects/-home-me-app ~/.codex/sessions/2026/11
     """
+    from ..core.sessions.grouping import Grouping
     from ..storage.sessions.importing import SessionReport, find_files
 
     if not files and not agents:
@@ -167,6 +172,7 @@ def _import_sessions(
             with env.store(create=True) as store:
                 write_sessions(store, sessions, options, report)
         else:
+            from ..storage.importer import ImportReport
             from ..storage.swap import build_beside, link_new
 
             def fill(store: Store) -> ImportReport:
