@@ -6,14 +6,18 @@ and reading it from there (external content, so no text is stored twice): `runs_
 run matches when one of its rows holds every word of the query, the last one as a
 prefix (the user is still typing it); runs are ranked by their best row's bm25.
 
-The indexes are built on the first search, not during an import or a demo: about 4 s
-at 100k runs, half of what a demo of that size may take in all (the runs screen shows the
-substring matches meanwhile). They are brought up to date at every search, 0.1 s after an
-import of 1000 runs: ppp-tui only ever adds rows (a `technical` update changes no indexed
-text), so the rows past the last one indexed are all that is new. A table whose last rows
-vanished (an outside edit) has its index rebuilt whole. A database that cannot be written
-(read-only, or locked by an import) and has no index is searched with the substring match
-the runs list always had: id, spec id and task.
+`import` and `demo` build the indexes as they finish (about 1.7 s at 100k runs), so the
+first search has nothing to build; a database without them (made by an older ppp-tui)
+has them built by its first search (the runs screen shows the substring matches
+meanwhile). They are brought up to date at every search, 0.02 s after an import of 1000
+runs: ppp-tui only ever adds rows (a `technical` update changes no indexed text), so the
+rows past the last one indexed are all that is new. A table whose last rows vanished (an
+outside edit) has its index rebuilt whole. A database that cannot be written (read-only,
+or locked by an import) and has no index is searched with the substring match the runs
+list always had: id, spec id and task.
+
+A search answers in two steps as the user types: `first_matches`, the first screenful
+in a time that does not grow with the number of matches, then `ranked`, every match.
 """
 
 from __future__ import annotations
