@@ -129,25 +129,54 @@ def display(self, screen, update):
 App._display = display
 """
 # ppp-tui as `ppp-tui browse --db DB --config CONFIG` starts it (the command line, then
-# the app), headless.
-OURS = (
-    HOOK.replace("SHOWN", "type(screen).__name__ == 'RunsScreen' and screen.table.display")
-    + """
+# the app), headless. The timing hooks go in as textual.app and the app's module are
+# first imported, where `ppp-tui browse` imports them: not before the command line runs.
+OURS = """
+import importlib.machinery
 import sys
-from ppp_tui.app.app import PPPApp
-painted = PPPApp._first_screen_painted
-def timed(self, workspace):
-    painted(self, workspace)
-    print(time.time(), flush=True)
-    self.exit()
-PPPApp._first_screen_painted = timed
-run = PPPApp.run
-PPPApp.run = lambda self, **options: run(self, headless=True, size=(160, 48))
+import time
+
+def display_hook(textual_app):
+    App = textual_app.App
+    _display = App._display
+    def display(self, screen, update):
+        _display(self, screen, update)
+        shown = type(screen).__name__ == "RunsScreen" and screen.table.display
+        if update is not None and not hasattr(self, "first_frame") and shown:
+            self.first_frame = time.time()
+            print(self.first_frame, flush=True)
+    App._display = display
+
+def app_hook(app_module):
+    PPPApp = app_module.PPPApp
+    painted = PPPApp._first_screen_painted
+    def timed(self, workspace):
+        painted(self, workspace)
+        print(time.time(), flush=True)
+        self.exit()
+    PPPApp._first_screen_painted = timed
+    run = PPPApp.run
+    PPPApp.run = lambda self, **options: run(self, headless=True, size=(160, 48))
+
+HOOKS = {"textual.app": display_hook, "ppp_tui.app.app": app_hook}
+
+class AfterImport:
+    def find_spec(self, name, path, target=None):
+        if name not in HOOKS:
+            return None
+        spec = importlib.machinery.PathFinder.find_spec(name, path)
+        execute = spec.loader.exec_module
+        def exec_module(module):
+            execute(module)
+            HOOKS.pop(name)(module)
+        spec.loader.exec_module = exec_module
+        return spec
+
+sys.meta_path.insert(0, AfterImport())
 from ppp_tui.cli import main
 sys.argv[1:] = ["browse", "--db", sys.argv[1], "--config", sys.argv[2]]
 main()
 """
-)
 BARE = (
     HOOK.replace("SHOWN", "True")
     + """

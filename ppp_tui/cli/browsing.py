@@ -31,13 +31,17 @@ def browse(use_demo: bool, replace: bool, db: str | None, config: str | None) ->
     """
     import gc
 
+    # The app's imports (textual's among them) make many objects and no garbage: no
+    # collection runs while they load, and what they made, which lives as long as the
+    # app, is kept out of the collections that run while the first screen is built
+    # (together about 30 ms sooner to the first frame).
+    gc.disable()
     from ..app.app import PPPApp
 
+    gc.freeze()
+    gc.enable()
     env = Env(db, config)
     path, config_path = _app_paths(env, db, use_demo, replace)
-    # What the imports made lives as long as the app: out of the collector's sight, the
-    # collections while the first screen is built are quicker (about 20 ms sooner).
-    gc.freeze()
     PPPApp(path, config_path).run()
 
 
