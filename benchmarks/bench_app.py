@@ -10,6 +10,12 @@ headless at 160x48, two moments of it for both apps:
 - settled: the app's `call_after_refresh` from mounting, once the messages queued by
   then are handled, which includes the footer's keys (one for the bare app, eleven for
   ppp-tui). ppp-tui's stage menu is not in either: it comes with the whole load.
+Where ppp-tui's extra time to its first frame went when last measured (about 1.4-1.5x,
+2-core machine): click and the command line about 28 ms, ppp-tui's own modules about
+50 ms (no one of them above 6 ms: the store, the app, the run model, the settings, the
+scoring), reading and scoring the first page 8 ms; numpy, scipy, plotext and the other
+commands' modules load after the first frame (tests/test_layers.py). Textual itself
+loads about 15 ms sooner than in the bare app, collections held off while it does.
 Each is timed from starting the process (`python -c`: ppp-tui through `ppp-tui browse`'s
 own start, the command line and then the app, as a user waits for it; interleaved, 7
 pairs) and in process from creating the app object.
