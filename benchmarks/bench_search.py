@@ -1,21 +1,34 @@
-"""The runs list's search at 100k runs: full-text search against the in-memory substring filter.
+"""The runs list's search at 100k runs, keystroke by keystroke.
 
-    python benchmarks/bench_search.py [--db PATH] [--runs 100000]
+    python benchmarks/bench_search.py [--db PATH] [--runs 100000] [--repeat 5]
 
-Makes a demo database of --runs runs (`ppp-tui demo`) in a temporary folder, or uses the
-one --db names (made there first if it is missing, and kept), copies it, and prints:
-building the full-text index on a database that has none (what the first search does),
-bringing it up to date after an import of 1000 runs, and for each query as typed letter by
-letter, the median time of `Store.search` (index current) against the substring filter
-the runs screen applied before (id, spec id and task of the loaded rows, in memory).
-Everything but --db is written to the temporary folder, which is removed at the end. A
-quick check that it works: --runs 300.
+Makes a demo database of --runs runs (`ppp-tui demo`, which builds the full-text index)
+in a temporary folder, or uses the one --db names (made there first if it is missing,
+and kept), copies it, and prints:
+
+- building the full-text index on a database that has none (what the first search of a
+  database made by an older ppp-tui does), and bringing it up to date after an import of
+  1000 runs;
+- queries typed letter by letter ("the", "SPEC-", "migration", "pytest", a run id, a
+  word that matches nothing): for each keystroke, the median of --repeat timings of
+  `Store.search_first`, the first screenful the app shows (target: p95 <= 50 ms), and of
+  `Store.search`, every match in order: what the app waited for before it showed
+  anything (the figure before the first screenful came first), and what it now finds in
+  the background, stopped when the next key comes. Then p50 and p95 over each sequence's
+  keystrokes and over all of them;
+- a few queries against the substring filter the runs screen applied before full-text
+  search (id, spec id and task of the loaded rows, in memory).
+
+Everything but --db is written to the temporary folder, which is removed at the end. The
+machine's load average is printed: other processes slow the figures down. A quick check
+that it works: --runs 300.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import shutil
 import statistics
 import subprocess
@@ -30,6 +43,9 @@ from ppp_tui.storage.files import read_records
 from ppp_tui.storage.store import RunInfo, Store
 
 QUERIES = ("webhook", "crash upload", "SPEC-KIT-01", "the", "zzz")
+# Typed letter by letter; None: a run id of the demo (the middle one by id).
+SEQUENCES: tuple[str | None, ...] = ("the", "SPEC-", "migration", "pytest", None, "xylophone")
+TARGET_MS = 50.0
 
 
 def substring(infos: list[RunInfo], text: str) -> list[str]:
@@ -42,6 +58,11 @@ def substring(infos: list[RunInfo], text: str) -> list[str]:
         or query in (i.spec_id or "").lower()
         or query in (i.task or "").lower()
     ]
+
+
+def percentile(values: list[float], share: float) -> float:
+    ordered = sorted(values)
+    return ordered[round(share * (len(ordered) - 1))]
 
 
 def median_ms(call: object, repeat: int = 3) -> float:
@@ -63,6 +84,7 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--db", type=Path, help="Use this database (made if missing) and keep it.")
     parser.add_argument("--runs", type=int, default=100_000)
+    parser.add_argument("--repeat", type=int, default=5, help="Timings of each keystroke.")
     args = parser.parse_args()
     with scratch("ppp-bench-search-") as folder:
         db = args.db or folder / "demo.db"
@@ -100,6 +122,7 @@ def main() -> None:
             print(f"index checked current in {(time.perf_counter() - start) * 1000:.1f} ms")
 
             infos = store.run_infos()
+            typed_letter_by_letter(store, infos, args.repeat)
             print(f"{'query as typed':<22} {'matches':>8} {'fts ms':>8} {'substr':>8} {'ms':>8}")
             for query in QUERIES:
                 for end in sorted({min(3, len(query)), len(query)}):
@@ -111,6 +134,44 @@ def main() -> None:
                         f"{typed!r:<22} {len(found):>8,} {fts:>8.1f}"
                         f" {len(substring(infos, typed)):>8,} {old:>8.1f}"
                     )
+        print(f"load average {os.getloadavg()[0]:.2f} (1 min), {os.cpu_count()} cores")
+
+
+def typed_letter_by_letter(store: Store, infos: list[RunInfo], repeat: int) -> None:
+    """Each sequence typed a letter at a time: per keystroke, the first screenful and
+    every match (medians of `repeat` timings), then p50 and p95 of each."""
+    demo = sorted(i.id for i in infos if not i.id.startswith("more-"))  # not the 1000 added
+    middle = demo[len(demo) // 2] if demo else "run"
+    firsts: list[float] = []
+    wholes: list[float] = []
+    print(
+        f"per keystroke, median of {repeat}: the first screenful shown (target <= {TARGET_MS:g}"
+        " ms) and every match (what the app waited for before)"
+    )
+    print(f"  {'typed':<14} {'matches':>8} {'first ms':>9} {'all ms':>8}")
+    for sequence in SEQUENCES:
+        word = middle if sequence is None else sequence
+        first_ms, whole_ms = [], []
+        for end in range(1, len(word) + 1):
+            typed = word[:end]
+            found = store.search(typed)
+            first_ms.append(median_ms(lambda typed=typed: store.search_first(typed), repeat))
+            whole_ms.append(median_ms(lambda typed=typed: store.search(typed), repeat))
+            print(f"  {typed!r:<14} {len(found):>8,} {first_ms[-1]:>9.1f} {whole_ms[-1]:>8.1f}")
+        print(
+            f"  {word!r}: first screenful p50 {statistics.median(first_ms):.1f} ms,"
+            f" p95 {percentile(first_ms, 0.95):.1f} ms; every match p50"
+            f" {statistics.median(whole_ms):.1f} ms, p95 {percentile(whole_ms, 0.95):.1f} ms"
+        )
+        firsts += first_ms
+        wholes += whole_ms
+    p95 = percentile(firsts, 0.95)
+    verdict = "met" if p95 <= TARGET_MS else "missed"
+    print(
+        f"all {len(firsts)} keystrokes: first screenful p50 {statistics.median(firsts):.1f} ms,"
+        f" p95 {p95:.1f} ms (target <= {TARGET_MS:g} ms: {verdict}); every match p50"
+        f" {statistics.median(wholes):.1f} ms, p95 {percentile(wholes, 0.95):.1f} ms"
+    )
 
 
 if __name__ == "__main__":

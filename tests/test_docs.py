@@ -177,7 +177,10 @@ def test_the_shape_check_sees_a_missing_or_an_extra_key() -> None:
 
 
 def _commands(group: click.Group, prefix: str = "") -> Iterator[tuple[str, click.Command]]:
-    for name, command in group.commands.items():
+    context = click.Context(group)
+    for name in group.list_commands(context):  # the top group imports its commands on use
+        command = group.get_command(context, name)
+        assert command is not None, name
         if isinstance(command, click.Group):
             yield from _commands(command, f"{prefix}{name} ")
         else:

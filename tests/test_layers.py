@@ -45,16 +45,76 @@ from ppp_tui.core.settings import Settings
 from ppp_tui.storage.store import Store
 with Store.open(Path(sys.argv[1])) as store:
     page = first_page(store, Settings(), 50)
-print(len(page[0].selected), 'numpy' in sys.modules, 'tomlkit' in sys.modules)
+print(len(page[0].selected), *(m in sys.modules for m in sys.argv[2:]))
 """
+# What the first screen comes up without: numpy takes about 80 ms to import, scipy and
+# plotext (the tuning and dashboard screens' figures) more; tomlkit about 8 ms (it only
+# writes config.toml); the other commands, the importer, the full-text search and the
+# preference checkers (their patterns) together about 60 ms.
+NOT_AT_START = (
+    "numpy",
+    "scipy",
+    "plotext",
+    "textual_plotext",
+    "tomlkit",
+    "sqlite_utils",
+    "ppp_tui.app.workspace",
+    "ppp_tui.cli.import_export",
+    "ppp_tui.cli.scoring",
+    "ppp_tui.core.preferences.checkers",
+    "ppp_tui.storage.importer",
+    "ppp_tui.storage.search",
+)
 
 
 def test_the_app_draws_its_first_page_before_numpy_and_tomlkit_are_imported(
     demo_db: Path,
 ) -> None:
-    # numpy takes about 80 ms to import and tomlkit about 8 ms (it only writes config.toml):
-    # the first screen comes up without them.
     result = subprocess.run(
-        [sys.executable, "-c", FIRST_PAGE, str(demo_db)], capture_output=True, text=True
+        [sys.executable, "-c", FIRST_PAGE, str(demo_db), *NOT_AT_START],
+        capture_output=True,
+        text=True,
     )
-    assert result.stdout.split() == ["50", "False", "False"], result.stderr
+    assert result.stdout.split() == ["50", *["False"] * len(NOT_AT_START)], result.stderr
+
+
+# `ppp-tui browse` as a user starts it, headless: at its first frame (the runs screen with
+# its first page of runs), which of the modules above are loaded.
+FIRST_FRAME = """
+import sys
+from textual.app import App
+display = App._display
+def first_frame(self, screen, update):
+    display(self, screen, update)
+    if update is not None and type(screen).__name__ == "RunsScreen" and screen.table.display:
+        loaded = [m for m in sys.argv[1:] if m in sys.modules]
+        print("loaded:", *loaded, "rows:", len(screen.table.order), flush=True)
+        self.exit()
+App._display = first_frame
+from ppp_tui.app.app import PPPApp
+run = PPPApp.run
+PPPApp.run = lambda self, **options: run(self, headless=True, size=(120, 40))
+from ppp_tui.cli import main
+sys.argv[1:] = ["browse", "--db", DB, "--config", CONFIG]
+main()
+"""
+
+
+def test_the_first_frame_comes_before_the_heavy_imports(demo_db: Path, tmp_path: Path) -> None:
+    # A test that fails if an eager import comes back, anywhere on the way to the first
+    # frame: the command line, the app's modules, the first page.
+    code = FIRST_FRAME.replace("DB", repr(str(demo_db))).replace(
+        "CONFIG", repr(str(tmp_path / "config.toml"))
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code, *NOT_AT_START], capture_output=True, text=True, timeout=120
+    )
+    assert result.stdout.split() == ["loaded:", "rows:", "200"], result.stderr[-3000:]
+
+
+def test_the_import_window_default_is_the_grouping_one() -> None:
+    # The import command keeps its own copy, so that the grouping module loads with it.
+    from ppp_tui.cli.import_export import DEFAULT_WINDOW_HOURS
+    from ppp_tui.core.sessions.grouping import DEFAULT_WINDOW_HOURS as GROUPING_DEFAULT
+
+    assert DEFAULT_WINDOW_HOURS == GROUPING_DEFAULT

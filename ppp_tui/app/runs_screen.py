@@ -78,6 +78,7 @@ class RunsScreen(WorkspaceView):
         self._stages: tuple[list[str], bool] = ([], False)  # the stage menu's choices
         self._searched_contents: tuple[int, ...] | None = None  # the database last searched
         self._searching = threading.Lock()
+        self._searching_more = False  # the first matches are shown, the rest to come
         # After `n`: the runs to mark next (run id to place), and what they were computed
         # for (the workspace's state and the stage menu's choice).
         self._next: dict[str, int] | None = None
@@ -206,8 +207,12 @@ class RunsScreen(WorkspaceView):
         shown = len(self.table.order)
         total = len(workspace.infos)
         weights = workspace.settings.weights
+        if self._searching_more:
+            count = f"the first {shown:,} matches of {total:,} runs · searching on…"
+        else:
+            count = f"{shown:,} of {total:,} runs" if shown != total else f"{total:,} runs"
         parts = [
-            f"{shown:,} of {total:,} runs" if shown != total else f"{total:,} runs",
+            count,
             f"global weights {weights_text(weights)}",
         ]
         if workspace.settings.stage_weights:
@@ -237,6 +242,7 @@ class RunsScreen(WorkspaceView):
         stage = self.stage_filter
         text = self.query_one("#search", Input).value
         workspace = self.app.workspace
+        self._searching_more = False
         if self._next is not None and not text.strip():
             ranking = self._next
             self.table.set_filter(lambda i: i.id in ranking and _in_stage(i, stage), ranking)
@@ -273,26 +279,42 @@ class RunsScreen(WorkspaceView):
             self._search_now(store, text, stage)
 
     def _search_now(self, store: Store, text: str, stage: str | None) -> None:
+        from ..storage.search import Cancelled
+
+        worker = get_current_worker()
         try:
             if not store.search_index_current():
-                # The first search indexes the database (seconds at 100k runs): the runs
-                # that match by id, spec or task show meanwhile.
+                # An older database's first search indexes it (seconds at 100k runs): the
+                # runs that match by id, spec or task show meanwhile.
                 quick = store.search(text, build=False)
                 self.app.call_from_thread(self._show_matches, text, stage, quick)
-            found = store.search(text)
+            # The first screenful at once, however many runs match; then all of them,
+            # unless the user typed on meanwhile (that search is stopped where it is).
+            found, complete = store.search_first(text)
+            if not complete:
+                if worker.is_cancelled:
+                    return
+                self.app.call_from_thread(self._show_matches, text, stage, found, False)
+                found = store.search(text, build=False, cancelled=lambda: worker.is_cancelled)
+        except Cancelled:
+            return
         except PPPError as error:
-            if get_current_worker().is_cancelled:
+            if worker.is_cancelled:
                 return  # e.g. quitting closed the database under the search
             self.app.call_from_thread(self.notify, str(error), severity="error", markup=False)
             return
         self.app.call_from_thread(self._show_matches, text, stage, found)
 
-    def _show_matches(self, text: str, stage: str | None, found: list[str]) -> None:
+    def _show_matches(
+        self, text: str, stage: str | None, found: list[str], complete: bool = True
+    ) -> None:
         """Show the runs a search found, the most relevant first, unless the search box
-        or the stage menu changed meanwhile (a newer search is on its way)."""
+        or the stage menu changed meanwhile (a newer search is on its way). Short of
+        `complete`, they are the first ones: the rest are being found."""
         if text != self.query_one("#search", Input).value or stage != self.stage_filter:
             return
         ranking = {run_id: place for place, run_id in enumerate(found)}
+        self._searching_more = not complete
         self.table.set_filter(lambda i: i.id in ranking and _in_stage(i, stage), ranking)
         self.update_status()
 

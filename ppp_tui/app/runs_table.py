@@ -8,7 +8,7 @@ formats a line when it scrolls into sight, so 100k runs open and scroll at once.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -127,9 +127,10 @@ class RunsTable(ScrollView, can_focus=True):
         predicate: Callable[[RunInfo], bool] | None,
         ranking: Mapping[str, int] | None = None,
     ) -> None:
-        """Show only the runs `predicate` keeps; in `ranking`'s order (run id to place)
-        unless a column sorts them. The cursor goes to the first run when the ranking
-        changes (the best match), else it stays on its run."""
+        """Show only the runs `predicate` keeps; with a `ranking` (run id to place, the
+        places 0, 1, 2 …), only the runs it holds, in its order unless a column sorts
+        them. The cursor goes to the first run when the ranking changes (the best
+        match), else it stays on its run."""
         keep = self.current_run() if ranking is None or ranking == self.ranking else None
         self.filter = predicate
         self.ranking = ranking
@@ -156,16 +157,29 @@ class RunsTable(ScrollView, can_focus=True):
             import numpy as np
 
             shows = self.filter
-            order = (
-                np.arange(len(infos))
-                if shows is None
-                else np.fromiter((i for i, info in enumerate(infos) if shows(info)), np.int64)
-            )
-            if self.ranking is not None and not self.sort_key and len(order):
-                place = self.ranking
-                last = len(place)
-                ranks = np.fromiter((place.get(infos[i].id, last) for i in order), np.int64)
-                order = order[np.argsort(ranks, kind="stable")]
+            place = self.ranking
+            if place is not None and not self.sort_key and len(place) * 4 < len(infos):
+                # A few ranked runs (a search's first screenful): taken from the ranking,
+                # in its order, rather than every run tried (15 ms at 100k runs).
+                order = np.fromiter(self._ranked(place, shows), np.int64)
+            else:
+                order = (
+                    np.arange(len(infos))
+                    if shows is None and place is None
+                    else np.fromiter(
+                        (
+                            i
+                            for i, info in enumerate(infos)
+                            if (shows is None or shows(info))
+                            and (place is None or info.id in place)
+                        ),
+                        np.int64,
+                    )
+                )
+                if place is not None and not self.sort_key and len(order):
+                    last = len(place)
+                    ranks = np.fromiter((place.get(infos[i].id, last) for i in order), np.int64)
+                    order = order[np.argsort(ranks, kind="stable")]
             if self.sort_key and len(order):
                 values = self._sort_values(self.sort_key)[order]
                 ranked = np.argsort(values, kind="stable")
@@ -181,6 +195,20 @@ class RunsTable(ScrollView, can_focus=True):
         self.cursor = min(cursor, max(0, len(self.order) - 1))
         self._scroll_to_cursor()
         self.refresh()
+
+    def _ranked(
+        self, ranking: Mapping[str, int], shows: Callable[[RunInfo], bool] | None
+    ) -> Iterator[int]:
+        """The places in `rows` of the ranked runs `shows` keeps, in the ranking's order."""
+        by_place: list[str | None] = [None] * len(ranking)
+        for run_id, place in ranking.items():
+            by_place[place] = run_id
+        positions = self.rows.positions()
+        infos = self.rows.infos
+        for ranked in by_place:
+            k = None if ranked is None else positions.get(ranked)
+            if k is not None and (shows is None or shows(infos[k])):
+                yield k
 
     def _find(self, run_id: str) -> int | None:
         """The display position of a run (a linear scan: only on rebuilds)."""

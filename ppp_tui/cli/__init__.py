@@ -1,29 +1,58 @@
 """The `ppp-tui` command line: the group and `main`; each module holds a group of commands.
 
-Heavy imports stay inside the commands, so `ppp-tui --help` starts fast.
+Heavy imports stay inside the commands, so `ppp-tui --help` starts fast; and a command's
+module is imported only when that command runs (or help lists it), so `ppp-tui browse`
+starts without the others'.
 """
 
 from __future__ import annotations
 
+import importlib
+
 import click
 
-from .ab import ab
-from .agreement import agreement
-from .browsing import browse, serve
-from .classifying import classify
 from .common import Group
-from .configuring import config
-from .demo_data import demo
-from .import_export import export, import_, technical
-from .leaderboard import leaderboard
-from .next_mark import next_
-from .reviewing import reviewers
-from .scoring import rank, runs, score
-from .showing import show
-from .tuning import prefer, regret, tune
+
+# Each command's module and function, imported on use.
+COMMANDS: dict[str, tuple[str, str]] = {
+    "score": ("scoring", "score"),
+    "classify": ("classifying", "classify"),
+    "browse": ("browsing", "browse"),
+    "serve": ("browsing", "serve"),
+    "import": ("import_export", "import_"),
+    "demo": ("demo_data", "demo"),
+    "runs": ("scoring", "runs"),
+    "rank": ("scoring", "rank"),
+    "show": ("showing", "show"),
+    "technical": ("import_export", "technical"),
+    "prefer": ("tuning", "prefer"),
+    "regret": ("tuning", "regret"),
+    "tune": ("tuning", "tune"),
+    "next": ("next_mark", "next_"),
+    "ab": ("ab", "ab"),
+    "agreement": ("agreement", "agreement"),
+    "reviewers": ("reviewing", "reviewers"),
+    "leaderboard": ("leaderboard", "leaderboard"),
+    "export": ("import_export", "export"),
+    "config": ("configuring", "config"),
+}
 
 
-@click.group(cls=Group, context_settings={"help_option_names": ["-h", "--help"]})
+class LazyGroup(Group):
+    """The group whose commands are imported when asked for by name."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*COMMANDS, *self.commands})
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name not in self.commands and cmd_name in COMMANDS:
+            module, name = COMMANDS[cmd_name]
+            command = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+            self.add_command(command, cmd_name)
+        return self.commands.get(cmd_name)
+
+
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="ppp-tui")
 def cli() -> None:
     """Score, compare and tune multi-agent coding runs with the PPP framework.
@@ -35,31 +64,6 @@ def cli() -> None:
       ppp-tui import runs.jsonl  # your own runs (JSON or JSON Lines)
       ppp-tui import --agents    # your coding agents' own sessions
     """
-
-
-for _command in (
-    score,
-    classify,
-    browse,
-    serve,
-    import_,
-    demo,
-    runs,
-    rank,
-    show,
-    technical,
-    prefer,
-    regret,
-    tune,
-    next_,
-    ab,
-    agreement,
-    reviewers,
-    leaderboard,
-    export,
-    config,
-):
-    cli.add_command(_command)
 
 
 def main() -> None:

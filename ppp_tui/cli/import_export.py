@@ -9,16 +9,20 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from ..core.sessions.grouping import DEFAULT_WINDOW_HOURS, Grouping
 from ..safe_text import clean, inline, is_terminal, literal
-from ..storage.importer import ImportReport
 from .common import Env, byte_progress, db_options, progress_bar, report_import, reviewer_options
 
 if TYPE_CHECKING:
+    from ..core.sessions.grouping import Grouping
+    from ..storage.importer import ImportReport
     from ..storage.sessions.importing import SessionFile, SessionReport
     from ..storage.store import Store
 
 SESSION_FORMATS = ("claude-code", "codex", "gemini-cli")
+# core.sessions.grouping's DEFAULT_WINDOW_HOURS (a test holds them equal): that module and
+# the importer's load with the import itself, not with every command (`browse` starts
+# sooner without them).
+DEFAULT_WINDOW_HOURS = 24.0
 
 
 @click.command(name="import")
@@ -92,6 +96,7 @@ def import_(
       ppp-tui import --agents
       ppp-tui import ~/.claude/projects/-home-me-app ~/.codex/sessions/2026/11
     """
+    from ..core.sessions.grouping import Grouping
     from ..storage.sessions.importing import SessionReport, find_files
 
     if not files and not agents:
@@ -113,14 +118,25 @@ def import_(
             raise click.ClickException(
                 f"{listed}: not a session transcript (import run files in a command of their own)"
             )
+        env = Env(db, config)
         _import_sessions(
-            found,
-            session_report,
-            Env(db, config),
-            Grouping(window, one_run_per_session, run_name, stage),
+            found, session_report, env, Grouping(window, one_run_per_session, run_name, stage)
         )
+        _index_for_search(env)
         return
-    _import_runs(others, fmt, skip_invalid, Env(db, config))
+    env = Env(db, config)
+    _import_runs(others, fmt, skip_invalid, env)
+    _index_for_search(env)
+
+
+def _index_for_search(env: Env) -> None:
+    """Bring the full-text index up to date with what was imported, so that the first
+    search has nothing to build (storage/search.py). A database another process keeps
+    locked is left as it is: its first search builds the index."""
+    from ..storage.search import update_index
+
+    if os.path.exists(env.db_path):
+        update_index(env.db_path, 5.0)
 
 
 def _merge_databases(files: Sequence[str], env: Env) -> bool:
@@ -189,6 +205,7 @@ def _import_sessions(
             with env.store(create=True) as store:
                 write_sessions(store, sessions, options, report)
         else:
+            from ..storage.importer import ImportReport
             from ..storage.swap import build_beside, link_new
 
             def fill(store: Store) -> ImportReport:

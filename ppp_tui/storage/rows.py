@@ -22,6 +22,7 @@ from ..core.relevance import task_type
 from ..core.scoring import states_preferences
 from . import packs
 from .database import now
+from .mark_rows import CURRENT_MARK, MARK_HISTORY
 
 # Rows buffered before each executemany during an import.
 BATCH = 2000
@@ -31,13 +32,6 @@ _NO_COUNTS: tuple[None, ...] = (None, None, None, None)
 # A question written in the text: no options, answer, dismissal or time (NULL asked_with
 # reads as text).
 _NO_DIALOG: tuple[None, ...] = (None, None, None, None)
-
-# A mark's history entry: (run id, agent or NULL for cleared, when, source, reviewer).
-MARK_HISTORY = (
-    "INSERT INTO preferred_marks (run_id, agent, marked_at, source, reviewer) VALUES (?,?,?,?,?)"
-)
-# The reviewer's current mark of the run, from a history entry of the same run.
-CURRENT_MARK = "INSERT OR REPLACE INTO marks (run_id, reviewer, agent, marked_at) VALUES (?,?,?,?)"
 
 _INSERTS = (
     "INSERT INTO runs (id, spec_id, stage, task, task_type, created_at, preferences,"

@@ -6,14 +6,18 @@ and reading it from there (external content, so no text is stored twice): `runs_
 run matches when one of its rows holds every word of the query, the last one as a
 prefix (the user is still typing it); runs are ranked by their best row's bm25.
 
-The indexes are built on the first search, not during an import or a demo: about 4 s
-at 100k runs, half of what a demo of that size may take in all (the runs screen shows the
-substring matches meanwhile). They are brought up to date at every search, 0.1 s after an
-import of 1000 runs: ppp-tui only ever adds rows (a `technical` update changes no indexed
-text), so the rows past the last one indexed are all that is new. A table whose last rows
-vanished (an outside edit) has its index rebuilt whole. A database that cannot be written
-(read-only, or locked by an import) and has no index is searched with the substring match
-the runs list always had: id, spec id and task.
+`import` and `demo` build the indexes as they finish (about 1.7 s at 100k runs), so the
+first search has nothing to build; a database without them (made by an older ppp-tui)
+has them built by its first search (the runs screen shows the substring matches
+meanwhile). They are brought up to date at every search, 0.02 s after an import of 1000
+runs: ppp-tui only ever adds rows (a `technical` update changes no indexed text), so the
+rows past the last one indexed are all that is new. A table whose last rows vanished (an
+outside edit) has its index rebuilt whole. A database that cannot be written (read-only,
+or locked by an import) and has no index is searched with the substring match the runs
+list always had: id, spec id and task.
+
+A search answers in two steps as the user types: `first_matches`, the first screenful
+in a time that does not grow with the number of matches, then `ranked`, every match.
 """
 
 from __future__ import annotations
@@ -152,20 +156,50 @@ def forget_run(conn: sqlite3.Connection, run_id: str) -> None:
         )
 
 
+class Cancelled(Exception):
+    """A search stopped because its answer was no longer wanted (the user typed on)."""
+
+
+# How many steps of its statements SQLite takes between asking whether a search is still
+# wanted (a fraction of a millisecond).
+CHECK_EVERY = 1_000
+
+
+def _count(conn: sqlite3.Connection, table: str, expression: str, bound: int) -> int:
+    """How many rows of `table`'s index match, counting no further than `bound`."""
+    row = conn.execute(
+        f"SELECT count(*) FROM (SELECT 1 FROM {table}_fts WHERE {table}_fts MATCH ? LIMIT ?)",
+        (expression, bound),
+    ).fetchone()
+    return int(row[0])
+
+
+def _counts(conn: sqlite3.Connection, expression: str) -> list[int]:
+    """How many rows of each index match, as far as telling whether they are few enough
+    to rank (at most `RANK_LIMIT` in all): the counting stops past that, so a word in
+    most tasks is not looked for in the outputs and questions (the list is shorter) and
+    the last count is cut at what was left. Each count below what it was allowed is
+    exact."""
+    counts: list[int] = []
+    for table, _, _ in _INDEXED:
+        counts.append(_count(conn, table, expression, RANK_LIMIT + 1 - sum(counts)))
+        if sum(counts) > RANK_LIMIT:
+            break
+    return counts
+
+
 def ranked(conn: sqlite3.Connection, expression: str) -> list[str]:
     """The ids of the runs matching an FTS5 `expression`, the most relevant first: by their
     best row's bm25, then by id. When more than `RANK_LIMIT` rows match (a word most runs
     hold, a first letter), where bm25 costs most and tells least, the runs whose id, spec
     or task matches come first, then those matched by an output, then by a question."""
-    matched = sum(
-        conn.execute(
-            f"SELECT count(*) FROM {table}_fts WHERE {table}_fts MATCH ?", (expression,)
-        ).fetchone()[0]
-        for table, _, _ in _INDEXED
-    )
-    if not matched:
+    counts = _counts(conn, expression)
+    if not sum(counts):
         return []
-    rank = matched <= RANK_LIMIT
+    return _all_matches(conn, expression, sum(counts) <= RANK_LIMIT)
+
+
+def _all_matches(conn: sqlite3.Connection, expression: str, rank: bool) -> list[str]:
     parts = []
     for priority, (table, _, join) in enumerate(_INDEXED):
         fts = f"{table}_fts"
@@ -180,6 +214,74 @@ def ranked(conn: sqlite3.Connection, expression: str) -> list[str]:
         (expression,) * len(_INDEXED),
     ).fetchall()
     return [row[0] for row in rows]
+
+
+# The first screenful of a search's answer: what the app shows while it finds the rest.
+PAGE = 100
+# Above this many matching rows in a group (ids, specs and tasks; outputs; questions),
+# its first runs by id are found by walking the runs in id order and looking each one
+# up among the matching rows, which stops at the page's last run; at or below it, from
+# the matching rows, each led to its run and sorted by id (a cost in step with them).
+DENSE = 5_000
+# One group's runs by id, at most ? of them: walking the runs in id order (dense) or
+# from the matching rows (sparse). `+` keeps SQLite from looping over the matching rows
+# for each run (a lookup in them is what is wanted).
+_DENSE_PAGE = {
+    "runs": "SELECT id FROM runs INDEXED BY sqlite_autoindex_runs_1 WHERE +rowid IN"
+    " (SELECT rowid FROM runs_fts WHERE runs_fts MATCH ?) ORDER BY id LIMIT ?",
+    "agents": "SELECT id FROM runs INDEXED BY sqlite_autoindex_runs_1 WHERE EXISTS"
+    " (SELECT 1 FROM agents WHERE agents.run_id = runs.id AND +agents.id IN"
+    " (SELECT rowid FROM agents_fts WHERE agents_fts MATCH ?)) ORDER BY id LIMIT ?",
+    "trajectory_questions": "SELECT id FROM runs INDEXED BY sqlite_autoindex_runs_1"
+    " WHERE EXISTS (SELECT 1 FROM agents CROSS JOIN trajectory_questions AS q"
+    " ON q.trajectory_id = agents.id WHERE agents.run_id = runs.id AND +q.id IN"
+    " (SELECT rowid FROM trajectory_questions_fts WHERE trajectory_questions_fts MATCH ?))"
+    " ORDER BY id LIMIT ?",
+}
+_SPARSE_PAGE = (
+    "SELECT DISTINCT run_id FROM (SELECT {join} FROM {fts}{joins} WHERE {fts} MATCH ?)"
+    " ORDER BY run_id LIMIT ?"
+)
+
+
+def first_matches(
+    conn: sqlite3.Connection, expression: str, limit: int = PAGE
+) -> tuple[list[str], bool]:
+    """The first `limit` runs of `ranked`'s answer, or all of it, and whether it is all
+    of it, in a time that does not grow with the number of matches: a query that matches
+    few rows (at most `RANK_LIMIT`) is answered whole, ranked; one that matches more (a
+    first letter, a common word) has its first runs taken in id order, group by group,
+    without listing the others."""
+    counts = _counts(conn, expression)
+    if not sum(counts):
+        return [], True
+    if sum(counts) <= RANK_LIMIT:
+        return _all_matches(conn, expression, True), True
+    found: list[str] = []
+    for group, (table, _, join) in enumerate(_INDEXED):
+        # Every count but the last is exact; the last one was cut, and is counted again
+        # unless it is dense already (as is one not counted at all).
+        last = group >= len(counts) - 1
+        if not last or (group == len(counts) - 1 and counts[group] > DENSE):
+            rows = counts[group]
+        else:
+            rows = _count(conn, table, expression, DENSE + 1)
+        if not rows:
+            continue
+        if rows > DENSE:
+            sql = _DENSE_PAGE[table]
+        else:
+            fts = f"{table}_fts"
+            sql = _SPARSE_PAGE.format(join=join, fts=fts, joins=_JOINS[table].format(fts=fts))
+        # The runs an earlier group holds are all in `found` (it ran out before
+        # `limit`): as many more as it holds are taken, and they are left out.
+        seen = set(found)
+        for (run_id,) in conn.execute(sql, (expression, limit)):
+            if run_id not in seen:
+                found.append(run_id)
+                if len(found) == limit:
+                    return found, False
+    return found, True
 
 
 def substring_matches(query: Callable[..., list[Any]], text: str) -> list[str]:

@@ -31,7 +31,7 @@ from ..core.model import (
     Violation,
 )
 from ..core.settings import Settings
-from . import database, packs, reviewers, score_reads, search
+from . import database, packs, reviewers, score_reads
 from .damage import check, is_count, is_penalty, is_unit, readable
 from .database import (
     RETIRED_ID,
@@ -43,19 +43,31 @@ from .database import (
     stage_where,
     take_back,
 )
-from .importer import Import, ImportReport
-from .rows import CURRENT_MARK, MARK_HISTORY, Tables, Writer, next_agent, write
+from .mark_rows import CURRENT_MARK, MARK_HISTORY
 from .schema import prepare
 from .score_reads import RunAgents
 
 if TYPE_CHECKING:
     from ..core.columns import AgentColumns
     from .files import Record
+    from .importer import ImportReport
     from .mark_files import FileMark
+    from .rows import Tables
     from .technical import Score
 
 # The types Store's methods return or raise, importable with it.
 __all__ = ["DatabaseLocked", "ImportReport", "Mark", "RunAgents", "RunInfo", "Store", "StoreError"]
+
+
+def __getattr__(name: str) -> Any:
+    # The importer (and the row writer under it) load with the first import, and the
+    # full-text search with the first search: reading a database needs neither, and
+    # the app's first screen comes about 10 ms sooner without them.
+    if name == "ImportReport":
+        from .importer import ImportReport
+
+        return ImportReport
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 @dataclass(frozen=True)
@@ -266,6 +278,9 @@ class Store:
         Long runs of JSON Lines lines are parsed by forked worker processes while this
         one writes, where that is possible (see `_Import`).
         """
+        from .importer import Import, ImportReport
+        from .rows import Writer
+
         report = ImportReport()
         try:
             with self.lock, self._transaction(), packs.import_in_progress(self.conn):
@@ -871,31 +886,96 @@ class Store:
 
     # -- search --------------------------------------------------------------------
 
-    def search(self, text: str, lock_wait: float = 0.1, build: bool = True) -> list[str]:
+    def search(
+        self,
+        text: str,
+        lock_wait: float = 0.1,
+        build: bool = True,
+        cancelled: Callable[[], bool] | None = None,
+    ) -> list[str]:
         """The ids of the runs whose task, agent outputs, questions, id or spec id hold
         every word of `text` (the last one as a prefix), the most relevant first.
 
         The full-text index is built or brought up to date first unless `build` is
         False (see search.py); a database without one that cannot be written (read-only,
         or its lock held for longer than `lock_wait` seconds) is searched by substring
-        of id, spec id and task instead, by id.
+        of id, spec id and task instead, by id. A search that `cancelled` (asked now and
+        then while it runs) says is no longer wanted stops with `search.Cancelled`.
         """
+        from . import search
+
+        def every(conn: sqlite3.Connection, expression: str) -> tuple[list[str], bool]:
+            return search.ranked(conn, expression), True
+
+        found, _ = self._search(text, lock_wait, build, cancelled, every)
+        return found
+
+    def search_first(
+        self, text: str, limit: int | None = None, lock_wait: float = 0.1, build: bool = True
+    ) -> tuple[list[str], bool]:
+        """The first `limit` runs (a screenful, `search.PAGE`, by default) of `search`'s
+        answer, or all of it when that is as quick to find, and whether it is all of it:
+        quick however many runs match (the app shows them while it finds the rest)."""
+        from . import search
+
+        def first(conn: sqlite3.Connection, expression: str) -> tuple[list[str], bool]:
+            return search.first_matches(conn, expression, limit or search.PAGE)
+
+        return self._search(text, lock_wait, build, None, first)
+
+    def _search(
+        self,
+        text: str,
+        lock_wait: float,
+        build: bool,
+        cancelled: Callable[[], bool] | None,
+        answer: Callable[[sqlite3.Connection, str], tuple[list[str], bool]],
+    ) -> tuple[list[str], bool]:
+        from . import search
+
         expression = search.match_expression(text)
         if expression is None:
-            return []
+            return [], True
         try:
             # The index is built on a connection of its own: this one stays free meanwhile.
             if build and not self._locked(search.is_current):
                 search.update_index(self.path, lock_wait)
             with self.lock:
                 if search.has_index(self.conn):
-                    return search.ranked(self.conn, expression)
+                    if cancelled is None:
+                        return answer(self.conn, expression)
+                    return self._cancellable(cancelled, answer, expression)
         except sqlite3.Error as error:
             raise database_error(self.path, error) from None
-        return search.substring_matches(self._query, text)
+        return search.substring_matches(self._query, text), True
+
+    def _cancellable(
+        self,
+        cancelled: Callable[[], bool],
+        answer: Callable[[sqlite3.Connection, str], tuple[list[str], bool]],
+        expression: str,
+    ) -> tuple[list[str], bool]:
+        """`answer`, stopped by SQLite as soon as `cancelled` says so (it is asked every
+        `search.CHECK_EVERY` steps of a statement)."""
+        from . import search
+
+        if cancelled():
+            raise search.Cancelled
+        self.conn.set_progress_handler(lambda: 1 if cancelled() else 0, search.CHECK_EVERY)
+        try:
+            found = answer(self.conn, expression)
+        except sqlite3.OperationalError:
+            if cancelled():
+                raise search.Cancelled from None
+            raise
+        finally:
+            self.conn.set_progress_handler(None, 0)
+        return found
 
     def search_index_current(self) -> bool:
         """Whether the full-text index holds every run (a search needs no indexing)."""
+        from . import search
+
         try:
             return self._locked(search.is_current)
         except sqlite3.Error as error:
@@ -918,6 +998,8 @@ def bulk_write(path: Path, tables: Tables) -> None:
     measurable: the rows go at the end of each table, so the pages it reads again
     after another process's writes are few.
     """
+    from .rows import next_agent, write
+
     try:
         conn = sqlite3.connect(
             f"{path.absolute().as_uri()}?mode=rw",

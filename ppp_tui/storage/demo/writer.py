@@ -88,6 +88,12 @@ def write_demo(
             from .colleagues import add_colleague_marks
 
             add_colleague_marks(store, seed)  # the user's marks are the report's
+
+            # The full-text index too, so that the first search has nothing to build
+            # (search.py); a search of a database without one builds it then.
+            from ..search import update_index
+
+            update_index(store.path, 5.0)
             return report
 
         with build_beside(path, fill, scratch) as (scratch, report):

@@ -37,7 +37,8 @@ from ...core.sessions.grouping import (
 from ...core.sessions.model import Session, SessionError, SessionWarnings, Tool
 from .. import packs, search
 from ..database import database_error, now
-from ..rows import CURRENT_MARK, MARK_HISTORY, Rows, next_agent, write
+from ..mark_rows import CURRENT_MARK, MARK_HISTORY
+from ..rows import Rows, next_agent, write
 from .common import unreadable
 from .discover import (
     is_sidecar,
