@@ -14,6 +14,7 @@ from .common import Group
 from .configuring import config
 from .demo_data import demo
 from .import_export import export, import_, technical
+from .judging import judge
 from .leaderboard import leaderboard
 from .next_mark import next_
 from .scoring import rank, runs, score
@@ -46,6 +47,7 @@ for _command in (
     rank,
     show,
     technical,
+    judge,
     prefer,
     regret,
     tune,

@@ -32,6 +32,7 @@ from ..core.preferences import CATALOGUE
 from ..core.scoring import penalty_for
 from ..core.settings import (
     STAGE_TUNED,
+    JudgeSettings,
     PersonalizationSettings,
     ProactivitySettings,
     Settings,
@@ -495,12 +496,28 @@ def settings_document(settings: Settings) -> dict[str, Any]:
         "proactivity": _constants_document(settings.proactivity),
         "personalization": _constants_document(settings.personalization),
         "penalties": {name: penalty_for(name, settings) for name in names},
+        # null without a [ppp.judge] table
+        "judge": _judge_document(settings.judge) if settings.judge else None,
+    }
+
+
+def _judge_document(judge: JudgeSettings) -> dict[str, Any]:
+    """[ppp.judge] as config.toml spells it: the key's variable name, never the key."""
+    return {
+        "base_url": judge.base_url,
+        "model": judge.model,
+        "api_key_env": judge.api_key_env or "",
+        "concurrency": judge.concurrency,
+        "timeout_s": float(judge.timeout_s),
     }
 
 
 def render_settings(settings: Settings) -> str:
     """The effective configuration as config.toml text (`config show`)."""
-    return tomlkit.dumps({"ppp": settings_document(settings)})
+    document = settings_document(settings)
+    if document["judge"] is None:
+        del document["judge"]
+    return tomlkit.dumps({"ppp": document})
 
 
 def _pair_document(weights: Weights) -> dict[str, Any]:
