@@ -496,12 +496,11 @@ def settings_document(settings: Settings) -> dict[str, Any]:
         "proactivity": _constants_document(settings.proactivity),
         "personalization": _constants_document(settings.personalization),
         "penalties": {name: penalty_for(name, settings) for name in names},
-        # null without a [ppp.judge] table
-        "judge": _judge_document(settings.judge) if settings.judge else None,
+        **({"judge": judge_document(settings.judge)} if settings.judge else {}),
     }
 
 
-def _judge_document(judge: JudgeSettings) -> dict[str, Any]:
+def judge_document(judge: JudgeSettings) -> dict[str, Any]:
     """[ppp.judge] as config.toml spells it: the key's variable name, never the key."""
     return {
         "base_url": judge.base_url,
@@ -514,10 +513,7 @@ def _judge_document(judge: JudgeSettings) -> dict[str, Any]:
 
 def render_settings(settings: Settings) -> str:
     """The effective configuration as config.toml text (`config show`)."""
-    document = settings_document(settings)
-    if document["judge"] is None:
-        del document["judge"]
-    return tomlkit.dumps({"ppp": document})
+    return tomlkit.dumps({"ppp": settings_document(settings)})
 
 
 def _pair_document(weights: Weights) -> dict[str, Any]:
