@@ -39,6 +39,9 @@ class Server:
     requests: list[dict[str, Any]] = field(default_factory=list)
     headers: list[dict[str, str]] = field(default_factory=list)
     slow_s: float = 2.0
+    delay_s: float = 0.0  # before every answer
+    in_flight: int = 0
+    most_in_flight: int = 0
     lock: threading.Lock = field(default_factory=threading.Lock)
     port: int = 0
 
@@ -81,6 +84,18 @@ def _handler(server: Server) -> type[BaseHTTPRequestHandler]:
             if self.path != "/v1/chat/completions":
                 self._send(404, json.dumps({"error": {"message": "no such path"}}).encode())
                 return
+            with server.lock:
+                server.in_flight += 1
+                server.most_in_flight = max(server.most_in_flight, server.in_flight)
+            try:
+                self._answer(body)
+            finally:
+                with server.lock:
+                    server.in_flight -= 1
+
+        def _answer(self, body: dict[str, Any]) -> None:
+            if server.delay_s:
+                time.sleep(server.delay_s)
             fault = server._next_fault()
             if fault == "429":
                 error = {"error": {"message": "rate limited"}}

@@ -212,6 +212,8 @@ def test_the_prompts_follow_the_definitions_and_hash_their_input() -> None:
         ('model = "m"', "ppp.judge: base_url is missing"),
         ('base_url = "http://x/v1"', "ppp.judge: model is missing"),
         ('base_url = "localhost:11434"\nmodel = "m"', "ppp.judge.base_url: expected an http"),
+        ('base_url = "http://[bad/v1"\nmodel = "m"', "ppp.judge.base_url: expected an http"),
+        ('base_url = "http://h:99999/v1"\nmodel = "m"', "ppp.judge.base_url: expected an http"),
         ('base_url = "http://x/v1"\nmodel = ""', "ppp.judge.model: expected the model"),
         ('base_url = "http://x/v1"\nmodel = "m"\nconcurrency = 0', "ppp.judge.concurrency"),
         ('base_url = "http://x/v1"\nmodel = "m"\nconcurrency = true', "ppp.judge.concurrency"),
@@ -425,6 +427,51 @@ def test_an_unparseable_answer_keeps_the_classified_effort(
     text = run(db, config)
     assert "named no effort: the classified effort is kept" in text.stdout
     assert not UNSAFE.search(text.output)
+
+
+def test_up_to_concurrency_requests_are_in_flight(db: Path, tmp_path: Path, server: Server) -> None:
+    config = write_config(tmp_path / "config.toml", server, concurrency=3)
+    server.delay_s = 0.05
+    result = run(db, config, "--limit", "8")
+    assert result.exit_code == 0, result.output
+    assert server.count > 3
+    # Never more than `concurrency` (how many overlap depends on the scheduler).
+    assert 1 <= server.most_in_flight <= 3, server.most_in_flight
+
+
+def test_the_requests_have_a_progress_bar(
+    db: Path, tmp_path: Path, server: Server, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from contextlib import contextmanager
+
+    from ppp_tui.cli import judging
+
+    bars: list[tuple[int, str, int]] = []
+    steps: list[int] = []
+
+    @contextmanager
+    def bar(total: int, label: str, minimum: int = 500) -> Iterator[Any]:
+        bars.append((total, label, minimum))
+        yield steps.append
+
+    monkeypatch.setattr(judging, "progress_bar", bar)
+    config = write_config(tmp_path / "config.toml", server)
+    result = run(db, config, "--json")
+    assert result.exit_code == 0, result.output
+    requests = json.loads(result.stdout)["requests"]
+    assert bars == [(requests, "judging", 1)] and steps == [1] * requests
+    assert run(db, config).exit_code == 0  # all cached: no bar
+    assert len(bars) == 1
+
+
+def test_the_run_screen_says_an_effort_was_judged() -> None:
+    from ppp_tui.app.run_texts import question_cells
+    from ppp_tui.core.model import Question, Source
+
+    judged = Question("Which logs?", Effort.HIGH, 2, Source.JUDGED, judged_model="m")
+    assert question_cells(judged, False)[:3] == ("2", "high", "judged")
+    classified = Question("Which logs?", Effort.HIGH, 2, Source.CLASSIFIER)
+    assert question_cells(classified, False)[2] == "classified"
 
 
 # -- the key -----------------------------------------------------------------------

@@ -151,6 +151,11 @@ class Client:
                     ) from None
                 self._pause(pause_before(transport_tries, None))
                 continue
+            except (httpx.HTTPError, httpx.InvalidURL) as error:
+                raise JudgeError(
+                    f"{self.endpoint}: the request failed ({type(error).__name__});"
+                    " check ppp.judge.base_url"
+                ) from None
             if response.status_code in RETRIED_STATUS:
                 status_tries += 1
                 if status_tries >= STATUS_TRIES:

@@ -293,7 +293,7 @@ def _judge(ppp: Mapping[str, Any]) -> JudgeSettings | None:
         if key not in table:
             raise ConfigError(f"ppp.judge: {key} is missing (base_url and model are required)")
     base_url = table["base_url"]
-    if not isinstance(base_url, str) or not _URL.fullmatch(base_url.strip()):
+    if not isinstance(base_url, str) or not _URL.fullmatch(base_url.strip()) or not _host(base_url):
         raise ConfigError(
             "ppp.judge.base_url: expected an http:// or https:// URL such as"
             f' "http://localhost:11434/v1", got {_show(base_url)}'
@@ -330,6 +330,18 @@ def _judge(ppp: Mapping[str, Any]) -> JudgeSettings | None:
         concurrency=concurrency,
         timeout_s=JudgeSettings.timeout_s if timeout is None else timeout,
     )
+
+
+def _host(url: str) -> bool:
+    """Whether a URL names a host (and a valid port, if any)."""
+    from urllib.parse import urlsplit
+
+    try:
+        parts = urlsplit(url.strip())
+        parts.port  # noqa: B018 (raises for a port that is not a number in range)
+    except ValueError:
+        return False
+    return bool(parts.hostname)
 
 
 _PPP_KEYS = frozenset(
