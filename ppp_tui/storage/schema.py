@@ -251,7 +251,7 @@ CREATE TABLE IF NOT EXISTS judgments (
     score FLOAT,
     judged_at TEXT NOT NULL,
     PRIMARY KEY (model, prompt_version, input_hash)
-) WITHOUT ROWID
+)
 """
 
 
