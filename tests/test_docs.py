@@ -135,7 +135,25 @@ def _outputs(where: dict[str, str]) -> dict[str, Any]:
         "leaderboard": json.loads(_run(where, "leaderboard", "--json")),
         "agreement": json.loads(_run(where, "agreement", "--json")),
         "reviewers": json.loads(_run(where, "reviewers", "--json")),
+        # Last: the judge relabels questions of the workspace's database.
+        **_judge_outputs(where),
     }
+
+
+def _judge_outputs(where: dict[str, str]) -> dict[str, Any]:
+    """`judge --json` and `judge --evaluate --json` against a local endpoint."""
+    from judge_server import serving
+
+    with serving() as server:
+        config = Path(where["config"]).with_name("judge.toml")
+        config.write_text(
+            f'[ppp.judge]\nbase_url = "{server.base_url}"\nmodel = "m"\n', encoding="utf-8"
+        )
+        judging = {**where, "config": str(config)}
+        return {
+            "judge": json.loads(_run(judging, "judge", "--technical", "--json")),
+            "judge-evaluate": json.loads(_run(judging, "judge", "--evaluate", "--json")),
+        }
 
 
 def _asked_with_tool(runs: list[dict[str, Any]]) -> str:

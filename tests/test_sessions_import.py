@@ -430,6 +430,7 @@ def test_show_prints_each_question_with_its_answer(
             "text": "Should --json print one document or JSON Lines?",
             "effort": "low",
             "effort_source": "classified",
+            "judged_model": None,
             "asked_with": "tool",
             "options": ["One document", "JSON Lines"],
             "answer": "JSON Lines",

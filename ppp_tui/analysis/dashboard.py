@@ -49,7 +49,12 @@ EPOCH = date(1970, 1, 1)  # a Thursday: day numbers below count from it
 Unit = Literal["day", "week", "month"]
 # trajectory_questions.source, in the order the dashboard shows them.
 EFFORT_SOURCES: tuple[str, ...] = ("label", "classifier", "extracted")
-SOURCE_LABELS = {"label": "labelled", "classifier": "classified", "extracted": "extracted"}
+SOURCE_LABELS = {
+    "label": "labelled",
+    "classifier": "classified",
+    "extracted": "extracted",
+    "judged": "judged",  # by an LLM judge (`ppp-tui judge`); shown once there are some
+}
 EFFORTS: tuple[str, ...] = ("low", "medium", "high")
 ALL_STAGES = "all stages"
 

@@ -3,7 +3,7 @@ an effort label's origin, what became of a question asked through a tool."""
 
 from __future__ import annotations
 
-from ..core.model import Agent, Question, Source
+from ..core.model import JUDGED, Agent, Question, Source
 from ..safe_text import inline, number
 
 # How a question's effort label came to be, as the documents say it.
@@ -11,6 +11,7 @@ EFFORT_SOURCES = {
     Source.LABEL: "label",
     Source.CLASSIFIER: "classified",
     Source.EXTRACTED: "classified",
+    Source.JUDGED: "judged",
 }
 
 
@@ -24,6 +25,8 @@ def technical_text(agent: Agent) -> str:
         return "— (unscored)"
     source = agent.technical_source
     shown = number(agent.technical)
+    if source == JUDGED and agent.judged_model:
+        return f"{shown} (judged by {inline(agent.judged_model)})"
     return f"{shown} ({inline(source)})" if source else shown
 
 

@@ -25,6 +25,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "rank": ("scoring", "rank"),
     "show": ("showing", "show"),
     "technical": ("import_export", "technical"),
+    "judge": ("judging", "judge"),
     "prefer": ("tuning", "prefer"),
     "regret": ("tuning", "regret"),
     "tune": ("tuning", "tune"),

@@ -294,8 +294,11 @@ def nothing_marked(env: Env, line: str) -> click.ClickException:
 
 
 @contextmanager
-def progress_bar(total: int, label: str) -> Iterator[Callable[[int], None] | None]:
-    """A rich progress bar on standard error for long imports, else None: yields the
+def progress_bar(
+    total: int, label: str, minimum: int = 500
+) -> Iterator[Callable[[int], None] | None]:
+    """A rich progress bar on standard error for long imports (at least `minimum` runs;
+    the judge's requests are slow enough for one from the first), else None: yields the
     function to call with each number of runs done.
 
     The bar is redrawn from those calls, at most ten times a second, not by a refresh
@@ -303,7 +306,7 @@ def progress_bar(total: int, label: str) -> Iterator[Callable[[int], None] | Non
     the process has no other thread (a fork copies none, and a lock one held would
     stay held in the worker forever).
     """
-    if total < 500 or not sys.stderr.isatty():
+    if total < minimum or not sys.stderr.isatty():
         yield None
         return
     from rich.progress import MofNCompleteColumn

@@ -28,13 +28,16 @@ def show(as_json: bool, db: str | None, config: str | None) -> None:
     env = Env(db, config)
     settings = env.settings()
     if as_json:
+        document = settings_document(settings)
         emit_json(
             {
                 "path": str(env.config_path),
                 "exists": env.config_path.exists(),
                 "ignored": env.config_note,
                 "db": str(env.db_path),
-                **settings_document(settings),
+                **document,
+                # Always there: null without a [ppp.judge] table.
+                "judge": document.get("judge"),
             }
         )
         return

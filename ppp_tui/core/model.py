@@ -37,6 +37,7 @@ class Source(StrEnum):
     LABEL = "label"  # present in the imported data
     CLASSIFIER = "classifier"  # effort decided by ppp-tui's classifier
     EXTRACTED = "extracted"  # question found in a response and classified
+    JUDGED = "judged"  # effort given by an LLM judge (`ppp-tui judge`), over the classifier's
     CHECKER = "checker"  # violation decided by a preference rule checker
 
 
@@ -52,6 +53,9 @@ class AskedWith(StrEnum):
 UNSCORED = "unscored"
 # An agent's technical_source when the user rated it by hand (wins over test evidence).
 HAND = "hand"
+# An unscored agent's technical_source once an LLM judge scored it (`ppp-tui judge
+# --technical`); a hand rating still wins over it.
+JUDGED = "judged"
 
 
 @dataclass(frozen=True)
@@ -79,6 +83,8 @@ class Question:
     answer: str | None = None
     dismissed: bool = False
     seconds_to_answer: float | None = None
+    # The model of the LLM judge that gave the effort (source JUDGED), else None.
+    judged_model: str | None = None
 
 
 @dataclass(frozen=True)
@@ -128,6 +134,8 @@ class Agent:
     technical_source: str | None = None
     models: tuple[str, ...] = ()  # every model a session used, in order
     sessions: tuple[str, ...] = ()  # the session ids an agent was read from
+    # The model of the LLM judge that gave the technical score (technical_source JUDGED).
+    judged_model: str | None = None
 
     @property
     def unscored(self) -> bool:

@@ -156,6 +156,21 @@ class PersonalizationSettings:
     critical_penalty: float = 0.05
 
 
+@dataclass(frozen=True)
+class JudgeSettings:
+    """[ppp.judge]: an LLM judge behind an OpenAI-compatible endpoint (docs/judge.md).
+
+    The API key itself is never a setting: `api_key_env` names the environment
+    variable it is read from, at the moment a request is sent.
+    """
+
+    base_url: str
+    model: str
+    api_key_env: str | None = "OPENAI_API_KEY"
+    concurrency: int = 4  # requests in flight at once
+    timeout_s: float = 60.0  # per request
+
+
 def _frozen(mapping: Mapping[str, float] | None = None) -> Mapping[str, float]:
     return MappingProxyType(dict(mapping or {}))
 
@@ -178,6 +193,8 @@ class Settings:
     # Whom marks are recorded for when neither --reviewer nor $PPP_TUI_REVIEWER says
     # ([ppp] reviewer); None: git's user.name, else the login name.
     reviewer: str | None = None
+    # [ppp.judge]: the LLM judge of `ppp-tui judge`; None when the file has no such table.
+    judge: JudgeSettings | None = None
 
     def __post_init__(self) -> None:
         if not 0.0 <= self.unscored_technical <= 1.0:

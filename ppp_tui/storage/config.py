@@ -29,6 +29,7 @@ from ..core.settings import (
     MISSING_TRAJECTORY_MODES,
     STAGES,
     WEIGHT_SUM_TOLERANCE,
+    JudgeSettings,
     PersonalizationSettings,
     ProactivitySettings,
     Settings,
@@ -263,6 +264,7 @@ def _settings_from(data: Mapping[str, Any]) -> Settings:
         reviewer = checked(reviewer, "ppp.reviewer")
     return Settings(
         reviewer=reviewer,
+        judge=_judge(ppp),
         unscored_technical=float(unscored),
         enabled=enabled,
         missing_trajectory=mode,
@@ -276,9 +278,83 @@ def _settings_from(data: Mapping[str, Any]) -> Settings:
     )
 
 
+# [ppp.judge]'s keys; `concurrency` and `timeout_s` have bounds.
+JUDGE_KEYS = ("base_url", "model", "api_key_env", "concurrency", "timeout_s")
+MAX_JUDGE_CONCURRENCY = 64
+MAX_JUDGE_TIMEOUT_S = 3600.0
+_ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_URL = re.compile(r"https?://[^\s/?#]+(/[^\s?#]*)?", re.IGNORECASE)
+
+
+def _judge(ppp: Mapping[str, Any]) -> JudgeSettings | None:
+    """[ppp.judge], checked; None when there is no such table."""
+    if "judge" not in ppp:
+        return None
+    table = _table(ppp, "judge", "ppp.judge")
+    if "api_key" in table:
+        # The value is never shown: it may be the key itself.
+        raise ConfigError(
+            "ppp.judge.api_key: the API key is never read from config.toml; put it in an"
+            " environment variable and name that with api_key_env"
+        )
+    for key in ("base_url", "model"):
+        if key not in table:
+            raise ConfigError(f"ppp.judge: {key} is missing (base_url and model are required)")
+    base_url = table["base_url"]
+    if not isinstance(base_url, str) or not _URL.fullmatch(base_url.strip()) or not _host(base_url):
+        raise ConfigError(
+            "ppp.judge.base_url: expected an http:// or https:// URL such as"
+            f' "http://localhost:11434/v1", got {_show(base_url)}'
+        )
+    model = table["model"]
+    if not isinstance(model, str) or not model.strip():
+        raise ConfigError(f"ppp.judge.model: expected the model's name, got {_show(model)}")
+    key_env = table.get("api_key_env", JudgeSettings.api_key_env)
+    if not isinstance(key_env, str) or (key_env and not _ENV_NAME.fullmatch(key_env)):
+        raise ConfigError(
+            "ppp.judge.api_key_env: expected the name of an environment variable"
+            f' (letters, digits, _) or "" for none, got {_show(key_env)}'
+        )
+    concurrency = table.get("concurrency", JudgeSettings.concurrency)
+    if (
+        isinstance(concurrency, bool)
+        or not isinstance(concurrency, int)
+        or not 1 <= concurrency <= MAX_JUDGE_CONCURRENCY
+    ):
+        raise ConfigError(
+            f"ppp.judge.concurrency: expected a whole number from 1 to {MAX_JUDGE_CONCURRENCY},"
+            f" got {_show(concurrency)}"
+        )
+    timeout = _number(table, "timeout_s", "ppp.judge.timeout_s")
+    if timeout is not None and not 0 < timeout <= MAX_JUDGE_TIMEOUT_S:
+        raise ConfigError(
+            f"ppp.judge.timeout_s: expected seconds above 0 and at most {MAX_JUDGE_TIMEOUT_S:g},"
+            f" got {_show(table['timeout_s'])}"
+        )
+    return JudgeSettings(
+        base_url=base_url.strip().rstrip("/"),
+        model=model.strip(),
+        api_key_env=key_env or None,
+        concurrency=concurrency,
+        timeout_s=JudgeSettings.timeout_s if timeout is None else timeout,
+    )
+
+
+def _host(url: str) -> bool:
+    """Whether a URL names a host (and a valid port, if any)."""
+    from urllib.parse import urlsplit
+
+    try:
+        parts = urlsplit(url.strip())
+        parts.port  # noqa: B018 (raises for a port that is not a number in range)
+    except ValueError:
+        return False
+    return bool(parts.hostname)
+
+
 _PPP_KEYS = frozenset(
     {"enabled", "missing_trajectory", "weights", "proactivity", "personalization", "penalties"}
-    | {"unscored_technical", "reviewer"}
+    | {"unscored_technical", "reviewer", "judge"}
     | set(OLDER_PAIR_KEYS)
 )
 
@@ -305,6 +381,12 @@ def config_warnings(text: str) -> list[str]:
                 f"unknown key {_dotted('ppp', key, name)} (not read by ppp-tui)"
                 for name in value
                 if name not in names
+            ]
+        elif key == "judge" and isinstance(value, dict):
+            warnings += [
+                f"unknown key {_dotted('ppp', key, name)} (not read by ppp-tui)"
+                for name in value
+                if name not in JUDGE_KEYS
             ]
         elif key == "penalties":
             warnings += [

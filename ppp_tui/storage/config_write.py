@@ -32,6 +32,7 @@ from ..core.preferences import CATALOGUE
 from ..core.scoring import penalty_for
 from ..core.settings import (
     STAGE_TUNED,
+    JudgeSettings,
     PersonalizationSettings,
     ProactivitySettings,
     Settings,
@@ -495,6 +496,18 @@ def settings_document(settings: Settings) -> dict[str, Any]:
         "proactivity": _constants_document(settings.proactivity),
         "personalization": _constants_document(settings.personalization),
         "penalties": {name: penalty_for(name, settings) for name in names},
+        **({"judge": judge_document(settings.judge)} if settings.judge else {}),
+    }
+
+
+def judge_document(judge: JudgeSettings) -> dict[str, Any]:
+    """[ppp.judge] as config.toml spells it: the key's variable name, never the key."""
+    return {
+        "base_url": judge.base_url,
+        "model": judge.model,
+        "api_key_env": judge.api_key_env or "",
+        "concurrency": judge.concurrency,
+        "timeout_s": float(judge.timeout_s),
     }
 
 

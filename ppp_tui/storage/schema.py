@@ -281,6 +281,41 @@ def _add_reviewers(conn: sqlite3.Connection) -> None:
             conn.execute("ALTER TABLE runs DROP COLUMN preferred_agent")
 
 
+# The cache of an LLM judge's answers (docs/judge.md): one row per (model, prompt
+# version, hash of the prompt's input), so judging again sends no request for it.
+JUDGMENTS = """
+CREATE TABLE IF NOT EXISTS judgments (
+    model TEXT NOT NULL,
+    prompt_version TEXT NOT NULL,
+    input_hash TEXT NOT NULL,
+    answer TEXT NOT NULL,
+    label TEXT,
+    score FLOAT,
+    judged_at TEXT NOT NULL,
+    PRIMARY KEY (model, prompt_version, input_hash)
+)
+"""
+
+
+def _add_judge(conn: sqlite3.Connection) -> None:
+    """Version 6: what an LLM judge adds (docs/judge.md): questions whose effort a judge gave
+    (source 'judged') name its model and prompt version; agents whose technical score a
+    judge gave (technical_source 'judged') name its model; and the judge's cache.
+
+    Idempotent (columns added only if missing, the table only if absent): the migration
+    may run on a database another branch's migrations already touched.
+    """
+    _add_columns(
+        conn,
+        (
+            ("trajectory_questions", "judged_model", "TEXT"),
+            ("trajectory_questions", "judged_prompt", "TEXT"),
+            ("agents", "judged_model", "TEXT"),
+        ),
+    )
+    conn.execute(JUDGMENTS)
+
+
 def _add_columns(conn: sqlite3.Connection, columns: tuple[tuple[str, str, str], ...]) -> None:
     """Add each (table, column, type) the table does not have yet."""
     db = database(conn)
@@ -296,6 +331,7 @@ MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (
     _add_failures_and_consensus,
     _add_sessions,
     _add_reviewers,
+    _add_judge,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 OUR_TABLES = frozenset(
@@ -310,6 +346,7 @@ OUR_TABLES = frozenset(
         "marks",
         "score_changes",
         "run_scores",
+        "judgments",
     }
 )
 

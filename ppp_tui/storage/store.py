@@ -383,7 +383,7 @@ class Store:
         try:
             with self._transaction():
                 self.conn.executemany(
-                    "UPDATE agents SET technical = ?, technical_source = ?"
+                    "UPDATE agents SET technical = ?, technical_source = ?, judged_model = NULL"
                     " WHERE run_id = ? AND name = ?",
                     [(score.technical, HAND, score.run_id, score.agent) for score in scores],
                 )
@@ -759,9 +759,11 @@ class Store:
             technical_source,
             models,
             sessions,
+            judged_model,
         ) in self._query(
             "SELECT id, name, model, technical, relevance, confidence, output, failure,"
-            " technical_source, models, sessions FROM agents WHERE run_id = ? ORDER BY position",
+            " technical_source, models, sessions, judged_model FROM agents"
+            " WHERE run_id = ? ORDER BY position",
             [run_id],
         ):
             # What an import never writes (an outside edit) fails here, not in scoring.
@@ -784,6 +786,7 @@ class Store:
                     technical_source,
                     _text_list(models),
                     _text_list(sessions),
+                    judged_model,
                 )
             )
         preferences = json.loads(prefs)
@@ -828,6 +831,7 @@ class Store:
                 answer,
                 bool(dismissed),
                 seconds,
+                judged_model,
             )
             for (
                 text,
@@ -839,9 +843,10 @@ class Store:
                 answer,
                 dismissed,
                 seconds,
+                judged_model,
             ) in self._query(
                 "SELECT text, effort, turn, source, asked_with, options, answer, dismissed,"
-                " seconds_to_answer FROM trajectory_questions"
+                " seconds_to_answer, judged_model FROM trajectory_questions"
                 " WHERE trajectory_id = ? ORDER BY id",
                 [trajectory_id],
             )

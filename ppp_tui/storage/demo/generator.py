@@ -120,6 +120,7 @@ def _question(text: str, effort: Effort, turn: int | None, source: Source) -> Qu
         answer=None,
         dismissed=False,
         seconds_to_answer=None,
+        judged_model=None,
     )
     return question
 
@@ -169,6 +170,7 @@ def _agent(
         technical_source=None,
         models=(),
         sessions=(),
+        judged_model=None,
     )
     return agent
 

@@ -1,0 +1,305 @@
+"""Judging a database's questions and unscored agents, and evaluating the judge.
+
+Each distinct prompt is one request (questions with the same text and task share it);
+what the cache holds for (model, prompt version, input hash) is used without a request,
+unless `refresh`. Requests run `concurrency` at a time in threads; this thread alone
+writes, `BATCH` judgments per transaction, so a failure keeps every judgment received
+before it and a later run continues from there. An answer that names no label (or no
+score) leaves the question's classified effort (or the agent unscored) and is counted.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor, as_completed
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from ..core.effort import classify_effort
+from ..core.evaluation import Evaluation, evaluate
+from ..core.judge import (
+    Prompt,
+    effort_prompt,
+    estimated_tokens,
+    parse_effort,
+    parse_score,
+    technical_prompt,
+)
+from ..core.model import Effort
+from ..core.settings import JudgeSettings
+from ..storage import judgments as stored
+from .client import Client, JudgeError, Stopped
+
+if TYPE_CHECKING:
+    from ..storage.store import Store
+
+BATCH = 25  # judgments written per transaction
+MAX_ANSWER_CHARS = 2000  # of an answer kept in the cache
+EFFORT_ANSWER_TOKENS = 4
+TECHNICAL_ANSWER_TOKENS = 6
+
+Progress = Callable[[int], None]
+
+
+@dataclass
+class Tally:
+    """What became of the questions (or agents) in scope."""
+
+    total: int = 0  # in scope
+    cached: int = 0  # answered from the cache
+    requests: int = 0  # distinct prompts sent (or, in a dry run, to send) for them
+    judged: int = 0  # given a label (or score) by the judge, from the cache or a request
+    changed: int = 0  # whose effort (or technical score) the judgment changed
+    unparseable: int = 0  # whose answer named no label (no score): left as they were
+    no_output: int = 0  # agents with no output to judge (technical only)
+
+    def document(self) -> dict[str, int]:
+        return {
+            "total": self.total,
+            "cached": self.cached,
+            "requests": self.requests,
+            "judged": self.judged,
+            "changed": self.changed,
+            "unparseable": self.unparseable,
+        }
+
+
+@dataclass
+class _Task:
+    """One distinct prompt and what its answer is for."""
+
+    prompt: Prompt
+    questions: list[stored.QuestionRow] = field(default_factory=list)
+    agents: list[stored.AgentRow] = field(default_factory=list)
+    answer: str | None = None
+    cached: bool = False
+
+
+@dataclass
+class Report:
+    requests: int = 0  # sent (or, in a dry run, to send)
+    estimated_tokens: int = 0  # of those requests
+    questions: Tally = field(default_factory=Tally)
+    technical: Tally | None = None  # None: --technical not asked for
+
+
+@dataclass(frozen=True)
+class EvaluationReport:
+    questions: int
+    requests: int
+    unparseable: int  # judged as the classifier's label, as a judging run keeps it
+    judge: Evaluation
+    classifier: Evaluation
+
+
+def _effort_tasks(rows: Sequence[stored.QuestionRow]) -> dict[str, _Task]:
+    tasks: dict[str, _Task] = {}
+    for row in rows:
+        prompt = effort_prompt(row.text, row.task)
+        tasks.setdefault(prompt.input_hash, _Task(prompt)).questions.append(row)
+    return tasks
+
+
+def _technical_tasks(rows: Sequence[stored.AgentRow], tally: Tally) -> dict[str, _Task]:
+    tasks: dict[str, _Task] = {}
+    for row in rows:
+        if not row.output or not row.output.strip():
+            tally.no_output += 1
+            continue
+        prompt = technical_prompt(row.task, row.output)
+        tasks.setdefault(prompt.input_hash, _Task(prompt)).agents.append(row)
+    return tasks
+
+
+class Judging:
+    """The judge's work on one store, with one endpoint and model."""
+
+    def __init__(self, store: Store, judge: JudgeSettings, refresh: bool = False) -> None:
+        self.store = store
+        self.judge = judge
+        self.refresh = refresh
+        self.pending: list[stored.Judgment] = []
+        self.efforts: list[tuple[int, int, Effort, str, str]] = []
+        self.scores: list[tuple[int, float, str]] = []
+        self.cache_only = False  # evaluating: answers go to the cache, nothing else
+
+    # -- the plan --------------------------------------------------------------------
+
+    def _look_up(self, tasks: dict[str, _Task], version: str) -> list[_Task]:
+        """Fill in the cached answers; the tasks that need a request."""
+        if not self.refresh:
+            found = stored.cached(self.store, self.judge.model, version, tasks)
+            for input_hash, hit in found.items():
+                tasks[input_hash].answer = hit.answer
+                tasks[input_hash].cached = True
+        return [task for task in tasks.values() if not task.cached]
+
+    # -- judging ---------------------------------------------------------------------
+
+    def run(
+        self,
+        questions: Sequence[stored.QuestionRow],
+        agents: Sequence[stored.AgentRow] | None,
+        dry_run: bool = False,
+        progress: Callable[[int], Callable[[int], None] | None] | None = None,
+    ) -> Report:
+        """Judge the efforts of `questions` and, unless None, the technical scores of
+        `agents`; with `dry_run`, only count the requests it would take."""
+        report = Report(questions=Tally(total=len(questions)))
+        effort_tasks = _effort_tasks(questions)
+        if effort_tasks:
+            version = next(iter(effort_tasks.values())).prompt.version
+            to_send = self._look_up(effort_tasks, version)
+        else:
+            to_send = []
+        report.questions.requests = len(to_send)
+        technical_tasks: dict[str, _Task] = {}
+        if agents is not None:
+            report.technical = Tally(total=len(agents))
+            technical_tasks = _technical_tasks(agents, report.technical)
+            if technical_tasks:
+                version = next(iter(technical_tasks.values())).prompt.version
+                sent = self._look_up(technical_tasks, version)
+                report.technical.requests = len(sent)
+                to_send += sent
+        report.requests = len(to_send)
+        report.estimated_tokens = sum(
+            estimated_tokens(
+                task.prompt,
+                EFFORT_ANSWER_TOKENS if task.questions else TECHNICAL_ANSWER_TOKENS,
+            )
+            for task in to_send
+        )
+        if dry_run:
+            return report
+        # What the cache answers is written first, then each answer as it comes.
+        for task in [*effort_tasks.values(), *technical_tasks.values()]:
+            if task.cached:
+                self._apply(task, report)
+        self._flush()
+        step = progress(len(to_send)) if progress is not None and to_send else None
+        self._send(to_send, report, step)
+        return report
+
+    def _send(self, tasks: Sequence[_Task], report: Report, step: Progress | None) -> None:
+        if not tasks:
+            return
+        failure: BaseException | None = None
+        with Client(self.judge) as client:
+            pool = ThreadPoolExecutor(max_workers=self.judge.concurrency)
+            try:
+                futures: dict[Future[str], _Task] = {
+                    pool.submit(client.ask, task.prompt): task for task in tasks
+                }
+                for future in as_completed(futures):
+                    try:
+                        answer = future.result()
+                    except Stopped:
+                        continue
+                    except JudgeError as error:
+                        # The first failure stops the others; what came before stays.
+                        failure = failure or error
+                        client.stop.set()
+                        continue
+                    task = futures[future]
+                    task.answer = answer
+                    self._apply(task, report)
+                    if step is not None:
+                        step(1)
+                    if len(self.pending) >= BATCH:
+                        self._flush()
+            except BaseException:  # ctrl+c, or a database error: keep what came
+                client.stop.set()
+                pool.shutdown(wait=False, cancel_futures=True)
+                self._flush()
+                raise
+            pool.shutdown(wait=True)
+        self._flush()
+        if failure is not None:
+            raise failure
+
+    def _apply(self, task: _Task, report: Report) -> None:
+        """Note what `task`'s answer says, for the next write."""
+        answer = task.answer or ""
+        model, version = self.judge.model, task.prompt.version
+        if task.questions:
+            label = parse_effort(answer)
+            tally = report.questions
+            for question in [] if self.cache_only else task.questions:
+                tally.cached += task.cached
+                if label is None:
+                    tally.unparseable += 1
+                    continue
+                tally.judged += 1
+                tally.changed += label is not question.effort
+                self.efforts.append((question.id, question.trajectory_id, label, model, version))
+            judgment = stored.Judgment(
+                model,
+                version,
+                task.prompt.input_hash,
+                answer[:MAX_ANSWER_CHARS],
+                label=label.value if label else None,
+            )
+        else:
+            score = parse_score(answer)
+            tally = report.technical or Tally()
+            for agent in task.agents:
+                tally.cached += task.cached
+                if score is None:
+                    tally.unparseable += 1
+                    continue
+                tally.judged += 1
+                tally.changed += 1
+                self.scores.append((agent.id, score, model))
+            judgment = stored.Judgment(
+                model, version, task.prompt.input_hash, answer[:MAX_ANSWER_CHARS], score=score
+            )
+        if not task.cached:
+            self.pending.append(judgment)
+
+    def _flush(self) -> None:
+        if self.pending or self.efforts or self.scores:
+            stored.save(self.store, self.pending, self.efforts, self.scores)
+        self.pending, self.efforts, self.scores = [], [], []
+
+    # -- evaluating ------------------------------------------------------------------
+
+    def evaluate(
+        self,
+        questions: Sequence[stored.QuestionRow],
+        dry_run: bool = False,
+        progress: Callable[[int], Callable[[int], None] | None] | None = None,
+    ) -> tuple[Report, EvaluationReport | None]:
+        """Judge labelled questions (their labels untouched; the answers cached) and
+        score the judge and the rule classifier against the labels."""
+        report = Report(questions=Tally(total=len(questions)))
+        tasks = _effort_tasks(questions)
+        to_send = self._look_up(tasks, next(iter(tasks.values())).prompt.version) if tasks else []
+        report.requests = report.questions.requests = len(to_send)
+        report.questions.cached = sum(len(t.questions) for t in tasks.values() if t.cached)
+        report.estimated_tokens = sum(
+            estimated_tokens(task.prompt, EFFORT_ANSWER_TOKENS) for task in to_send
+        )
+        if dry_run or not questions:
+            return report, None
+        step = progress(len(to_send)) if progress is not None and to_send else None
+        # The labelled questions are never written: only the answers, to the cache.
+        self.cache_only = True
+        self._send(to_send, report, step)
+        expected, judged, classified = [], [], []
+        unparseable = 0
+        for task in tasks.values():
+            label = parse_effort(task.answer or "")
+            for question in task.questions:
+                rule = classify_effort(question.text, question.task)
+                expected.append(question.effort)
+                classified.append(rule)
+                judged.append(label or rule)
+                unparseable += label is None
+        return report, EvaluationReport(
+            questions=len(questions),
+            requests=len(to_send),
+            unparseable=unparseable,
+            judge=evaluate(expected, judged),
+            classifier=evaluate(expected, classified),
+        )
