@@ -37,6 +37,17 @@ def ppp(db: Path, *args: str, env: dict[str, str] | None = None) -> Result:
     return run(*args, "--db", str(db), env=env)
 
 
+def _old_database(tmp_path: Path) -> Path:
+    """A database ppp-tui wrote before reviewers (schema 2: two runs, one mark)."""
+    path = tmp_path / "old.db"
+    conn = sqlite3.connect(path)
+    conn.executescript((DATA / "schema2.sql").read_text())
+    conn.execute("PRAGMA user_version = 2")
+    conn.commit()
+    conn.close()
+    return path
+
+
 def document(result: Result) -> Any:
     assert result.exit_code == 0, result.output
     return json.loads(result.stdout)
@@ -163,12 +174,7 @@ def test_no_marks_of_mine_says_whose_there_are(db: Path) -> None:
 
 
 def test_old_marks_migrate_as_the_unknown_reviewers(tmp_path: Path) -> None:
-    path = tmp_path / "old.db"
-    conn = sqlite3.connect(path)
-    conn.executescript((DATA / "schema2.sql").read_text())
-    conn.execute("PRAGMA user_version = 2")
-    conn.commit()
-    conn.close()
+    path = _old_database(tmp_path)
     with Store.open(path) as store:
         columns = {row[1] for row in store.conn.execute("PRAGMA table_info(runs)")}
         assert "preferred_agent" not in columns  # the current marks live in `marks` now
@@ -461,11 +467,6 @@ def test_reviewers_lists_everyone_and_rename_gives_marks_to_another(db: Path) ->
 
 
 def test_old_marks_are_claimed_with_rename(tmp_path: Path) -> None:
-    path = tmp_path / "old.db"
-    conn = sqlite3.connect(path)
-    conn.executescript((DATA / "schema2.sql").read_text())
-    conn.execute("PRAGMA user_version = 2")
-    conn.commit()
-    conn.close()
+    path = _old_database(tmp_path)
     assert ppp(path, "reviewers", "--rename", "(unknown)", "tester").exit_code == 0
     assert document(ppp(path, "regret", "--json"))["marked_runs"] == 1

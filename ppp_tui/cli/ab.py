@@ -10,11 +10,8 @@ from .common import (
     STAGE_HELP,
     Env,
     db_options,
-    nothing_marked,
-    others_marked,
-    reviewer_fields,
+    load_marked,
     reviewer_options,
-    stage_filter,
 )
 
 if TYPE_CHECKING:
@@ -49,26 +46,17 @@ def ab(
       ppp-tui ab --stage implement --json
     """
     from ..core.ab_test import ab_test, ppp_outcomes
-    from ..core.scores import Scores
-    from ..core.stages import NO_STAGE, label, ordered
+    from ..core.stages import label, ordered
 
     env = Env(db, config, reviewer, all_reviewers)
     settings = env.settings()
-    with env.store() as store:
-        stage = stage_filter(store, stage)
-        scores = Scores.load(store, settings, stage, marked_only=True)
-        env.others_marked = others_marked(store)
-        whose = reviewer_fields(store)
-        # Only marked runs are loaded; every stage of the database still gets its entry.
-        stages = [s for s in store.stages() if stage is None or s == stage]
-        if stage == NO_STAGE:
-            stages = [None]
+    loaded = load_marked(env, settings, stage)
+    stage, scores, stages = loaded.stage, loaded.scores, loaded.stages
     if not scores.arrays.marked.any():
-        where = "" if stage is None else f" in {stage}"
-        raise nothing_marked(
-            env,
+        where = "" if stage is None else f" in {label(stage)}"
+        raise loaded.nothing(
             f"no marked runs{where} to compare: mark preferred agents with"
-            " `ppp-tui prefer RUN AGENT` or in the app (p)",
+            " `ppp-tui prefer RUN AGENT` or in the app (p)"
         )
     on, off = ppp_outcomes(scores.arrays, settings, scores.outcome)
     overall = ab_test(on, off)
@@ -78,7 +66,7 @@ def ab(
     ]
     if as_json:
         document = {
-            **whose,
+            **loaded.whose,
             "weights": settings.weights_for(stage).document(),
             **_figures(overall),
             "per_stage": {

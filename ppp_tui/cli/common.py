@@ -7,6 +7,7 @@ import json
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import click
@@ -15,6 +16,7 @@ from ..core.errors import PPPError
 from ..safe_text import clean, inline, json_escape
 
 if TYPE_CHECKING:
+    from ..core.scores import Scores
     from ..core.settings import Settings
     from ..storage.reviewers import Scope
     from ..storage.store import ImportReport, Store
@@ -201,8 +203,6 @@ class Env:
         self.reviewer_given = reviewer
         self.all_reviewers = all_reviewers
         self._settings: Settings | None = None
-        # Who else marked when the current reviewer did not (a command's hint).
-        self.others_marked = ""
 
     def settings(self, creating: bool = False) -> Settings:
         """The configured settings; an explicitly named config.toml that does not exist is
@@ -261,15 +261,6 @@ def reviewer_fields(store: Store) -> dict[str, Any]:
     return {"reviewer": None if every else shown(store.reviewer), "all_reviewers": every}
 
 
-def no_marks_line(store: Store, where: str = "") -> str:
-    """Why there is nothing to count: no marks at all, or none by this reviewer (then
-    who has marks, and how to count theirs)."""
-    others = others_marked(store, where)
-    return others or (
-        f"no marked runs{where} yet: mark preferred agents with `ppp-tui prefer RUN AGENT`"
-    )
-
-
 def others_marked(store: Store, where: str = "") -> str:
     """When the current reviewer marked no run but others did: a line saying whose
     marks there are and how to count them; else ""."""
@@ -287,10 +278,40 @@ def others_marked(store: Store, where: str = "") -> str:
     )
 
 
-def nothing_marked(env: Env, line: str) -> click.ClickException:
-    """The error for a command with no marks to work on: who else marked, if anyone
-    did, else `line`."""
-    return click.ClickException(env.others_marked or line)
+@dataclass(frozen=True)
+class MarkedScores:
+    """What the commands on marks (regret, tune, ab, leaderboard) read: the scores of
+    the marked runs of the scope, and whose marks they are."""
+
+    stage: str | None  # as `stage_filter` gives it
+    scores: Scores
+    stages: list[str | None]  # the stages of the database the figures have entries for
+    whose: dict[str, Any]  # `reviewer_fields`
+    others: str  # with no mark in scope: who else marked (`others_marked`), else ""
+
+    def nothing(self, line: str) -> click.ClickException:
+        """The error for no marks to work on: who else marked, if anyone did, else `line`."""
+        return click.ClickException(self.others or line)
+
+
+def load_marked(
+    env: Env, settings: Settings, stage: str | None, marked_only: bool = True
+) -> MarkedScores:
+    """The scores of the marked runs of `stage` (every run's with `marked_only` off),
+    counting the marks of `env`'s reviewers."""
+    from ..core.scores import Scores
+    from ..core.stages import NO_STAGE, label
+
+    with env.store() as store:
+        stage = stage_filter(store, stage)
+        scores = Scores.load(store, settings, stage, marked_only=marked_only)
+        # Only marked runs are loaded; every stage of the database still gets its entry.
+        stages: list[str | None] = [None]
+        if stage != NO_STAGE:
+            stages = [s for s in store.stages() if stage in (None, s)]
+        where = "" if stage is None else f" in {label(stage)}"
+        others = "" if scores.arrays.marked.any() else others_marked(store, where)
+        return MarkedScores(stage, scores, stages, reviewer_fields(store), others)
 
 
 @contextmanager

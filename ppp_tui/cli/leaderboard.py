@@ -14,11 +14,8 @@ from .common import (
     Env,
     db_options,
     emit_json,
-    nothing_marked,
-    others_marked,
-    reviewer_fields,
+    load_marked,
     reviewer_options,
-    stage_filter,
 )
 
 if TYPE_CHECKING:
@@ -58,25 +55,20 @@ def leaderboard(
       ppp-tui leaderboard --stage implement --json
     """
     from ..core.leaderboard import leaderboard_under
-    from ..core.scores import Scores
 
     env = Env(db, config, reviewer, all_reviewers)
     settings = env.settings()
-    with env.store() as store:
-        stage = stage_filter(store, stage)
-        scores = Scores.load(store, settings, stage, marked_only=True)
-        env.others_marked = others_marked(store)
-        whose = reviewer_fields(store)
-    board = leaderboard_under(scores.arrays, settings)
+    loaded = load_marked(env, settings, stage)
+    stage = loaded.stage
+    board = leaderboard_under(loaded.scores.arrays, settings)
     if board is None:
         where = "" if stage is None else f" in stage {stage!r}"
-        raise nothing_marked(
-            env,
+        raise loaded.nothing(
             f"no marked runs{where} to rank the agents by: mark preferred agents with"
-            " `ppp-tui prefer RUN AGENT` or in the app (p)",
+            " `ppp-tui prefer RUN AGENT` or in the app (p)"
         )
     if as_json:
-        emit_json({**whose, **leaderboard_document(board, stage, settings)})
+        emit_json({**loaded.whose, **leaderboard_document(board, stage, settings)})
     else:
         _render(board, stage, settings)
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, NoReturn
 
 import click
@@ -11,11 +12,10 @@ from ..storage.reviewers import shown
 from .common import (
     STAGE_HELP,
     Env,
+    MarkedScores,
     db_options,
     emit_json,
-    no_marks_line,
-    others_marked,
-    reviewer_fields,
+    load_marked,
     reviewer_options,
     stage_filter,
 )
@@ -127,35 +127,30 @@ def regret(
       ppp-tui regret
       ppp-tui regret --stage implement --json
     """
-    from ..core.scores import Scores
-    from ..core.stages import NO_STAGE
+    from ..core.stages import label
     from ..safe_text import number
     from .documents import regret_document
     from .tables import cut
 
     env = Env(db, config, reviewer, all_reviewers)
-    settings = env.settings()
-    with env.store() as store:
-        stage = stage_filter(store, stage)
-        scores = Scores.load(store, settings, stage, marked_only=True)
-        # Only marked runs are loaded; every stage of the database still gets its entry.
-        stages = [s for s in store.stages() if stage is None or s == stage]
-        if stage == NO_STAGE:
-            stages = [None]
-        document = {
-            **reviewer_fields(store),
-            **regret_document(scores, stage, runs=as_json, stages=stages),
-        }
-        empty = (
-            ""
-            if document["marked_runs"]
-            else no_marks_line(store, "" if stage is None else f" in {stage}")
-        )
+    loaded = load_marked(env, env.settings(), stage)
+    stage = loaded.stage
+    document = {
+        **loaded.whose,
+        **regret_document(loaded.scores, stage, runs=as_json, stages=loaded.stages),
+    }
     if as_json:
         emit_json(document)
         return
-    if empty:
-        click.echo(inline(empty))
+    if not document["marked_runs"]:
+        where = "" if stage is None else f" in {label(stage)}"
+        click.echo(
+            inline(
+                loaded.others
+                or f"no marked runs{where} yet: mark preferred agents with"
+                " `ppp-tui prefer RUN AGENT`"
+            )
+        )
         return
     w = document["weights"]
     counted = f"{document['marked_runs']} marked runs"
@@ -299,10 +294,7 @@ def tune(
       ppp-tui tune --three-weights --json
       ppp-tui tune --method inverse-error --per-stage
     """
-    from ..core.scores import Scores, provenance, tune_scope, tune_stages
-    from ..core.settings import Weights
     from ..core.stages import NO_STAGE
-    from .documents import tune_document
 
     if stage is not None and per_stage:
         raise click.UsageError("--stage and --per-stage exclude each other")
@@ -311,53 +303,69 @@ def tune(
         raise click.UsageError(
             "--method inverse-error gives the technical/interaction pair: leave out --three-weights"
         )
+    if inverse and all_reviewers:
+        raise click.UsageError(
+            "--method inverse-error compares with one reviewer's marks: use --reviewer"
+        )
     env = Env(db, config, reviewer, all_reviewers)
     settings = env.settings(creating=write)
     with env.store() as store:
-        if inverse and all_reviewers:
-            raise click.UsageError(
-                "--method inverse-error compares with one reviewer's marks: use --reviewer"
-            )
         if stage_filter(store, stage) == NO_STAGE:
             raise click.UsageError(
                 "runs without a stage use the global weights: tune them without --stage"
             )
-        # Inverse-error weights come from every run of the scope, marked or not.
-        scores = Scores.load(store, settings, marked_only=not inverse)
-        env.others_marked = others_marked(store)
+    # Every stage's runs (a stage is tuned on its own rows); inverse-error weights come
+    # from every run of the scope, marked or not.
+    loaded = load_marked(env, settings, None, marked_only=not inverse)
     if inverse:
-        _tune_inverse_error(env, scores, stage, per_stage, write, as_json)
-        return
-    if three_weights:
-        _tune_free(env, scores, stage, per_stage, write, as_json)
-        return
+        method_of = _inverse_error_method
+    elif three_weights:
+        method_of = _free_method
+    else:
+        method_of = _exact_method
+    tuned, document, render, saved = method_of(loaded.scores, stage, per_stage)
+    if not tuned:
+        _nothing_to_tune(loaded, stage, per_stage)
+    if as_json:
+        documents = [document(scope, tuning) for scope, tuning in tuned]
+        emit_json(documents if per_stage else documents[0])
+    else:
+        for scope, tuning in tuned:
+            render(scope, tuning)
+    if write:
+        _write_tuned(env, [(scope, *saved(tuning)) for scope, tuning in tuned])
+
+
+# A tuning method: (scope, result) per scope tuned, the result's --json document, its
+# text, and the weights it saves with their note.
+Method = tuple[
+    list[tuple[str | None, Any]],
+    Callable[[str | None, Any], dict[str, Any]],
+    Callable[[str | None, Any], None],
+    Callable[[Any], tuple["Weights", str]],
+]
+
+
+def _exact_method(scores: Scores, stage: str | None, per_stage: bool) -> Method:
+    """`tune`: the exact optimum of the technical weight."""
+    from ..core.scores import provenance, tune_scope, tune_stages
+    from ..core.settings import Weights
+    from .documents import tune_document
+
     results: list[tuple[str | None, Tuning]]
     if per_stage:
         results = list(tune_stages(scores))
     else:
         scope, tuning = tune_scope(scores, stage)
         results = [] if tuning is None else [(scope, tuning)]
-    if not results:
-        _nothing_to_tune(scores, stage, per_stage, env)
-    if as_json:
-        documents = [tune_document(scope, tuning) for scope, tuning in results]
-        emit_json(documents if per_stage else documents[0])
-    else:
-        for scope, tuning in results:
-            _render_tuning(scope, tuning)
-    if write:
-        _write_tuned(
-            env,
-            [
-                (scope, Weights.from_technical(tuning.technical), provenance(tuning))
-                for scope, tuning in results
-            ],
-        )
+
+    def saved(tuning: Tuning) -> tuple[Weights, str]:
+        return Weights.from_technical(tuning.technical), provenance(tuning)
+
+    return results, tune_document, _render_tuning, saved
 
 
-def _tune_free(
-    env: Env, scores: Scores, stage: str | None, per_stage: bool, write: bool, as_json: bool
-) -> None:
+def _free_method(scores: Scores, stage: str | None, per_stage: bool) -> Method:
     """`tune --three-weights`: proactivity and personalization free."""
     from ..core.free_optimum import TuningError
     from ..core.scores import provenance, tune_scope_free, tune_stages_free
@@ -372,23 +380,14 @@ def _tune_free(
             results = [] if tuning is None else [(scope, tuning)]
     except TuningError as error:
         raise click.ClickException(str(error)) from None
-    if not results:
-        _nothing_to_tune(scores, stage, per_stage, env)
-    if as_json:
-        documents = [tune_free_document(scope, tuning) for scope, tuning in results]
-        emit_json(documents if per_stage else documents[0])
-    else:
-        for scope, tuning in results:
-            _render_free_tuning(scope, tuning)
-    if write:
-        _write_tuned(
-            env, [(scope, tuning.weights, provenance(tuning)) for scope, tuning in results]
-        )
+
+    def saved(tuning: Tuning2D) -> tuple[Weights, str]:
+        return tuning.weights, provenance(tuning)
+
+    return results, tune_free_document, _render_free_tuning, saved
 
 
-def _tune_inverse_error(
-    env: Env, scores: Scores, stage: str | None, per_stage: bool, write: bool, as_json: bool
-) -> None:
+def _inverse_error_method(scores: Scores, stage: str | None, per_stage: bool) -> Method:
     """`tune --method inverse-error`: the inverse-error pair beside the exact optimum."""
     from ..core.inverse_error import tune_inverse_error, tune_inverse_error_stages
     from ..core.settings import Weights
@@ -399,22 +398,11 @@ def _tune_inverse_error(
     else:
         tuning = tune_inverse_error(scores.lines, scores.settings, stage)
         results = [] if tuning is None else [(stage, tuning)]
-    if not results:
-        _nothing_to_tune(scores, stage, per_stage, env)
-    if as_json:
-        documents = [_inverse_error_document(scope, tuning) for scope, tuning in results]
-        emit_json(documents if per_stage else documents[0])
-    else:
-        for scope, tuning in results:
-            _render_inverse_error(scope, tuning)
-    if write:
-        _write_tuned(
-            env,
-            [
-                (scope, Weights.from_technical(tuning.technical), _inverse_error_note(tuning))
-                for scope, tuning in results
-            ],
-        )
+
+    def saved(tuning: InverseErrorTuning) -> tuple[Weights, str]:
+        return Weights.from_technical(tuning.technical), _inverse_error_note(tuning)
+
+    return results, _inverse_error_document, _render_inverse_error, saved
 
 
 def _inverse_error_document(scope: str | None, tuning: InverseErrorTuning) -> dict[str, Any]:
@@ -507,15 +495,15 @@ def _write_tuned(env: Env, tuned: list[tuple[str | None, Weights, str]]) -> None
         click.echo(f"note: {inline(env.config_note)}", err=True)
 
 
-def _nothing_to_tune(scores: Scores, stage: str | None, per_stage: bool, env: Env) -> NoReturn:
-    if stage is None and not per_stage and scores.arrays.marked.any():
+def _nothing_to_tune(loaded: MarkedScores, stage: str | None, per_stage: bool) -> NoReturn:
+    if stage is None and not per_stage and loaded.scores.arrays.marked.any():
         raise click.ClickException(
             "no marked runs use the global weights (each marked run's stage has its"
             " own table); tune those with --stage STAGE or --per-stage"
         )
     where = f" in stage {stage!r}" if stage else ""
-    if env.others_marked:
-        raise click.ClickException(env.others_marked.replace(" by ", f"{where} to tune on by ", 1))
+    if loaded.others:
+        raise click.ClickException(loaded.others.replace(" by ", f"{where} to tune on by ", 1))
     raise click.ClickException(
         f"no marked runs{where} to tune on; mark preferred agents with"
         " `ppp-tui prefer RUN AGENT` or in the app (p)"

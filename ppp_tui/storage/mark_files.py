@@ -134,7 +134,8 @@ def _utc(text: str, where: str) -> str:
             moment = moment.replace(tzinfo=UTC)
         moment = moment.astimezone(UTC)
     except (ValueError, OverflowError):
-        raise MarkFileError(f"{where}: at {text!r} is not an ISO 8601 time") from None
+        shown = text if len(text) <= 40 else f"{text[:40]}…"
+        raise MarkFileError(f"{where}: at {shown!r} is not an ISO 8601 time") from None
     # A mark from the future would stay every later mark's "latest".
     if moment > datetime.now(UTC) + timedelta(days=1):
         raise MarkFileError(f"{where}: at {text!r} is in the future")
