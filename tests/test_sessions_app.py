@@ -44,11 +44,12 @@ def _sessions() -> list[Session]:
         timestamp="2026-01-05T10:00:00Z",
         steps=[
             Step(StepKind.THINKING, THOUGHT),
-            Step(StepKind.TEXT, "Looking at the parser. Should I also update the docs?"),
+            Step(StepKind.TEXT, "Looking at the parser. Does it keep state?"),
             Step(StepKind.TOOL, "Bash: pytest -q"),
             Step(StepKind.TOOL, LONG_TOOL),
             Step(StepKind.ASK, "Which parser?"),
             Step(StepKind.ASK, "Keep the old API?"),
+            Step(StepKind.TEXT, "The parser is done. Should I also update the docs?"),
         ],
         asks=[
             Ask("Which parser?", ["lark", "hand-written"], answer="lark", seconds=22.0),
@@ -140,7 +141,7 @@ async def test_a_session_opens_on_its_conversation(sessions_db: Path, tmp_path: 
         assert f" {YOU}Fix the [bold]parser[/] ␛[31mnow␛[0m" in rows
         assert "\x1b" not in text
         # Text, then each tool call on one dim row, long ones cut to the width.
-        assert "   Looking at the parser. Should I also update the docs?" in rows
+        assert "   Looking at the parser. Does it keep state?" in rows
         assert "   ▸ Bash: pytest -q" in rows
         long_tool = next(row for row in rows if row.startswith("   ▸ Bash: pytest -q tests"))
         assert long_tool.endswith("…") and cell_len(long_tool) <= 79

@@ -15,7 +15,7 @@ from click.testing import CliRunner, Result
 
 from ppp_tui.cli import cli
 from ppp_tui.core.sessions.agents import selection_text, session_agent
-from ppp_tui.core.sessions.grouping import Grouping, agent_names, group, run_id
+from ppp_tui.core.sessions.grouping import READING, Grouping, agent_names, group, run_id
 from ppp_tui.core.sessions.model import Ask, Session, SessionTurn, Step, StepKind, TestRun, Tool
 from ppp_tui.storage.sessions.discover import (
     default_places,
@@ -287,6 +287,40 @@ def test_importing_again_adds_nothing_and_a_grown_session_updates_its_run(
         assert store.search("json lines") == [rid]
         assert store.search("jq example") == [rid]
         assert store.search("ledger") == []
+
+
+def test_runs_read_under_older_rules_are_read_again(
+    two_sessions: tuple[Path, Path, Path],
+) -> None:
+    first, second, db = two_sessions
+    assert _run("import", str(first), str(second), "--db", str(db)).exit_code == 0
+    with Store.open(db) as store:
+        rid = store.run_infos()[0].id
+    assert _run("prefer", rid, "claude-code/claude-sonnet-4-5", "--db", str(db)).exit_code == 0
+    with Store.open(db) as store:
+        # As an older version wrote it: no rules version, and a question found in text
+        # that the agent wrote before a tool call.
+        (text,) = store.conn.execute("SELECT revision FROM runs WHERE id = ?", (rid,)).fetchone()
+        old = json.loads(text)
+        del old["reading"]
+        store.conn.execute("UPDATE runs SET revision = ? WHERE id = ?", (json.dumps(old), rid))
+        store.conn.execute(
+            "UPDATE trajectory_questions SET text = 'Where is it defined?'"
+            " WHERE asked_with = 'tool'"
+        )
+        store.conn.commit()
+    again = _run("import", str(first), str(second), "--db", str(db))
+    assert "0 new runs; 1 updated" in again.stdout, again.output
+    with Store.open(db) as store:
+        run = store.get_run(rid)
+        (text,) = store.conn.execute("SELECT revision FROM runs WHERE id = ?", (rid,)).fetchone()
+    assert json.loads(text)["reading"] == READING
+    texts = {q.text for a in run.agents if a.trajectory for q in a.trajectory.questions}
+    assert "Where is it defined?" not in texts
+    assert "Should --json print one document or JSON Lines?" in texts
+    assert run.preferred_agent == "claude-code/claude-sonnet-4-5"  # the mark stays
+    # Read under the current rules, the same sessions are unchanged.
+    assert "1 unchanged" in _run("import", str(first), str(second), "--db", str(db)).stdout
 
 
 def test_grouping_can_be_turned_off_forced_or_narrowed(

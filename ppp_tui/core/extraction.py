@@ -5,6 +5,15 @@ outside code blocks (fenced ``` / ~~~ blocks and inline `code`) and quoted text 
 quotes and text in quotation marks). A "?" inside code or a quotation neither ends a
 sentence nor makes one a question, but the code stays part of the question's text.
 
+Some sentences ending in "?" are not put to the user, and do not count:
+- a title: a Markdown heading, or a line bold as a whole, that more text follows (the
+  text answers it), unless it asks "you";
+- an item of a list of considerations: a list item whose list is introduced by text that
+  asks nothing of the user ("it might be:"), when the item does not address the user;
+- a question the agent answers itself in the next sentence ("Yes.", "Because ...").
+Options that finish an unfinished question ("Would you like me to:" and a list) are one
+question, its lead-in and its options.
+
 Only text addressed to the user is read. The agent's thinking is not: <think> (and
 <thinking>, <reasoning>) blocks, the "Thought:" sections of a ReAct agent, and, in a
 response that calls a tool, the prose written before the call. A question put to the user
@@ -17,11 +26,37 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import dataclass
 
 _FENCE = re.compile(r"^[ \t]*(```|~~~)")
 _QUOTE_LINE = re.compile(r"^[ \t]*>")
 _LIST_MARKER = re.compile(r"^(?:[-*+•]|\d+[.)]|[a-zA-Z][.)](?=\s))\s+")
 _EMPHASIS = re.compile(r"^(?:\*\*|__)?(?:questions?|q\d*)\s*[:.]\s*(?:\*\*|__)?\s*", re.IGNORECASE)
+# A Markdown heading, and a line that is bold as a whole: titles of what follows.
+_HEADING = re.compile(r"^#{1,6}(?:\s|$)")
+_BOLD = re.compile(r"(\*\*|__)(.+?)\1")
+_WHOLE_BOLD = re.compile(r"^(\*\*|__)(?:(?!\1).)+\1[:.]?$")
+# Words that put a question to the reader: "you", or the agent's own "I" / "we".
+_YOU = re.compile(r"\b(?:you|your|yours)\b", re.IGNORECASE)
+_ADDRESSED = re.compile(r"\b(?:[Yy]ou(?:rs?)?|I|[Mm][ey]|[Ww]e|[Uu]s|[Oo]ur)\b")
+# A list's lead-in that asks for answers to its items ("Open questions for you:").
+_INVITING = re.compile(
+    r"\b(?:you|your|questions?|decid\w*|decisions?|prefer\w*|choose|choices?|clarif\w*"
+    r"|confirm\w*|input|thoughts|feedback|let me know|need to know|settle|options?)\b",
+    re.IGNORECASE,
+)
+# An unfinished question that a list of options completes ("Would you like me to:").
+_INTERROGATIVE = re.compile(
+    r"^(?:would|should|shall|do|does|did|can|could|which|what|how|want|may|will|is|are)\b",
+    re.IGNORECASE,
+)
+# The start of an answer the agent gives its own question ("Yes.", "In most cases, no").
+_ANSWER = re.compile(
+    r"^(?:\*\*|__)?(?:(?:yes|no|nope|yep|yeah)(?:[,.!:;)]|\s+[\u2014\u2013-]|$)|because\b"
+    r"|short answer\b|in short\b|in most cases\b|not really\b|probably not\b|it depends\b"
+    r"|answer\s*:)",
+    re.IGNORECASE,
+)
 # Inline code and quotations whose "?" must not end a sentence.
 _SHIELDED = re.compile(r"`[^`\n]*`|\"[^\"\n]*\"|“[^”\n]*”")
 # A sentence ends at . ! ? followed by space and a likely sentence start.
@@ -57,10 +92,30 @@ ASK_TOOLS = frozenset({"ask_question", "askuserquestion", "ask_user", "ask_user_
 _LONGEST_ABBREVIATION = 8
 
 
-def _blocks(text: str) -> list[str]:
-    """Paragraph-like blocks of prose: fenced code and block quotes removed."""
-    blocks: list[str] = []
+@dataclass(frozen=True)
+class _Block:
+    """A paragraph-like block of prose: a paragraph, a list item, a heading, or a line
+    that is bold as a whole (a title)."""
+
+    text: str
+    kind: str  # PROSE, ITEM, HEADING or TITLE
+    indent: int = 0  # a list item's indentation
+
+
+PROSE, ITEM, HEADING, TITLE = "prose", "item", "heading", "title"
+
+
+def _blocks(text: str) -> list[_Block]:
+    """The text's blocks of prose, fenced code and block quotes removed."""
+    blocks: list[_Block] = []
     current: list[str] = []
+    kind, indent = PROSE, 0
+
+    def flush() -> None:
+        if current:
+            blocks.append(_Block(" ".join(current), kind, indent))
+            current.clear()
+
     fence: str | None = None
     for line in text.splitlines():
         marker = _FENCE.match(line)
@@ -72,24 +127,27 @@ def _blocks(text: str) -> list[str]:
             fence = marker.group(1)
         elif line.strip() and not _QUOTE_LINE.match(line):
             stripped = line.strip()
-            # A list item or heading starts a block of its own.
-            if current and (_LIST_MARKER.match(stripped) or stripped.startswith("#")):
-                blocks.append(" ".join(current))
-                current = []
+            if _HEADING.match(stripped) or _WHOLE_BOLD.match(stripped):
+                # A heading or a bold line is a block of its own, whatever follows it.
+                flush()
+                blocks.append(_Block(stripped, HEADING if stripped[0] == "#" else TITLE))
+                continue
+            if _LIST_MARKER.match(stripped):
+                # A list item starts a block of its own.
+                flush()
+                kind, indent = ITEM, len(line) - len(line.lstrip())
+            elif not current:
+                kind, indent = PROSE, 0
             current.append(stripped)
             continue
-        if current:
-            blocks.append(" ".join(current))
-            current = []
-    if current:
-        blocks.append(" ".join(current))
+        flush()
+    flush()
     return blocks
 
 
-def _sentences(block: str) -> list[str]:
-    # Mask shielded spans so their punctuation cannot split or end a sentence.
-    masked = _SHIELDED.sub(lambda m: "x" * len(m.group()), block)
-    sentences = []
+def _spans(masked: str) -> list[tuple[int, int]]:
+    """The (start, end) of each sentence of a block whose shielded spans are masked."""
+    spans = []
     start = 0
     for match in _BOUNDARY.finditer(masked):
         # Only the sentence's last few characters can end in an abbreviation: searching
@@ -98,10 +156,21 @@ def _sentences(block: str) -> list[str]:
         end = match.start()
         if _ABBREVIATION.search(masked, max(start, end - _LONGEST_ABBREVIATION), end):
             continue
-        sentences.append((start, match.start()))
+        spans.append((start, end))
         start = match.end()
-    sentences.append((start, len(block)))
-    return [block[a:b] for a, b in sentences if masked[a:b].rstrip(_TRAILING).endswith(_MARKS)]
+    spans.append((start, len(masked)))
+    return spans
+
+
+def _sentences(block: str) -> list[tuple[str, bool]]:
+    """The block's sentences, each with whether it is a question (ends in "?")."""
+    # Mask shielded spans so their punctuation cannot split or end a sentence.
+    masked = _SHIELDED.sub(lambda m: "x" * len(m.group()), block)
+    return [
+        (block[a:b], masked[a:b].rstrip(_TRAILING).endswith(_MARKS))
+        for a, b in _spans(masked)
+        if block[a:b].strip()
+    ]
 
 
 def _clean(sentence: str) -> str:
@@ -232,16 +301,98 @@ def inline_asks(text: str | None) -> list[str] | None:
 
 
 def extract_questions(text: str | None) -> list[str]:
-    """The questions a response asks the user, in order."""
+    """The questions a response asks the user, in order (see the module's docstring for
+    the questions that do not count)."""
     if not text or not _mark_count(text):
         return []
     text = addressed_text(text)
-    questions = []
-    for block in _blocks(text):
-        if not _mark_count(block):
+    blocks = _blocks(text)
+    questions: list[str] = []
+    merged: set[int] = set()  # the items of a list of options, taken with their lead-in
+    for i, block in enumerate(blocks):
+        if i in merged:
             continue
-        for sentence in _sentences(block):
+        options = _options_of(blocks, i)
+        if options:
+            merged.update(options)
+            items = " / ".join(_BOLD.sub(r"\2", _clean(blocks[k].text)) for k in options)
+            questions.append(f"{_last_sentence(block.text)} {items}")
+            continue
+        if not _mark_count(block.text):
+            continue
+        sentences = _sentences(block.text)
+        for j, (sentence, asks) in enumerate(sentences):
+            if not asks:
+                continue
             cleaned = _clean(sentence)
-            if len(cleaned) > 1:
-                questions.append(cleaned)
+            if len(cleaned) <= 1 or not _put_to_user(blocks, i, cleaned):
+                continue
+            after = sentences[j + 1][0] if j + 1 < len(sentences) else _next_prose(blocks, i)
+            if after is not None and _ANSWER.match(_clean(after)):
+                continue  # the agent answers it itself
+            questions.append(cleaned)
     return questions
+
+
+def _put_to_user(blocks: list[_Block], i: int, question: str) -> bool:
+    """Whether a question of block `i` is put to the user, by where it stands: a title
+    the text goes on to answer is not, nor an item of a list of considerations."""
+    block = blocks[i]
+    if block.kind in (HEADING, TITLE):
+        # A title with more text after it is answered there, unless it asks you.
+        return (
+            i + 1 == len(blocks) or blocks[i + 1].kind == ITEM or _YOU.search(question) is not None
+        )
+    if block.kind == ITEM:
+        lead = _lead(blocks, i)
+        if lead is None or _invites(lead.text):
+            return True
+        return _ADDRESSED.search(question) is not None
+    return True
+
+
+def _lead(blocks: list[_Block], i: int) -> _Block | None:
+    """The block that introduces list item `i`: the nearest before it that is not an
+    item of the same list (or of a list nested in it)."""
+    indent = blocks[i].indent
+    for k in range(i - 1, -1, -1):
+        if blocks[k].kind != ITEM or blocks[k].indent < indent:
+            return blocks[k]
+    return None
+
+
+def _invites(lead: str) -> bool:
+    """Whether a list's lead-in asks for the user's answers to its items."""
+    tail = lead.rstrip().rstrip(_TRAILING)
+    return tail.endswith(_MARKS) or _INVITING.search(lead) is not None
+
+
+def _options_of(blocks: list[_Block], i: int) -> list[int]:
+    """The items of a list of options that block `i` introduces with an unfinished
+    question ("Would you like me to:"), or [] when it does not."""
+    block = blocks[i]
+    if block.kind == HEADING or not block.text.rstrip(_TRAILING).endswith(":"):
+        return []
+    if not _INTERROGATIVE.match(_clean(_last_sentence(block.text))):
+        return []
+    items = []
+    for k in range(i + 1, len(blocks)):
+        inner = blocks[k]
+        if inner.kind != ITEM or (block.kind == ITEM and inner.indent <= block.indent):
+            break
+        items.append(k)
+    return items
+
+
+def _last_sentence(block: str) -> str:
+    masked = _SHIELDED.sub(lambda m: "x" * len(m.group()), block)
+    start, end = _spans(masked)[-1]
+    return block[start:end].strip()
+
+
+def _next_prose(blocks: list[_Block], i: int) -> str | None:
+    """The first sentence of the paragraph after block `i`, if a paragraph follows."""
+    if i + 1 < len(blocks) and blocks[i + 1].kind == PROSE:
+        sentences = _sentences(blocks[i + 1].text)
+        return sentences[0][0] if sentences else None
+    return None

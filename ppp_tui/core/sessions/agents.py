@@ -3,7 +3,10 @@
 Questions come two ways. Those put through the agent's dedicated ask tool are asked
 with the tool: their options, answer, dismissal and answer time are kept, and a question
 that offered options is a selection for the effort classifier. Those the agent wrote in
-its text to the user are found by the extraction rules every run gets. Thinking and the
+its text count only in the text that ends its turn, where it hands control back to the
+user (no tool call or ask follows before the user's next prompt), found there by the
+extraction rules every run gets. A sub-agent's text is addressed to the agent that
+started it, never to the user. Thinking and the
 arguments of other tools are never read for questions.
 
 The technical score is the pass fraction of the last test run in the session's tool
@@ -15,7 +18,7 @@ from __future__ import annotations
 from ..effort import classify_effort
 from ..extraction import extract_questions
 from ..model import UNSCORED, Agent, AskedWith, Question, Source, Trajectory, Turn
-from .model import Ask, Session, StepKind
+from .model import Ask, Session, SessionTurn, StepKind
 
 
 def selection_text(question: str, options: list[str]) -> str:
@@ -28,6 +31,19 @@ def selection_text(question: str, options: list[str]) -> str:
     letters = [chr(ord("A") + i) for i in range(min(len(options), 26))]
     offered = ", ".join(letters[:-1]) + f" or {letters[-1]}" if len(letters) > 1 else "A"
     return f"{body} ({offered})?"
+
+
+def closing_start(turn: SessionTurn) -> int:
+    """Where the text that ends a turn starts: the step after its last tool call or ask.
+
+    Only that text hands control back to the user. Text written before a tool call is
+    the agent talking while it goes on working ("Let me check how the branch is built -
+    does it keep the files?" and a Read call), and text before an ask is the ask's own
+    question, put once, through the tool."""
+    for place in range(len(turn.steps) - 1, -1, -1):
+        if turn.steps[place].kind in (StepKind.TOOL, StepKind.ASK):
+            return place + 1
+    return 0
 
 
 def _asked(ask: Ask, number: int, task: str | None) -> Question:
@@ -60,12 +76,13 @@ def session_agent(session: Session, name: str, task: str | None) -> Agent:
             )
         )
         asks = iter(turn.asks)
-        for step in turn.steps:
+        closing = closing_start(turn) if not session.subagent else len(turn.steps)
+        for place, step in enumerate(turn.steps):
             if step.kind is StepKind.ASK:
                 ask = next(asks, None)
                 if ask is not None:
                     questions.append(_asked(ask, number, task))
-            elif step.kind is StepKind.TEXT:
+            elif step.kind is StepKind.TEXT and place >= closing:
                 questions.extend(
                     Question(text, classify_effort(text, task), number, Source.EXTRACTED)
                     for text in extract_questions(step.text)

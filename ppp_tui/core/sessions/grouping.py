@@ -159,11 +159,17 @@ def agent_names(sessions: Sequence[Session], taken: Iterable[str] = ()) -> list[
     return names
 
 
-def revision(key: str, sizes: dict[str, int]) -> str:
-    """What a session run records of its sessions: its task key and each session's size
-    (by `session_key`), so that a grown session updates the run and an unchanged one is
-    skipped."""
-    return json.dumps({"key": key, "sessions": sizes}, sort_keys=True)
+# The version of the rules sessions are read by (which of an agent's text counts as a
+# question to the user, and the like). A run read under older rules is read again by
+# the next import of its sessions, grown or not.
+READING = 2
+
+
+def revision(key: str, sizes: dict[str, int], reading: int = READING) -> str:
+    """What a session run records of its sessions: its task key, each session's size
+    (by `session_key`) and the rules they were read by, so that a grown session (or one
+    read under older rules) updates the run and an unchanged one is skipped."""
+    return json.dumps({"key": key, "reading": reading, "sessions": sizes}, sort_keys=True)
 
 
 def session_run(

@@ -170,11 +170,18 @@ def _rate_limit() -> list[Session]:
                         "Before I start: should the limit be configurable per environment?"
                         " And should admin keys be exempt from it?",
                     ),
+                ],
+                [],
+            ),
+            _turn(
+                "One limit everywhere; admin keys are limited too.",
+                9,
+                [
                     (X, "replace: app/api/search.py"),
                     (T, "I added a fixed-window limiter to the endpoint."),
                 ],
                 [],
-            )
+            ),
         ],
         None,
     )

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 from ...core.errors import PPPError
 from ...core.model import HAND, Agent, Run
 from ...core.sessions.grouping import (
+    READING,
     Grouping,
     agent_names,
     earliest,
@@ -194,6 +195,7 @@ class _Existing:
     created_at: str | None
     key: str | None
     sizes: dict[str, int]
+    reading: int  # the version of the rules its sessions were read by (READING)
 
 
 def _existing(conn: sqlite3.Connection) -> list[_Existing]:
@@ -205,9 +207,12 @@ def _existing(conn: sqlite3.Connection) -> list[_Existing]:
             value = json.loads(text)
             sizes = {str(k): int(v) for k, v in dict(value.get("sessions", {})).items()}
             key = value.get("key")
+            reading = int(value.get("reading", 1))
         except (ValueError, TypeError, AttributeError):
             continue  # an outside edit: the run is left alone
-        found.append(_Existing(rid, created_at, key if isinstance(key, str) else None, sizes))
+        found.append(
+            _Existing(rid, created_at, key if isinstance(key, str) else None, sizes, reading)
+        )
     return found
 
 
@@ -353,7 +358,13 @@ def _drop_sessions(
         report.removed += 1
         return
     sizes = {key: size for key, size in known.sizes.items() if key not in keys}
-    _replace_run(conn, old, replace(old, agents=agents), revision(known.key or "", sizes), rows)
+    _replace_run(
+        conn,
+        old,
+        replace(old, agents=agents),
+        revision(known.key or "", sizes, known.reading),
+        rows,
+    )
     report.updated += 1
 
 
@@ -393,7 +404,7 @@ def _write_run(
 ) -> None:
     sizes = dict(known.sizes) if known else {}
     changed = [s for s in incoming if sizes.get(session_key(s)) != s.size]
-    if known is not None and not changed:
+    if known is not None and not changed and known.reading == READING:
         if options.stage is not None:
             # The sessions are as they were: only the stage given now is set.
             changed_stage = conn.execute(
@@ -455,11 +466,13 @@ def _write_run(
         task=old.task if old is not None and old.task else built.task,
         created_at=earliest([old.created_at if old else None, built.created_at]),
     )
+    # Agents left as they were keep the rules they were read by, until they are read again.
+    reading = known.reading if known is not None and kept else READING
     if old is not None:
-        _replace_run(conn, old, run, revision(key, sizes), rows)
+        _replace_run(conn, old, run, revision(key, sizes, reading), rows)
         report.updated += 1
     else:
-        rows.add(run, revision(key, sizes))
+        rows.add(run, revision(key, sizes, reading))
         write(conn, rows.take())
         report.added += 1
     _bring_marks(conn, run, sessions, names, carried)
