@@ -32,7 +32,9 @@ def _lines(path: Path, records: list[dict[str, Any]]) -> Path:
 
 
 def _questions(session: Session) -> list[Question]:
-    return list(session_agent(session, "agent", "Cache the search results").trajectory.questions)
+    trajectory = session_agent(session, "agent", "Cache the search results").trajectory
+    assert trajectory is not None
+    return list(trajectory.questions)
 
 
 def _texts(session: Session) -> list[tuple[str, str]]:
