@@ -33,6 +33,12 @@ SHAPES = {
     "open-options": "Default branch name? a) main ",
     "abbreviations": "e.g. This one ",
     "mixed": "Hmm, which one: a or b; also what about c? And should I? ",
+    # One list, one nest of lists, titles and options: the blocks a text question reads.
+    "list-items": "- Edge cases: what if the file moved?\n",
+    "nested-lists": "It might be:\n  - what if?\n    - and then?\n",
+    "titles": "## Is it safe?\n**Is this a problem?**\nIn most cases, no.\n",
+    "option-lists": "Would you like me to:\n1. Revise it?\n",
+    "answered": "Is it set at init? Yes. ",
 }
 
 TASK = "Use PostgreSQL 16 with a line length of 100"

@@ -307,6 +307,7 @@ def extract_questions(text: str | None) -> list[str]:
         return []
     text = addressed_text(text)
     blocks = _blocks(text)
+    leads = _leads(blocks)
     questions: list[str] = []
     merged: set[int] = set()  # the items of a list of options, taken with their lead-in
     for i, block in enumerate(blocks):
@@ -325,7 +326,7 @@ def extract_questions(text: str | None) -> list[str]:
             if not asks:
                 continue
             cleaned = _clean(sentence)
-            if len(cleaned) <= 1 or not _put_to_user(blocks, i, cleaned):
+            if len(cleaned) <= 1 or not _put_to_user(blocks, i, leads[i], cleaned):
                 continue
             after = sentences[j + 1][0] if j + 1 < len(sentences) else _next_prose(blocks, i)
             if after is not None and _ANSWER.match(_clean(after)):
@@ -334,9 +335,10 @@ def extract_questions(text: str | None) -> list[str]:
     return questions
 
 
-def _put_to_user(blocks: list[_Block], i: int, question: str) -> bool:
-    """Whether a question of block `i` is put to the user, by where it stands: a title
-    the text goes on to answer is not, nor an item of a list of considerations."""
+def _put_to_user(blocks: list[_Block], i: int, lead: _Block | None, question: str) -> bool:
+    """Whether a question of block `i` (introduced by `lead`, if it is a list item) is
+    put to the user, by where it stands: a title the text goes on to answer is not, nor
+    an item of a list of considerations."""
     block = blocks[i]
     if block.kind in (HEADING, TITLE):
         # A title with more text after it is answered there, unless it asks you.
@@ -344,21 +346,28 @@ def _put_to_user(blocks: list[_Block], i: int, question: str) -> bool:
             i + 1 == len(blocks) or blocks[i + 1].kind == ITEM or _YOU.search(question) is not None
         )
     if block.kind == ITEM:
-        lead = _lead(blocks, i)
         if lead is None or _invites(lead.text):
             return True
         return _ADDRESSED.search(question) is not None
     return True
 
 
-def _lead(blocks: list[_Block], i: int) -> _Block | None:
-    """The block that introduces list item `i`: the nearest before it that is not an
-    item of the same list (or of a list nested in it)."""
-    indent = blocks[i].indent
-    for k in range(i - 1, -1, -1):
-        if blocks[k].kind != ITEM or blocks[k].indent < indent:
-            return blocks[k]
-    return None
+def _leads(blocks: list[_Block]) -> list[_Block | None]:
+    """For each list item, the block that introduces it: the nearest before it that is
+    not an item of the same list (or of a list nested in it); None for other blocks."""
+    leads: list[_Block | None] = []
+    last: _Block | None = None  # the last block that is no list item
+    items: list[_Block] = []  # the open items, by growing indentation
+    for block in blocks:
+        if block.kind != ITEM:
+            leads.append(None)
+            last, items = block, []
+            continue
+        while items and items[-1].indent >= block.indent:
+            items.pop()
+        leads.append(items[-1] if items else last)
+        items.append(block)
+    return leads
 
 
 def _invites(lead: str) -> bool:
