@@ -273,6 +273,20 @@ def test_browse_demo_reuses_one_cached_database_and_keeps_its_own_config(
     assert f"generating {demo_module.DEMO_SIZE} demo runs into {demo_db}" in first.stderr
     assert f"demo config: {demo_config}" in first.stderr
 
+    # Every other command takes --demo too: the same database, and its own settings,
+    # never the user's config.toml (which asks for another weight here).
+    (tmp_path / "config.toml").write_text("[ppp.weights]\ntechnical = 0.2\ninteraction = 0.8\n")
+    ranked = invoke("rank", "demo-000042", "--demo", "--json")
+    assert ranked.exit_code == 0, ranked.output
+    assert json.loads(ranked.stdout)["run_id"] == "demo-000042"
+    assert "generating" not in ranked.stderr  # reused, quietly
+    mine = json.loads(invoke("rank", "demo-000042", "--db", str(demo_db), "--json").stdout)
+    theirs = json.loads(ranked.stdout)
+    assert mine["weights"] != theirs["weights"]
+    refused = invoke("show", "demo-000042", "--demo", "--db", str(tmp_path / "other.db"))
+    assert refused.exit_code == 2 and "give --demo or --db, not both" in refused.stderr
+    (tmp_path / "config.toml").write_text("")
+
     marked = _mark_another(demo_db)
     second = invoke("browse", "--demo")
     assert second.exit_code == 0 and "generating" not in second.stderr

@@ -7,6 +7,7 @@ starts without the others'.
 
 from __future__ import annotations
 
+import difflib
 import importlib
 
 import click
@@ -51,6 +52,18 @@ class LazyGroup(Group):
             command = getattr(importlib.import_module(f"{__name__}.{module}"), name)
             self.add_command(command, cmd_name)
         return self.commands.get(cmd_name)
+
+    def resolve_command(
+        self, ctx: click.Context, args: list[str]
+    ) -> tuple[str | None, click.Command | None, list[str]]:
+        name = click.utils.make_str(args[0])
+        if self.get_command(ctx, name) is None and not name.startswith("-"):
+            # A mistyped command: the nearest ones, as click does for options.
+            close = difflib.get_close_matches(name, self.list_commands(ctx), n=3, cutoff=0.6)
+            if close:
+                named = " or ".join(repr(c) for c in close)
+                ctx.fail(f"No such command {name!r}. Did you mean {named}?")
+        return super().resolve_command(ctx, args)
 
 
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})

@@ -9,6 +9,7 @@ import click
 
 from ..safe_text import inline
 from .common import Env, db_options, reviewer_options
+from .demo_paths import cached_demo, demo_config
 
 _DEMO_HELP = (
     "Open the demo database (kept in the user cache folder, or written to --db) with its"
@@ -21,7 +22,7 @@ _REPLACE_HELP = "With --demo --db: replace a database that already holds runs."
 @click.option("--demo", "use_demo", is_flag=True, help=_DEMO_HELP)
 @click.option("--replace", is_flag=True, help=_REPLACE_HELP)
 @reviewer_options(every=False)
-@db_options
+@db_options(demo=False)
 def browse(
     use_demo: bool, replace: bool, reviewer: str | None, db: str | None, config: str | None
 ) -> None:
@@ -49,11 +50,6 @@ def browse(
     PPPApp(path, config_path).run()
 
 
-def _demo_config(path: Path) -> Path:
-    """The config.toml of a demo database: beside it, named after it."""
-    return path.with_name(f"{path.stem}.config.toml")
-
-
 def _app_paths(env: Env, db: str | None, use_demo: bool, replace: bool) -> tuple[Path, Path]:
     """The database and config.toml the app opens.
 
@@ -72,30 +68,10 @@ def _app_paths(env: Env, db: str | None, use_demo: bool, replace: bool) -> tuple
                 err=True,
             )
         return env.db_path, env.config_path
-    from ..storage.demo import DEMO_SIZE, GENERATOR_VERSION, SESSION_RUNS, write_demo
+    from ..storage.demo import DEMO_SIZE, SESSION_RUNS, write_demo
 
     if db is None:
-        import platformdirs
-
-        from ..storage.config import APP_NAME
-
-        path = platformdirs.user_cache_path(APP_NAME) / "demo.db"
-        stamp = path.with_name(f"{path.name}.generator")
-        wanted = f"generator {GENERATOR_VERSION}, {DEMO_SIZE} runs, seed 0\n"
-        try:
-            current = path.exists() and stamp.read_text(encoding="utf-8") == wanted
-        except OSError:
-            current = False
-        if current:
-            click.echo(f"demo database: {inline(path)} (reused; kept between sessions)", err=True)
-        else:
-            click.echo(f"generating {DEMO_SIZE} demo runs into {inline(path)} …", err=True)
-            stamp.unlink(missing_ok=True)
-            write_demo(path, DEMO_SIZE, 0, replace=True, sessions=True)
-            try:
-                stamp.write_text(wanted, encoding="utf-8")
-            except OSError as error:  # the demo works; it is just generated again next time
-                click.echo(f"warning: {inline(stamp)}: cannot write ({error.strerror})", err=True)
+        path = cached_demo()
     else:
         path = env.db_path
         write_demo(path, DEMO_SIZE, 0, replace=replace, sessions=True)
@@ -104,7 +80,7 @@ def _app_paths(env: Env, db: str | None, use_demo: bool, replace: bool) -> tuple
             f" {SESSION_RUNS} read from agents' sessions)",
             err=True,
         )
-    config_path = env.config_path if env.config_given else _demo_config(path)
+    config_path = env.config_path if env.config_given else demo_config(path)
     click.echo(f"demo config: {inline(config_path)} (the demo's saved weights go here)", err=True)
     return path, config_path
 
@@ -130,7 +106,7 @@ def _app_paths(env: Env, db: str | None, use_demo: bool, replace: bool) -> tuple
     " a loopback address. Also read from $PPP_TUI_SERVE_TOKEN.",
 )
 @reviewer_options(every=False)
-@db_options
+@db_options(demo=False)
 def serve(
     host: str,
     port: int,

@@ -3,12 +3,15 @@ parameter type, --db/--config and their resolution, --stage, progress and import
 
 from __future__ import annotations
 
+import functools
 import json
+import os
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, overload
 
 import click
 
@@ -122,21 +125,61 @@ class _Weight(click.ParamType):  # type: ignore[type-arg]
 WEIGHT = _Weight()
 
 
-def db_options(command: Callable[..., Any]) -> Callable[..., Any]:
-    """--db and --config on every command, resolved by `Env`."""
-    command = click.option(
-        "--config",
-        "config",
-        type=click.Path(dir_okay=False),
-        help="config.toml (else $PPP_TUI_CONFIG, ./config.toml, the user config folder).",
-    )(command)
-    command = click.option(
-        "--db",
-        "db",
-        type=click.Path(dir_okay=False),
-        help="The run database (else $PPP_TUI_DB, the user data folder's ppp-tui/runs.db).",
-    )(command)
-    return command
+_DEMO_HELP = "Use the demo database (the one `browse --demo` opens) and its own config.toml."
+
+
+Decorator = Callable[[Callable[..., Any]], Callable[..., Any]]
+
+
+@overload
+def db_options(command: Callable[..., Any]) -> Callable[..., Any]: ...
+
+
+@overload
+def db_options(command: None = None, *, demo: bool = True) -> Decorator: ...
+
+
+def db_options(
+    command: Callable[..., Any] | None = None, *, demo: bool = True
+) -> Callable[..., Any] | Decorator:
+    """--db and --config on every command, resolved by `Env`; with `demo`, --demo too,
+    which stands for the demo database and its own config.toml (made when missing).
+    `@db_options(demo=False)` for a command that treats --demo its own way."""
+
+    def decorate(command: Callable[..., Any]) -> Callable[..., Any]:
+        if demo:
+            command = _with_demo(command)
+        command = click.option(
+            "--config",
+            "config",
+            type=click.Path(dir_okay=False),
+            help="config.toml (else $PPP_TUI_CONFIG, ./config.toml, the user config folder).",
+        )(command)
+        return click.option(
+            "--db",
+            "db",
+            type=click.Path(dir_okay=False),
+            help="The run database (else $PPP_TUI_DB, the user data folder's ppp-tui/runs.db).",
+        )(command)
+
+    return decorate(command) if command is not None else decorate
+
+
+def _with_demo(command: Callable[..., Any]) -> Callable[..., Any]:
+    @functools.wraps(command)
+    def run(*args: Any, use_demo: bool = False, **kwargs: Any) -> Any:
+        if use_demo:
+            if kwargs.get("db") is not None:
+                raise click.UsageError("give --demo or --db, not both")
+            from ..storage.config import CONFIG_ENV
+            from .demo_paths import cached_demo, demo_config_file
+
+            kwargs["db"] = str(cached_demo(quiet=True))
+            if kwargs.get("config") is None and not os.environ.get(CONFIG_ENV):
+                kwargs["config"] = str(demo_config_file(Path(kwargs["db"])))
+        return command(*args, **kwargs)
+
+    return click.option("--demo", "use_demo", is_flag=True, help=_DEMO_HELP)(run)
 
 
 STAGE_HELP = 'Only this stage\'s runs; "(no stage)" (or "") selects the runs without a stage.'

@@ -13,7 +13,7 @@ from .common import Env, db_options, progress_bar, report_import
 )
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.option("--replace", is_flag=True, help="Replace a database that already holds runs.")
-@db_options
+@db_options(demo=False)
 def demo(count: int, seed: int, replace: bool, db: str | None, config: str | None) -> None:
     """Write a realistic, deterministic demo database (the same runs for the same seed).
 

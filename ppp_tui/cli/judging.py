@@ -83,7 +83,7 @@ def judge(
     with env.store() as store:
         stage = stage_filter(store, stage)
         if run_id is not None:
-            store.get_run(run_id)  # an unknown id is one error line
+            run_id = store.resolve_run_id(run_id)  # an unknown id is one error line
         work = Judging(store, settings.judge, refresh=refresh)
         questions = judgments.questions(store, stage, run_id, limit, labelled=evaluate)
         with _progress(evaluate) as progress:

@@ -95,7 +95,7 @@ def rank(
     env = Env(db, config, reviewer)
     settings = env.settings()
     with env.store() as store:
-        run = store.get_run(run_id)
+        run = store.get_run(store.resolve_run_id(run_id))
     weights = Weights.from_technical(technical) if technical is not None else None
     ranking = rank_run(run, settings, weights)
     # Who ranks first over every technical weight (the slider's whole range).

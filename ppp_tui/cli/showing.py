@@ -125,8 +125,8 @@ def show(
     env = Env(db, config, reviewer)
     settings = env.settings()
     with env.store() as store:
-        run = store.get_run(run_id)
-        marks = store.current_marks(run_id)
+        run = store.get_run(store.resolve_run_id(run_id))
+        marks = store.current_marks(run.id)
     ranking = rank_run(run, settings)
     if as_json:
         emit_json(show_document(run, ranking, marks))

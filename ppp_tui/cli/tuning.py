@@ -79,6 +79,7 @@ def prefer(
     if clear == (agent is not None):
         raise click.UsageError("give an AGENT, or --clear (not both)")
     with env.store() as store:
+        run_id = store.resolve_run_id(run_id)
         before = store.get_run(run_id).preferred_agent
         store.mark(run_id, agent, source="cli")
         who = shown(store.reviewer)

@@ -58,6 +58,9 @@ if TYPE_CHECKING:
 # The types Store's methods return or raise, importable with it.
 __all__ = ["DatabaseLocked", "ImportReport", "Mark", "RunAgents", "RunInfo", "Store", "StoreError"]
 
+# The run ids an ambiguous prefix lists.
+_PREFIX_SHOWN = 8
+
 
 def __getattr__(name: str) -> Any:
     # The importer (and the row writer under it) load with the first import, and the
@@ -722,6 +725,26 @@ class Store:
             " GROUP BY source, effort",
             params,
         )
+
+    @readable
+    def resolve_run_id(self, given: str) -> str:
+        """The run `given` names: the run with that id, else the one run whose id starts
+        with it. An unknown id, or a prefix of several, is an error naming them."""
+        if self._query("SELECT 1 FROM runs WHERE id = ?", [given]):
+            return given
+        found = [
+            row[0]
+            for row in self._query(
+                "SELECT id FROM runs WHERE id > ? AND id < ? ORDER BY id LIMIT ?",
+                [given, given + "\U0010ffff", _PREFIX_SHOWN + 1],
+            )
+        ]
+        if len(found) == 1 and given:
+            return str(found[0])
+        if not found or not given:
+            raise StoreError(f"unknown run id {given!r}")
+        listed = ", ".join(found[:_PREFIX_SHOWN]) + (", …" if len(found) > _PREFIX_SHOWN else "")
+        raise StoreError(f"{given!r} is the start of several run ids: {listed}")
 
     @readable
     def get_run(self, run_id: str) -> Run:
