@@ -40,10 +40,10 @@ CASES: dict[str, list[tuple[str, bool]]] = {
         ("WHICH PYTHON VERSION: 3.10 OR 3.11?", True),
         ("IS `F(A, B)` THE FAILING CALL?", True),
         ("我应该修改哪个函数\uff1f", False),  # no letter with case: nothing in capitals
-        ("È GIUSTO CAMBIARE LA FUNZIONE?", True),  # accented capitals are capitals
-        ("SOLL ICH DIE GROßE DATEI ÄNDERN?", True),  # umlauts, and ß has no capital form
-        ("ΠΟΙΑ ΣΥΝΑΡΤΗΣΗ ΝΑ ΑΛΛΑΞΩ;", True),  # noqa: RUF001 (Greek capitals)
-        ("SEPARABLE.PY を修正しますか\uff1f", True),  # Japanese has no case
+        ("È GIUSTO CAMBIARE LA FUNZIONE?", False),  # in capitals, but not in English
+        ("SOLL ICH DIE GROßE DATEI ÄNDERN?", False),  # German
+        ("ΠΟΙΑ ΣΥΝΑΡΤΗΣΗ ΝΑ ΑΛΛΑΞΩ;", False),  # noqa: RUF001 (Greek capitals)
+        ("SEPARABLE.PY を修正しますか\uff1f", False),  # Japanese
         ("DO YOU WANT TESTS?", True),
         ("DO YOU want TESTS?", False),
         ("IS THE BUG IN `_cstack`?", False),
@@ -159,6 +159,10 @@ CASES: dict[str, list[tuple[str, bool]]] = {
         ("Is the prompt “Continue?” right?", True),
         ("Which port? And should I also add TLS", False),  # the second lacks its "?"
         ("Which port should I use? Also tell me whether to add TLS.", False),
+        ("Which database should the cache use? Also tell me the port", False),  # a request
+        ("Which database? Please share the port too.", False),
+        ("Please share the traceback so I can look.", True),  # one request is one question
+        ("Which database should I use? I can set it up.", True),  # a statement follows
         ("When I run the tests, two fail. Which one should I fix first?", True),
         ("Welchen Port soll ich nehmen? Und soll ich auch TLS hinzufügen", False),
     ],

@@ -160,8 +160,7 @@ CATALOGUE: Mapping[str, Preference] = MappingProxyType(
                 "capital",
                 "format",
                 _PAPER_JUDGED_MAJOR,
-                "Write every question entirely in capital letters (of any script with case),"
-                " code included.",
+                "Write every question in English, entirely in capital letters, code included.",
             ),
             _preference(
                 "commas",
