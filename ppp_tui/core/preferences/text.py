@@ -10,8 +10,6 @@ from __future__ import annotations
 import json
 import re
 
-# Code is set aside for the prose rules (language, sentences, options): identifiers
-# cannot be capitalised or translated without changing what they name.
 _FENCED_CODE = re.compile(r"```.*?(?:```|\Z)", re.DOTALL)
 _INLINE_CODE = re.compile(r"`[^`\n]+`")
 _INDENTED_CODE = re.compile(r"^(?:\t| {4,})\S.*$", re.MULTILINE)
