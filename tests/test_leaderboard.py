@@ -415,3 +415,44 @@ def test_no_marks_and_an_unknown_stage_are_one_line_and_exit_1(
     for args in ([], ["--json"]):
         result = _invoke("leaderboard", *args, "--db", str(db), "--config", str(config))
         assert "no marked runs to rank the agents by" in _error_line(result)
+
+
+def _long_names_db(tmp_path: Path) -> Path:
+    names = ["gemini-cli/gemini-2.5-pro", "gemini-cli/gemini-2.5-flash", "codex"]
+    runs = [
+        {
+            "id": f"run-{i}",
+            "task": "Add rate limiting",
+            "preferred_agent": names[i % 3],
+            "agents": [{"name": n, "technical_score": 0.5 + 0.1 * k} for k, n in enumerate(names)],
+        }
+        for i in range(6)
+    ]
+    source = tmp_path / "runs.jsonl"
+    source.write_text("".join(json.dumps(run) + "\n" for run in runs))
+    db = tmp_path / "long.db"
+    assert CliRunner().invoke(cli, ["import", str(source), "--db", str(db)]).exit_code == 0
+    return db
+
+
+@pytest.mark.parametrize(
+    ("columns", "shown"),
+    [
+        (None, ["gemini-cli/gemini-2.5-pro", "gemini-cli/gemini-2.5-flash"]),  # a pipe
+        (150, ["gemini-cli/gemini-2.5-pro", "gemini-cli/gemini-2.5-flash"]),
+        (80, ["gemini-cli/gem…", "gemini-cli/gem…"]),  # 15 characters: the table fits 80
+    ],
+)
+def test_leaderboard_names_take_the_width_the_terminal_has(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, columns: int | None, shown: list[str]
+) -> None:
+    from ppp_tui.cli import tables
+
+    monkeypatch.setattr(tables, "terminal_width", lambda: columns)
+    result = CliRunner().invoke(cli, ["leaderboard", "--db", str(_long_names_db(tmp_path))])
+    assert result.exit_code == 0, result.output
+    rows = [line.split()[0] for line in result.output.splitlines() if line.startswith("gemini")]
+    assert sorted(rows) == sorted(shown)
+    table = [line for line in result.output.splitlines() if line.startswith(("agent", "gemini"))]
+    if columns is not None:
+        assert all(len(line) <= columns for line in table)

@@ -446,6 +446,13 @@ def test_agents_looks_in_the_three_default_places(
     assert f"claude-code: 2 files in {tmp_path / 'projects'}" in result.stderr
     assert f"codex: nothing at {tmp_path / 'home' / '.codex' / 'sessions'}" in result.stderr
     assert "imported 2 sessions" in result.stdout
+    # With nothing in any of the three places: the error alone, and no database made.
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "nowhere"))
+    empty = _run("import", "--agents", "--db", str(tmp_path / "empty.db"))
+    assert empty.exit_code == 1
+    assert empty.stdout == ""
+    assert empty.stderr.endswith("error: no session transcripts found\n")
+    assert not (tmp_path / "empty.db").exists()
 
 
 def test_show_prints_each_question_with_its_answer(

@@ -217,6 +217,9 @@ def _import_sessions(
                     with env.store(create=True) as store:
                         report.added = report.updated = report.unchanged = report.removed = 0
                         write_sessions(store, sessions, options, report)
+    if not report.files and not report.errors:
+        click.echo("error: no session transcripts found", err=True)
+        raise SystemExit(1)
     parts = [
         f"imported {report.sessions} session{'s' * (report.sessions != 1)}"
         f" into {inline(str(env.db_path))}: {report.added} new run{'s' * (report.added != 1)}"
@@ -233,9 +236,7 @@ def _import_sessions(
         parts.append(f"{len(report.warnings)} warning{'s' * (len(report.warnings) != 1)}")
     click.echo("; ".join(parts))
     _list_runs(report)
-    if report.errors or not report.files:
-        if not report.errors:
-            click.echo("error: no session transcripts found", err=True)
+    if report.errors:
         raise SystemExit(1)
 
 

@@ -22,7 +22,9 @@ if TYPE_CHECKING:
     from ..core.leaderboard import Fit, Leaderboard
     from ..core.settings import Settings
 
-AGENT_WIDTH = 14  # the agent column of the text table: the table fits 80 columns
+AGENT_WIDTH = 14  # the agent column's narrowest: the table fits 80 columns
+# The table's columns after the agent's, with the spaces between them.
+_FIGURES_WIDTH = 65
 NOTE_WIDTH = 79  # the notes under it
 
 
@@ -117,19 +119,24 @@ def _fit(fit: Fit, i: int) -> dict[str, Any]:
 def _render(board: Leaderboard, stage: str | None, settings: Settings) -> None:
     from ..core.leaderboard import PRIOR_GAMES
     from ..safe_text import inline
-    from .tables import cut
+    from .tables import cut, terminal_width
 
+    # Names whole when they fit (always in a pipe), else cut to the terminal's width.
+    longest = max((len(inline(agent)) for agent in board.agents), default=0)
+    columns = terminal_width()
+    room = longest if columns is None else columns - _FIGURES_WIDTH
+    width = max(AGENT_WIDTH, min(longest, room))
     scope = "all stages" if stage is None else f"stage {inline(stage)}"
     click.echo(f"{board.marked_runs:,} marked runs ({board.comparisons:,} pairwise wins), {scope}")
-    click.echo(f"{'':<{AGENT_WIDTH}} {'your marks':-^37} {'the picks':-^26}")
+    click.echo(f"{'':<{width}} {'your marks':-^37} {'the picks':-^26}")
     click.echo(
-        f"{'agent':<{AGENT_WIDTH}} {'rating':>6} {'95% interval':>12} {'won':>4}"
+        f"{'agent':<{width}} {'rating':>6} {'95% interval':>12} {'won':>4}"
         f" {'marks':>6} {'pref':>5} {'rating':>6} {'95% interval':>12} {'picked':>6}"
     )
     marks, picks = board.marks, board.picks
     for i, agent in enumerate(board.agents):
         click.echo(
-            f"{cut(agent, AGENT_WIDTH):<{AGENT_WIDTH}} {_rating(marks, i):>6}"
+            f"{cut(agent, width):<{width}} {_rating(marks, i):>6}"
             f" {_interval(marks, i):>12} {_percent(marks, i):>4} {board.runs[i]:>6,}"
             f" {marks.chosen[i]:>5,} {_rating(picks, i):>6} {_interval(picks, i):>12}"
             f" {picks.chosen[i]:>6,}"
