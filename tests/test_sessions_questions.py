@@ -273,3 +273,21 @@ def test_a_question_the_agent_answers_itself_is_no_question() -> None:
     assert extract_questions("Shall I go on? No changes are made until you say.") == [
         "Shall I go on?"
     ]
+
+
+def test_the_final_reply_is_the_text_the_session_ended_on(tmp_path: Path) -> None:
+    from ppp_tui.core.sessions.agents import final_reply
+    from ppp_tui.core.sessions.model import SessionTurn, Step, StepKind
+
+    session = _claude_session(tmp_path)
+    agent = session_agent(session, "agent", None)
+    assert agent.output == "Done. Anything else?" == final_reply(session)
+    # Cut short while a tool ran: the reply the turn before ended on.
+    session.turns.append(
+        SessionTurn(
+            "Add the metric", steps=[Step(StepKind.TEXT, "On it."), Step(StepKind.TOOL, "x")]
+        )
+    )
+    assert final_reply(session) == "Done. Anything else?"
+    session.turns = []
+    assert final_reply(session) == "" and session_agent(session, "a", None).output is None

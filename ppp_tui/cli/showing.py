@@ -49,6 +49,7 @@ def _agent_document(agent: Agent, ranking: Ranking) -> dict[str, Any]:
         "r_pers": score.r_pers if score else None,
         "final": score.final if score else None,
         "turns": len(trajectory.turns) if trajectory else 0,
+        "output": agent.output,
         "questions": [question_document(q) for q in trajectory.questions] if trajectory else [],
     }
 

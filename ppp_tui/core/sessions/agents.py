@@ -46,6 +46,17 @@ def closing_start(turn: SessionTurn) -> int:
     return 0
 
 
+def final_reply(session: Session) -> str:
+    """The text the session ended on: the closing text of its last turn that has one (a
+    session cut short while a tool ran ends on the turn before)."""
+    for turn in reversed(session.turns):
+        closing = turn.steps[closing_start(turn) :]
+        text = "\n\n".join(s.text for s in closing if s.kind is StepKind.TEXT and s.text.strip())
+        if text:
+            return text
+    return ""
+
+
 def _asked(ask: Ask, number: int, task: str | None) -> Question:
     return Question(
         text=ask.text,
@@ -92,6 +103,7 @@ def session_agent(session: Session, name: str, task: str | None) -> Agent:
     tests = session.tests
     return Agent(
         name=name,
+        output=final_reply(session) or None,
         technical=tests.fraction if tests is not None else 0.0,
         trajectory=Trajectory(tuple(turns), tuple(questions)),
         model=", ".join(session.models) or None,

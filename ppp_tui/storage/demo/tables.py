@@ -570,6 +570,9 @@ _CONFLICTS: tuple[frozenset[str], ...] = (
     frozenset({"concise_question", "detail_question", "length"}),
     frozenset({"professional", "amateur"}),
     frozenset({"json", "length", "joke", "capital"}),
+    # Capitals are English ones: a question in Italian, or in several languages, is not.
+    frozenset({"capital", "lang_ita"}),
+    frozenset({"capital", "lang_multi"}),
     # A joke is a sentence of its own, and a concise question is one sentence.
     frozenset({"concise_question", "joke"}),
 )
