@@ -100,7 +100,13 @@ def main() -> None:
             else:
                 wrong[label["kind"]] += 1
         saved[f"{agent['run']}/{agent['name']}"] = {"r_proact": agent["r_proact"], "text": texts}
-    units = {label.get("unit", key) for key, label in labels.items() if label["real"]}
+    # Only the labels of the sessions read here count (a folder may hold some of them).
+    seen = {",".join(agent["sessions"]) for agent in agents}
+    units = {
+        label.get("unit", key)
+        for key, label in labels.items()
+        if label["real"] and key.rsplit(":", 2)[0] in seen
+    }
     print(f"agents: {len(agents)}; text questions reported: {reported + len(unknown)}")
     if reported:
         print(

@@ -34,6 +34,8 @@ SMALL: dict[str, tuple[str, ...]] = {
     "bench_store.py": ("--runs", "200", "--import-repeat", "1", "--repeat", "1"),
     "bench_tune2d.py": ("--runs", "1000", "--resamples", "2"),
     "classifier_eval.py": (),
+    # The project's own transcripts (the real ones it is labelled for are not shipped).
+    "questions_realdata.py": ("--realdata", str(BENCHMARKS.parent / "tests/data/sessions")),
 }
 
 
