@@ -1,5 +1,6 @@
 """The highlight follows its item when a table's rows re-order: a run's agents under new
-weights or a rating; and the helper that keeps it there (`table_rows.refill`)."""
+weights or a rating, the leaderboard under new marks, the runs list sorted by regret,
+the stages' optima; and the helper they share (`table_rows.refill`)."""
 
 from __future__ import annotations
 
@@ -13,9 +14,12 @@ from textual.pilot import Pilot
 from textual.widgets import DataTable, Input, Static
 
 from ppp_tui.app.app import PPPApp
+from ppp_tui.app.leaderboard_screen import LeaderboardScreen
 from ppp_tui.app.rate_screen import RateScreen
 from ppp_tui.app.run_screen import RunScreen
+from ppp_tui.app.runs_screen import RunsScreen
 from ppp_tui.app.table_rows import cursor_key, refill
+from ppp_tui.app.tuning_screen import TuningScreen
 from ppp_tui.core.model import Run
 from ppp_tui.core.scoring import rank_run
 from ppp_tui.core.settings import Weights
@@ -136,6 +140,98 @@ async def test_the_highlight_follows_its_agent_after_a_rating(db: Path, tmp_path
         assert _highlighted(screen) == (order.index(first), first)
         _assert_detail_shows(screen, screen.run, first)
         assert await _prefer(app, pilot, db, run_id) == first
+
+
+async def _leaderboard(app: PPPApp, pilot: Pilot[None]) -> LeaderboardScreen:
+    screen = app.screen
+    assert isinstance(screen, LeaderboardScreen)
+    while screen.computing:
+        await app.workers.wait_for_complete()
+        await pilot.pause(0.02)
+    await pilot.pause()
+    assert screen.result is not None and screen.result.board is not None
+    return screen
+
+
+async def test_the_leaderboard_keeps_its_agent_highlighted_when_marks_reorder(
+    db: Path, tmp_path: Path
+) -> None:
+    app = PPPApp(db, tmp_path / "config.toml")
+    async with app.run_test(size=SIZE) as pilot:
+        await _loaded(app, pilot)
+        await pilot.press("b")
+        screen = await _leaderboard(app, pilot)
+        table = screen.query_one("#leaderboard-table", DataTable)
+        assert screen.result is not None and screen.result.board is not None
+        top = screen.result.board.agents[0]
+        assert cursor_key(table) == top and table.cursor_row == 0
+        # Every run the top agent was preferred in is marked for another of its agents:
+        # it has never won, so it falls.
+        workspace = app.workspace
+        assert workspace is not None
+        with Store.open(db) as store:
+            for info in [i for i in workspace.infos if i.preferred == top]:
+                others = [a.name for a in store.get_run(info.id).agents if a.name != top]
+                app.mark_preferred(info.id, others[0])
+        screen = await _leaderboard(app, pilot)
+        assert screen.result is not None and screen.result.board is not None
+        agents = screen.result.board.agents
+        assert agents[0] != top
+        assert cursor_key(table) == top
+        assert table.cursor_row == agents.index(top) > 0
+
+
+async def test_the_runs_list_sorted_by_regret_keeps_its_run_under_new_weights(
+    db: Path, tmp_path: Path
+) -> None:
+    app = PPPApp(db, tmp_path / "config.toml")
+    async with app.run_test(size=SIZE) as pilot:
+        await _loaded(app, pilot)
+        screen = app.screen
+        assert isinstance(screen, RunsScreen)
+        table = screen.table
+        table.sort_by("regret", descending=True)  # the cursor stays on the first run
+        await pilot.press("home", "down", "down", "down", "down")
+        run_id = table.current_run()
+        assert run_id is not None and table.cursor == 4
+        for _ in range(STEPS):
+            await pilot.press("right_square_bracket")
+            await pilot.pause()
+            if table.cursor != 4:
+                break
+        # The run moved in the order (its regret changed) and the cursor with it.
+        assert table.cursor != 4
+        assert table.current_run() == run_id
+        regrets = [float(table.rows.regret[int(i)]) for i in table.order]
+        assert regrets == sorted(regrets, reverse=True)
+        drawn = table.render_line(table.cursor - int(table.scroll_offset.y) + 1).text
+        assert drawn.startswith(run_id)
+
+
+async def test_the_stages_optima_keep_their_stage_highlighted(db: Path, tmp_path: Path) -> None:
+    app = PPPApp(db, tmp_path / "config.toml")
+    async with app.run_test(size=(150, 45)) as pilot:
+        await _loaded(app, pilot)
+        await pilot.press("t")
+        screen = app.screen
+        assert isinstance(screen, TuningScreen)
+        table = screen.query_one("#tuning-stages", DataTable)
+        while screen.computing or not table.row_count:
+            await app.workers.wait_for_complete()
+            await pilot.pause(0.02)
+        assert table.row_count > 2
+        table.focus()
+        await pilot.press("down", "down")
+        stage = cursor_key(table)
+        assert table.cursor_row == 2 and stage is not None
+        current = str(table.get_row_at(2)[2])
+        await pilot.press("right_square_bracket")  # the stage's weight changes: refilled
+        await pilot.pause(0.3)
+        while screen.computing:
+            await app.workers.wait_for_complete()
+            await pilot.pause(0.02)
+        assert cursor_key(table) == stage and table.cursor_row == 2
+        assert str(table.get_row_at(2)[2]) != current
 
 
 # -- the helper ---------------------------------------------------------------------
