@@ -4,6 +4,7 @@ the stages' optima; and the helper they share (`table_rows.refill`)."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +22,8 @@ from ppp_tui.app.runs_screen import RunsScreen
 from ppp_tui.app.table_rows import cursor_key, refill
 from ppp_tui.app.tuning_screen import TuningScreen
 from ppp_tui.core.model import Run
-from ppp_tui.core.scoring import rank_run
+from ppp_tui.core.preferences import paper_penalties
+from ppp_tui.core.scoring import rank_run, violation_penalty
 from ppp_tui.core.settings import Weights
 from ppp_tui.storage.store import Store
 
@@ -140,6 +142,42 @@ async def test_the_highlight_follows_its_agent_after_a_rating(db: Path, tmp_path
         assert _highlighted(screen) == (order.index(first), first)
         _assert_detail_shows(screen, screen.run, first)
         assert await _prefer(app, pilot, db, run_id) == first
+
+
+def _violation_the_paper_penalties_change(app: PPPApp, db: Path) -> tuple[str, str, str]:
+    """A run, an agent and its violation's penalty as the Paper preset makes it, where
+    that differs from the penalty under the configured settings."""
+    workspace = app.workspace
+    assert workspace is not None
+    settings = workspace.settings
+    paper = replace(settings, penalties=paper_penalties())
+    with Store.open(db) as store:
+        for info in workspace.infos:
+            for agent in store.get_run(info.id).agents:
+                violations = [] if agent.trajectory is None else agent.trajectory.violations
+                if len(violations) == 1:
+                    now = violation_penalty(violations[0], paper)
+                    if now != violation_penalty(violations[0], settings):
+                        return info.id, agent.name, f"{now:.3f}"
+    raise AssertionError("no violation of the demo costs another penalty in Paper")
+
+
+async def test_the_detail_shows_the_penalties_a_preset_brings(db: Path, tmp_path: Path) -> None:
+    app = PPPApp(db, tmp_path / "config.toml")
+    async with app.run_test(size=SIZE) as pilot:
+        await _loaded(app, pilot)
+        run_id, name, paper = _violation_the_paper_penalties_change(app, db)
+        screen = await _open(app, pilot, run_id)
+        table = screen.query_one("#agents", DataTable)
+        table.move_cursor(row=_order(screen).index(name))
+        await pilot.pause()
+        violations = screen.query_one("#violations", DataTable)
+        assert str(violations.get_row_at(0)[3]) != paper
+        app.apply_preset("paper", None)
+        await app.workers.wait_for_complete()  # the arrays are read again
+        await pilot.pause()
+        assert cursor_key(table) == name
+        assert str(violations.get_row_at(0)[3]) == paper
 
 
 async def _leaderboard(app: PPPApp, pilot: Pilot[None]) -> LeaderboardScreen:

@@ -136,6 +136,7 @@ class RunScreen(WorkspaceView):
         self._conversation = any(has_steps(agent) for agent in run.agents)
         self._before_map = "tab-turns" if self._conversation else "tab-questions"
         self._thinking = False  # thinking shown in the conversation
+        self._shown_penalties: tuple[object, object] | None = None  # the detail's
         # Each agent's conversation as built, with thinking and without (a long session
         # takes a moment to build: moving the cursor back shows it at once).
         self._built: dict[tuple[str, bool], list[Line]] = {}
@@ -351,8 +352,15 @@ class RunScreen(WorkspaceView):
     def _agent_highlighted(self) -> None:
         self._show_agent()
 
+    def _penalties(self) -> tuple[object, object]:
+        """What the violations tab's penalties are computed from."""
+        workspace = self.app.workspace
+        assert workspace is not None
+        return workspace.settings.penalties, workspace.settings.personalization
+
     def _show_agent(self, keep_turn: bool = False) -> None:
         agent = self._highlighted_agent()
+        self._shown_penalties = self._penalties()
         self._show_facts(agent)
         questions = self.query_one("#questions", DataTable)
         violations = self.query_one("#violations", DataTable)
@@ -477,6 +485,8 @@ class RunScreen(WorkspaceView):
     def workspace_changed(self) -> None:
         self.refresh_ranking()
         self.sync_weights()
+        if self._penalties() != self._shown_penalties:  # e.g. the Paper preset's
+            self._show_agent(keep_turn=True)
 
     def on_screen_suspend(self) -> None:
         workspace = self.app.workspace
