@@ -29,9 +29,12 @@ from .dashboard_widgets import Chart, WholeText, nice_ticks, spread_ticks
 from .labels import stage_tables, weights_text
 from .messages import OpenRun
 from .recomputing import RecomputingScreen
+from .table_rows import refill
 from .text import cell, literal
 
 if TYPE_CHECKING:
+    from rich.text import Text
+
     from .app import PPPApp
     from .workspace import Workspace
 
@@ -449,26 +452,21 @@ class DashboardScreen(RecomputingScreen[Request, Dashboard]):
 
     def _pick_changes(self, dashboard: Dashboard) -> None:
         table = self.query_one("#pick-changes", DataTable)
-        highlighted = None
-        if table.row_count:
-            highlighted = table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value
-        table.clear()
         changes = dashboard.pick_changes
         title = f"Runs whose pick changes with PPP off: {len(changes):,}"
         if len(changes) > CHANGED_PICKS_SHOWN:
             title += f", the first {CHANGED_PICKS_SHOWN:,} listed"
         table.border_title = title
         table.border_subtitle = "enter opens a run" if len(changes) else ""
+        rows: dict[str, tuple[Text, ...]] = {}
         for change in changes.rows(CHANGED_PICKS_SHOWN):
             agrees = change.preferred is not None and change.preferred == change.ppp_on
-            table.add_row(
+            rows[change.run_id] = (
                 cell(change.run_id),
                 cell(change.stage or "—"),
                 cell(change.ppp_on, "bold"),
                 cell(change.ppp_off),
                 cell(change.preferred or "—", cell_style(self.app, GOOD) if agrees else ""),
-                key=change.run_id,
             )
-        if highlighted is not None and highlighted in table.rows:
-            # The same run stays under the cursor while weights or marks change.
-            table.move_cursor(row=table.get_row_index(highlighted), animate=False)
+        # The same run stays under the cursor while weights or marks change.
+        refill(table, rows)

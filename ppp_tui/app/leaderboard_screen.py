@@ -21,6 +21,7 @@ from ..core.scores import Scores
 from ..core.settings import Settings
 from .labels import stage_tables, weights_text
 from .recomputing import RecomputingScreen
+from .table_rows import refill
 from .text import cell, literal
 
 if TYPE_CHECKING:
@@ -142,12 +143,9 @@ class LeaderboardScreen(RecomputingScreen[Request, Result]):
         parts.append(self._note)
         self.query_one("#leaderboard-status", Static).update(Content("  ·  ".join(parts)))
         table = self.query_one("#leaderboard-table", DataTable)
-        highlighted = None
-        if table.row_count:
-            highlighted = table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value
-        table.clear()
         notes = self.query_one("#leaderboard-notes", Static)
         if board is None:
+            refill(table, {})
             notes.update(
                 "No marked runs here yet: mark the agent you prefer in a run (p on its"
                 " screen) and the agents are ranked by your marks."
@@ -155,6 +153,7 @@ class LeaderboardScreen(RecomputingScreen[Request, Result]):
             return
         notes.update(Content(NOTES.format(resamples=board.resamples)))
         marks, picks = board.marks, board.picks
+        rows: dict[str, tuple[Text, ...]] = {}
         for i, agent in enumerate(board.agents):
             figures = (
                 _rating(marks, i),
@@ -166,12 +165,9 @@ class LeaderboardScreen(RecomputingScreen[Request, Result]):
                 _interval(picks, i),
                 f"{picks.chosen[i]:,}",
             )
-            table.add_row(
-                cell(agent, "bold"), *(Text(text, justify="right") for text in figures), key=agent
-            )
-        if highlighted is not None and highlighted in table.rows:
-            # The same agent stays under the cursor while weights or marks change.
-            table.move_cursor(row=table.get_row_index(highlighted), animate=False)
+            rows[agent] = (cell(agent, "bold"), *(Text(text, justify="right") for text in figures))
+        # The same agent stays under the cursor while marks re-order the agents.
+        refill(table, rows)
 
 
 def _rating(fit: Fit, i: int) -> str:

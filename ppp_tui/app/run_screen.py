@@ -10,7 +10,6 @@ import time
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -40,14 +39,13 @@ from .flip_map import FlipMap, FlipMapPanel
 from .messages import MarkChanged, TechnicalRated, WeightsChanged, WeightsReset
 from .rate_screen import RateScreen
 from .run_texts import agent_facts, consensus_summary, consensus_text, has_steps, question_cells
+from .table_rows import cursor_key, refill
 from .text import cell, literal, plain
 from .weight_sliders import Triple, WeightSliders
 from .weights_bar import WeightsBar
 from .workspace_view import WorkspaceView
 
 if TYPE_CHECKING:
-    from textual.widgets.data_table import ColumnKey
-
     from .app import PPPApp
 
 
@@ -66,17 +64,6 @@ RATE = Binding(
     id="run.rate",
     show=False,
 )
-
-
-def _same(old: Any, new: Any) -> bool:
-    """Two cells show the same (rich Text equality ignores the base style)."""
-    if isinstance(old, Text) and isinstance(new, Text):
-        return old.plain == new.plain and old.style == new.style and old.spans == new.spans
-    return bool(old == new)
-
-
-def _width(value: Any) -> int:
-    return value.cell_len if isinstance(value, Text) else len(str(value))
 
 
 def _bar(value: float | None, width: int = 8) -> str:
@@ -144,13 +131,12 @@ class RunScreen(WorkspaceView):
         self.ranking: Ranking | None = None
         self._scope: str | None = None  # the weights bar's: a stage's table, or global
         self._flash: dict[str, float] = {}
-        self._columns: list[ColumnKey] = []
-        self._cells: dict[str, tuple[Any, ...]] = {}  # what each agent's row shows now
         self._covered_at: object = None  # the workspace's state when a screen covered this
         # A run of sessions opens on the conversation, in its own first tab.
         self._conversation = any(has_steps(agent) for agent in run.agents)
         self._before_map = "tab-turns" if self._conversation else "tab-questions"
         self._thinking = False  # thinking shown in the conversation
+        self._shown_penalties: tuple[object, object] | None = None  # the detail's
         # Each agent's conversation as built, with thinking and without (a long session
         # takes a moment to build: moving the cursor back shows it at once).
         self._built: dict[tuple[str, bool], list[Line]] = {}
@@ -206,7 +192,7 @@ class RunScreen(WorkspaceView):
         self._scope = workspace.scope_of(self.run.stage)
         agents = self.query_one("#agents", DataTable)
         # What decides the pick first, so 80 columns show it; the rest scrolls.
-        self._columns = agents.add_columns(
+        agents.add_columns(
             "#",
             "agent",
             "final",
@@ -301,28 +287,18 @@ class RunScreen(WorkspaceView):
         for agent in self.ranking.agents:
             if agent.name in before and before[agent.name] != agent.rank:
                 self._flash[agent.name] = now + 1.0
-        table = self.query_one("#agents", DataTable)
         preferred = self._preferred()
-        rows = {
-            agent.name: self._agent_cells(agent, self._flash.get(agent.name, 0.0) > now, preferred)
-            for agent in self.ranking.agents
-        }
-        if list(rows) == list(self._cells):
-            # Same order (the usual slider step): change only the cells that differ, so
-            # the cursor and the detail tabs below stay as they are.
-            for name, cells in rows.items():
-                for column, old, new in zip(self._columns, self._cells[name], cells, strict=True):
-                    if not _same(old, new):
-                        wider = _width(new) > _width(old)  # e.g. a longer list of flags
-                        table.update_cell(name, column, new, update_width=wider)
-        else:
-            highlighted = self._highlighted_name()
-            table.clear()
-            for name, cells in rows.items():
-                table.add_row(*cells, key=name)
-            if highlighted in rows:
-                table.move_cursor(row=list(rows).index(highlighted), animate=False)
-        self._cells = rows
+        # The highlight stays on its agent when the order changes (and so does the
+        # detail below the table).
+        refill(
+            self.query_one("#agents", DataTable),
+            {
+                agent.name: self._agent_cells(
+                    agent, self._flash.get(agent.name, 0.0) > now, preferred
+                )
+                for agent in self.ranking.agents
+            },
+        )
         if any(t > now for t in self._flash.values()):
             self.set_timer(1.05, self._end_flash)
 
@@ -366,11 +342,7 @@ class RunScreen(WorkspaceView):
         return workspace.infos[i].preferred if i is not None else self.run.preferred_agent
 
     def _highlighted_name(self) -> str | None:
-        table = self.query_one("#agents", DataTable)
-        if not table.row_count or self.ranking is None:
-            return None
-        row = min(table.cursor_row, len(self.ranking.agents) - 1)
-        return self.ranking.agents[row].name
+        return cursor_key(self.query_one("#agents", DataTable))
 
     def _highlighted_agent(self) -> Agent | None:
         name = self._highlighted_name()
@@ -380,8 +352,15 @@ class RunScreen(WorkspaceView):
     def _agent_highlighted(self) -> None:
         self._show_agent()
 
+    def _penalties(self) -> tuple[object, object]:
+        """What the violations tab's penalties are computed from."""
+        workspace = self.app.workspace
+        assert workspace is not None
+        return workspace.settings.penalties, workspace.settings.personalization
+
     def _show_agent(self, keep_turn: bool = False) -> None:
         agent = self._highlighted_agent()
+        self._shown_penalties = self._penalties()
         self._show_facts(agent)
         questions = self.query_one("#questions", DataTable)
         violations = self.query_one("#violations", DataTable)
@@ -506,6 +485,8 @@ class RunScreen(WorkspaceView):
     def workspace_changed(self) -> None:
         self.refresh_ranking()
         self.sync_weights()
+        if self._penalties() != self._shown_penalties:  # e.g. the Paper preset's
+            self._show_agent(keep_turn=True)
 
     def on_screen_suspend(self) -> None:
         workspace = self.app.workspace

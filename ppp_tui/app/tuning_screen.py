@@ -26,9 +26,12 @@ from .heat_map import Heat, RegretHeatMap, heat_figures, regret_heat
 from .labels import stage_order
 from .messages import WeightsChanged
 from .recomputing import RecomputingScreen
+from .table_rows import refill
 from .text import cell, literal
 
 if TYPE_CHECKING:
+    from rich.text import Text
+
     from .app import PPPApp
     from .workspace import Workspace
 
@@ -291,14 +294,13 @@ class TuningScreen(RecomputingScreen[Request, Result]):
         widget.update(Content.assemble(*lines))
 
     def _stages(self, result: Result) -> None:
-        table = self.query_one("#tuning-stages", DataTable)
-        table.clear()
         workspace = self.app.workspace
         assert workspace is not None
+        rows: dict[str, tuple[Text | str, ...]] = {}
         for stage, tuning in result.stages:
             current = workspace.settings.weights_for(stage).technical
             interval = f"{tuning.ci[0]:.2f}–{tuning.ci[1]:.2f}" if tuning.ci else "—"
-            table.add_row(
+            rows[stage] = (
                 cell(stage),
                 f"{tuning.marked_runs:,}",
                 _weight(current),
@@ -306,8 +308,9 @@ class TuningScreen(RecomputingScreen[Request, Result]):
                 interval,
                 f"{tuning.before_mean_regret:.4f} → {tuning.mean_regret:.4f}",
                 f"{tuning.before_agreement:.1%} → {tuning.agreement:.1%}",
-                key=stage,
             )
+        # The cursor stays on its stage as the figures change.
+        refill(self.query_one("#tuning-stages", DataTable), rows)
 
     # -- acting ------------------------------------------------------------------------
 
