@@ -72,30 +72,10 @@ def _app_paths(env: Env, db: str | None, use_demo: bool, replace: bool) -> tuple
                 err=True,
             )
         return env.db_path, env.config_path
-    from ..storage.demo import DEMO_SIZE, GENERATOR_VERSION, SESSION_RUNS, write_demo
+    from ..storage.demo import DEMO_SIZE, SESSION_RUNS, write_demo
 
     if db is None:
-        import platformdirs
-
-        from ..storage.config import APP_NAME
-
-        path = platformdirs.user_cache_path(APP_NAME) / "demo.db"
-        stamp = path.with_name(f"{path.name}.generator")
-        wanted = f"generator {GENERATOR_VERSION}, {DEMO_SIZE} runs, seed 0\n"
-        try:
-            current = path.exists() and stamp.read_text(encoding="utf-8") == wanted
-        except OSError:
-            current = False
-        if current:
-            click.echo(f"demo database: {inline(path)} (reused; kept between sessions)", err=True)
-        else:
-            click.echo(f"generating {DEMO_SIZE} demo runs into {inline(path)} …", err=True)
-            stamp.unlink(missing_ok=True)
-            write_demo(path, DEMO_SIZE, 0, replace=True, sessions=True)
-            try:
-                stamp.write_text(wanted, encoding="utf-8")
-            except OSError as error:  # the demo works; it is just generated again next time
-                click.echo(f"warning: {inline(stamp)}: cannot write ({error.strerror})", err=True)
+        path = cached_demo()
     else:
         path = env.db_path
         write_demo(path, DEMO_SIZE, 0, replace=replace, sessions=True)
@@ -107,6 +87,34 @@ def _app_paths(env: Env, db: str | None, use_demo: bool, replace: bool) -> tuple
     config_path = env.config_path if env.config_given else _demo_config(path)
     click.echo(f"demo config: {inline(config_path)} (the demo's saved weights go here)", err=True)
     return path, config_path
+
+
+def cached_demo() -> Path:
+    """The demo database in the user cache folder: reused with its marks, generated when
+    missing or made by an older generator (`browse --demo`, and commands given --demo)."""
+    import platformdirs
+
+    from ..storage.config import APP_NAME
+    from ..storage.demo import DEMO_SIZE, GENERATOR_VERSION, write_demo
+
+    path = platformdirs.user_cache_path(APP_NAME) / "demo.db"
+    stamp = path.with_name(f"{path.name}.generator")
+    wanted = f"generator {GENERATOR_VERSION}, {DEMO_SIZE} runs, seed 0\n"
+    try:
+        current = path.exists() and stamp.read_text(encoding="utf-8") == wanted
+    except OSError:
+        current = False
+    if current:
+        click.echo(f"demo database: {inline(path)} (reused; kept between sessions)", err=True)
+        return path
+    click.echo(f"generating {DEMO_SIZE} demo runs into {inline(path)} …", err=True)
+    stamp.unlink(missing_ok=True)
+    write_demo(path, DEMO_SIZE, 0, replace=True, sessions=True)
+    try:
+        stamp.write_text(wanted, encoding="utf-8")
+    except OSError as error:  # the demo works; it is just generated again next time
+        click.echo(f"warning: {inline(stamp)}: cannot write ({error.strerror})", err=True)
+    return path
 
 
 @click.command()

@@ -23,6 +23,7 @@ from ...core.model import HAND, Agent, Run
 from ...core.sessions.grouping import (
     Grouping,
     agent_names,
+    agent_session_keys,
     earliest,
     group,
     merge_parts,
@@ -194,6 +195,11 @@ class _Existing:
     created_at: str | None
     key: str | None
     sizes: dict[str, int]
+    # Each session's own task key, in a run grouped by hand (grouping.revision).
+    tasks: dict[str, str] = field(default_factory=dict)
+
+    def has_task(self, key: str) -> bool:
+        return key == self.key or key in self.tasks.values()
 
 
 def _existing(conn: sqlite3.Connection) -> list[_Existing]:
@@ -205,9 +211,11 @@ def _existing(conn: sqlite3.Connection) -> list[_Existing]:
             value = json.loads(text)
             sizes = {str(k): int(v) for k, v in dict(value.get("sessions", {})).items()}
             key = value.get("key")
+            tasks = {str(k): str(v) for k, v in dict(value.get("tasks", {})).items()}
         except (ValueError, TypeError, AttributeError):
             continue  # an outside edit: the run is left alone
-        found.append(_Existing(rid, created_at, key if isinstance(key, str) else None, sizes))
+        key = key if isinstance(key, str) else None
+        found.append(_Existing(rid, created_at, key, sizes, tasks))
     return found
 
 
@@ -285,7 +293,7 @@ def _write(
                     (
                         run
                         for run in existing
-                        if run.key == key
+                        if run.has_task(key)
                         and within(run.created_at, members[0].started, options.window_hours)
                     ),
                     None,
@@ -311,11 +319,6 @@ class _Carried:
     preferred: dict[str, tuple[str, str]] = field(default_factory=dict)
 
 
-def _session_keys(agent: Agent) -> set[str]:
-    """The `tool:id` keys of the sessions an agent was read from."""
-    return {f"{_tool_of(agent.name)}:{sid}" for sid in agent.sessions}
-
-
 def _drop_sessions(
     conn: sqlite3.Connection,
     store: Store,
@@ -329,7 +332,9 @@ def _drop_sessions(
     they, and their marks, go to `carried`."""
     old = store.get_run(known.id)
     leaving = {
-        a.name: sorted(_session_keys(a) & keys)[0] for a in old.agents if _session_keys(a) & keys
+        a.name: sorted(agent_session_keys(a) & keys)[0]
+        for a in old.agents
+        if agent_session_keys(a) & keys
     }
     for agent in old.agents:
         if agent.name in leaving:
@@ -353,7 +358,9 @@ def _drop_sessions(
         report.removed += 1
         return
     sizes = {key: size for key, size in known.sizes.items() if key not in keys}
-    _replace_run(conn, old, replace(old, agents=agents), revision(known.key or "", sizes), rows)
+    tasks = {key: task for key, task in known.tasks.items() if key in sizes}
+    rev = revision(known.key or "", sizes, tasks)
+    _replace_run(conn, old, replace(old, agents=agents), rev, rows)
     report.updated += 1
 
 
@@ -409,7 +416,7 @@ def _write_run(
     old_by_session: dict[str, Agent] = {}
     if old is not None:
         for agent in old.agents:
-            keys = _session_keys(agent)
+            keys = agent_session_keys(agent)
             if keys & incoming_keys:
                 for key in keys:
                     old_by_session[key] = agent
@@ -446,8 +453,11 @@ def _write_run(
             agent = replace(agent, technical=old_agent.technical, technical_source=HAND)
         agents.append(agent)
     all_agents = tuple(kept) + tuple(agents)
+    tasks = dict(known.tasks) if known else {}
     for s in incoming:
         sizes[session_key(s)] = s.size
+        if tasks:  # a run grouped by hand: each session's task key is kept
+            tasks.setdefault(session_key(s), task_key(s.first_prompt(), repository(s)))
     run = Run(
         id=rid,
         agents=all_agents,
@@ -456,10 +466,10 @@ def _write_run(
         created_at=earliest([old.created_at if old else None, built.created_at]),
     )
     if old is not None:
-        _replace_run(conn, old, run, revision(key, sizes), rows)
+        _replace_run(conn, old, run, revision(key, sizes, tasks), rows)
         report.updated += 1
     else:
-        rows.add(run, revision(key, sizes))
+        rows.add(run, revision(key, sizes, tasks))
         write(conn, rows.take())
         report.added += 1
     _bring_marks(conn, run, sessions, names, carried)
@@ -490,11 +500,3 @@ def _bring_marks(
             if key in name_of
         ],
     )
-
-
-def _tool_of(name: str) -> str:
-    """The tool an agent read from a session is (its name starts with it)."""
-    for tool in Tool:
-        if name == tool.value or name.startswith((f"{tool.value}/", f"{tool.value}#")):
-            return tool.value
-    return name
