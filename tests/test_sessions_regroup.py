@@ -11,11 +11,13 @@ from pathlib import Path
 import pytest
 from click.testing import Result
 from helpers import TASK, claude_lines, codex_lines, run_cli, write_lines
+from judge_server import Messages, Server, effort_by_keyword, serving
 
 from ppp_tui.core.model import HAND
 from ppp_tui.core.sessions.grouping import agent_names, keys_run_id
 from ppp_tui.core.sessions.model import Session, SessionTurn, Tool
 from ppp_tui.storage import demo as demo_module
+from ppp_tui.storage.demo import write_demo
 from ppp_tui.storage.store import Store
 
 # A folder no longer on this machine: the sessions' repository is its name.
@@ -418,3 +420,39 @@ def test_demo_runs_read_from_sessions_group_and_ungroup(
         rows = store.conn.execute("SELECT id FROM runs WHERE revision IS NOT NULL")
         assert len(list(rows)) == len(names) + 1
         assert store.count() == 20 + len(names) + 1
+
+
+def _judged(messages: Messages) -> str:
+    """The judge's answer: an effort for a question, else a technical score."""
+    if "Question the agent asked:" in messages[-1]["content"]:
+        return effort_by_keyword(messages)
+    return "0.8"
+
+
+def test_what_a_judge_gave_follows_the_agents(tmp_path: Path) -> None:
+    db = tmp_path / "runs.db"
+    write_demo(db, 12, seed=5, sessions=True)
+    config = tmp_path / "config.toml"
+    with serving(Server(answer=_judged)) as server:
+        config.write_text(
+            f'[ppp.judge]\nbase_url = "{server.base_url}"\nmodel = "judge-model"\n',
+            encoding="utf-8",
+        )
+        judged = run_cli("judge", "--technical", "--db", str(db), "--config", str(config))
+        assert judged.exit_code == 0, judged.output
+    query = (
+        "SELECT a.id, a.technical, a.technical_source, a.judged_model, q.id, q.effort,"
+        " q.source, q.judged_model FROM agents AS a JOIN runs ON runs.id = a.run_id"
+        " LEFT JOIN trajectory_questions AS q ON q.trajectory_id = a.id"
+        " WHERE runs.revision IS NOT NULL ORDER BY a.id, q.id"
+    )
+    with Store.open(db) as store:
+        before = store.conn.execute(query).fetchall()
+        sessions = [
+            r[0] for r in store.conn.execute("SELECT id FROM runs WHERE revision IS NOT NULL")
+        ]
+    assert any(row[2] == "judged" and row[3] == "judge-model" for row in before)
+    assert any(row[6] == "judged" and row[7] == "judge-model" for row in before)
+    assert run_cli("group", *sessions, "--db", str(db)).exit_code == 0
+    with Store.open(db) as store:
+        assert store.conn.execute(query).fetchall() == before
