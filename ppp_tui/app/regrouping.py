@@ -19,7 +19,6 @@ from textual.widgets import Button, Input, Label, Static
 
 from ..core.errors import PPPError
 from ..storage.store import DatabaseLocked
-from .conversation import cut
 from .messages import GroupRuns, UngroupRun
 from .text import inline, literal
 
@@ -35,6 +34,8 @@ WAIT_S = 5.0  # how long a grouping waits for another process's lock (as a mark 
 
 def run_line(run_id: str, agents: int, task: str | None, width: int = 64) -> str:
     """One run as the boxes name it: its id, its agents and its task, on one line."""
+    from .conversation import cut  # the run screen's module: loaded when a box opens
+
     head = f"{literal(run_id, True)} · {agents} agent{'s' * (agents != 1)}"
     shown = literal(task, True)
     return cut(f"{head} · {shown}" if shown else head, width)
@@ -76,6 +77,8 @@ class GroupScreen(ModalScreen[str | None]):
         if not name.strip():
             self.dismiss("")  # the default id
         elif self.taken(name):
+            from .conversation import cut
+
             shown = cut(literal(name, True), 30)
             self.query_one("#group-message", Label).update(
                 f"run {shown} exists already: choose another name"
