@@ -28,6 +28,18 @@ def _reviewer(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(reviewers, "_current", [])
 
 
+@pytest.fixture
+def utc_clock(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """Local time is UTC (agents' names may carry a session's start in local time)."""
+    import time
+
+    monkeypatch.setenv("TZ", "UTC")
+    time.tzset()
+    yield
+    monkeypatch.undo()
+    time.tzset()
+
+
 @pytest.fixture(scope="session")
 def demo_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A 300-run demo database, made once; copy it (`db`) before changing it."""

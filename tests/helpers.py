@@ -8,6 +8,8 @@ import threading
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from click.testing import Result
     from textual.pilot import Pilot
 
@@ -88,3 +90,184 @@ def hostile_runs() -> list[dict[str, Any]]:
 def toml_key(key: str) -> str:
     """`key` as a quoted config.toml key."""
     return json.dumps(key)  # a TOML basic string: JSON's escapes are TOML's
+
+
+# -- agents' session transcripts, written line by line as each agent writes them ------
+
+TASK = "Add a --json flag to the export command."
+
+
+def claude_lines(
+    session: str,
+    cwd: str,
+    model: str,
+    start: str = "2026-03-02T10:00",
+    prompt: str = TASK,
+    tests: str = "===== 12 passed, 1 failed in 0.40s =====",
+) -> list[dict[str, Any]]:
+    """A short Claude Code session: the prompt, an AskUserQuestion answered after 20 s,
+    a Bash tool running pytest, and the closing text (one message written as several
+    lines, as Claude Code does)."""
+    base = {"sessionId": session, "cwd": cwd, "version": "2.1.30", "gitBranch": "main"}
+    ask = {
+        "questions": [
+            {
+                "question": "Should --json print one document or JSON Lines?",
+                "header": "Output",
+                "options": [
+                    {"label": "One document", "description": "A single JSON array"},
+                    {"label": "JSON Lines", "description": "One object per line"},
+                ],
+                "multiSelect": False,
+            }
+        ]
+    }
+    return [
+        {
+            **base,
+            "type": "user",
+            "uuid": f"{session}-u1",
+            "parentUuid": None,
+            "timestamp": f"{start}:00.000Z",
+            "message": {"role": "user", "content": prompt},
+        },
+        {
+            **base,
+            "type": "assistant",
+            "uuid": f"{session}-a1",
+            "timestamp": f"{start}:05.000Z",
+            "message": {
+                "id": f"msg_{session}_1",
+                "role": "assistant",
+                "model": model,
+                "content": [
+                    {
+                        "type": "tool_use",
+                        "id": f"toolu_{session}_q",
+                        "name": "AskUserQuestion",
+                        "input": ask,
+                    }
+                ],
+            },
+        },
+        {
+            **base,
+            "type": "user",
+            "uuid": f"{session}-u2",
+            "timestamp": f"{start}:25.000Z",
+            "message": {
+                "role": "user",
+                "content": [
+                    {
+                        "type": "tool_result",
+                        "tool_use_id": f"toolu_{session}_q",
+                        "content": 'User has answered your questions: "Should --json print one'
+                        ' document or JSON Lines?"="JSON Lines". You can now continue with'
+                        " the user's answers in mind.",
+                    }
+                ],
+            },
+            "toolUseResult": {
+                "questions": ask["questions"],
+                "answers": {"Should --json print one document or JSON Lines?": "JSON Lines"},
+            },
+        },
+        {
+            **base,
+            "type": "assistant",
+            "uuid": f"{session}-a2",
+            "timestamp": f"{start}:30.000Z",
+            "message": {
+                "id": f"msg_{session}_2",
+                "role": "assistant",
+                "model": model,
+                "content": [
+                    {
+                        "type": "tool_use",
+                        "id": f"toolu_{session}_b",
+                        "name": "Bash",
+                        "input": {"command": "pytest -q", "description": "Run the tests"},
+                    }
+                ],
+            },
+        },
+        {
+            **base,
+            "type": "user",
+            "uuid": f"{session}-u3",
+            "timestamp": f"{start}:40.000Z",
+            "message": {
+                "role": "user",
+                "content": [
+                    {"type": "tool_result", "tool_use_id": f"toolu_{session}_b", "content": tests}
+                ],
+            },
+        },
+        {
+            **base,
+            "type": "assistant",
+            "uuid": f"{session}-a3",
+            "timestamp": f"{start}:45.000Z",
+            "message": {
+                "id": f"msg_{session}_3",
+                "role": "assistant",
+                "model": model,
+                "content": [{"type": "text", "text": "Done: --json writes JSON Lines."}],
+            },
+        },
+    ]
+
+
+def write_lines(path: Path, lines: list[dict[str, Any]]) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    return path
+
+
+def codex_lines(
+    session: str,
+    cwd: str,
+    start: str = "2026-03-02T10:01",
+    prompt: str = TASK,
+    model: str = "gpt-5.1-codex",
+) -> list[dict[str, Any]]:
+    """A short Codex CLI rollout: its header, the turn's context, the prompt (written
+    twice, as an event and as a message, as Codex does) and the closing text."""
+    message = {"type": "message", "role": "user"}
+    return [
+        {
+            "timestamp": f"{start}:00Z",
+            "type": "session_meta",
+            "payload": {
+                "id": session,
+                "timestamp": f"{start}:00Z",
+                "cwd": cwd,
+                "originator": "codex_cli_rs",
+                "cli_version": "0.60.0",
+            },
+        },
+        {
+            "timestamp": f"{start}:01Z",
+            "type": "turn_context",
+            "payload": {"cwd": cwd, "model": model},
+        },
+        {
+            "timestamp": f"{start}:02Z",
+            "type": "response_item",
+            "payload": {**message, "content": [{"type": "input_text", "text": prompt}]},
+        },
+        {
+            "timestamp": f"{start}:02Z",
+            "type": "event_msg",
+            "payload": {"type": "user_message", "message": prompt},
+        },
+        {
+            "timestamp": f"{start}:30Z",
+            "type": "response_item",
+            "payload": {
+                "type": "message",
+                "role": "assistant",
+                "content": [{"type": "output_text", "text": "Done: --json prints one document."}],
+            },
+        },
+    ]

@@ -8,10 +8,12 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
 
 import pytest
 from click.testing import CliRunner, Result
+from helpers import TASK
+from helpers import claude_lines as _claude_lines
+from helpers import write_lines as _write
 
 from ppp_tui.cli import cli
 from ppp_tui.core.sessions.agents import selection_text, session_agent
@@ -26,138 +28,10 @@ from ppp_tui.storage.sessions.discover import (
 from ppp_tui.storage.store import Store
 
 DATA = Path(__file__).parent / "data" / "sessions"
-TASK = "Add a --json flag to the export command."
 
 
 def _run(*args: str) -> Result:
     return CliRunner().invoke(cli, list(args))
-
-
-def _claude_lines(
-    session: str,
-    cwd: str,
-    model: str,
-    start: str = "2026-03-02T10:00",
-    prompt: str = TASK,
-    tests: str = "===== 12 passed, 1 failed in 0.40s =====",
-) -> list[dict[str, Any]]:
-    """A short Claude Code session: the prompt, an AskUserQuestion answered after 20 s,
-    a Bash tool running pytest, and the closing text (one message written as several
-    lines, as Claude Code does)."""
-    base = {"sessionId": session, "cwd": cwd, "version": "2.1.30", "gitBranch": "main"}
-    ask = {
-        "questions": [
-            {
-                "question": "Should --json print one document or JSON Lines?",
-                "header": "Output",
-                "options": [
-                    {"label": "One document", "description": "A single JSON array"},
-                    {"label": "JSON Lines", "description": "One object per line"},
-                ],
-                "multiSelect": False,
-            }
-        ]
-    }
-    return [
-        {
-            **base,
-            "type": "user",
-            "uuid": f"{session}-u1",
-            "parentUuid": None,
-            "timestamp": f"{start}:00.000Z",
-            "message": {"role": "user", "content": prompt},
-        },
-        {
-            **base,
-            "type": "assistant",
-            "uuid": f"{session}-a1",
-            "timestamp": f"{start}:05.000Z",
-            "message": {
-                "id": f"msg_{session}_1",
-                "role": "assistant",
-                "model": model,
-                "content": [
-                    {
-                        "type": "tool_use",
-                        "id": f"toolu_{session}_q",
-                        "name": "AskUserQuestion",
-                        "input": ask,
-                    }
-                ],
-            },
-        },
-        {
-            **base,
-            "type": "user",
-            "uuid": f"{session}-u2",
-            "timestamp": f"{start}:25.000Z",
-            "message": {
-                "role": "user",
-                "content": [
-                    {
-                        "type": "tool_result",
-                        "tool_use_id": f"toolu_{session}_q",
-                        "content": 'User has answered your questions: "Should --json print one'
-                        ' document or JSON Lines?"="JSON Lines". You can now continue with'
-                        " the user's answers in mind.",
-                    }
-                ],
-            },
-            "toolUseResult": {
-                "questions": ask["questions"],
-                "answers": {"Should --json print one document or JSON Lines?": "JSON Lines"},
-            },
-        },
-        {
-            **base,
-            "type": "assistant",
-            "uuid": f"{session}-a2",
-            "timestamp": f"{start}:30.000Z",
-            "message": {
-                "id": f"msg_{session}_2",
-                "role": "assistant",
-                "model": model,
-                "content": [
-                    {
-                        "type": "tool_use",
-                        "id": f"toolu_{session}_b",
-                        "name": "Bash",
-                        "input": {"command": "pytest -q", "description": "Run the tests"},
-                    }
-                ],
-            },
-        },
-        {
-            **base,
-            "type": "user",
-            "uuid": f"{session}-u3",
-            "timestamp": f"{start}:40.000Z",
-            "message": {
-                "role": "user",
-                "content": [
-                    {"type": "tool_result", "tool_use_id": f"toolu_{session}_b", "content": tests}
-                ],
-            },
-        },
-        {
-            **base,
-            "type": "assistant",
-            "uuid": f"{session}-a3",
-            "timestamp": f"{start}:45.000Z",
-            "message": {
-                "id": f"msg_{session}_3",
-                "role": "assistant",
-                "model": model,
-                "content": [{"type": "text", "text": "Done: --json writes JSON Lines."}],
-            },
-        },
-    ]
-
-
-def _write(path: Path, lines: list[dict[str, Any]]) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
-    return path
 
 
 def _repository(root: Path) -> tuple[Path, Path]:
@@ -526,21 +400,26 @@ def test_sessions_group_by_prompt_repository_and_window() -> None:
     assert [[s.id for s in m] for m in group([b, a], repository, Grouping(run="x"))] == [["a", "b"]]
 
 
-def test_names_are_the_tools_and_two_of_one_tool_take_their_models() -> None:
+def test_names_are_the_tools_and_two_of_one_tool_take_their_models(utc_clock: None) -> None:
     sessions = [
         _session("a"),
         _session("b", models=("claude-sonnet-4-5",)),
-        _session("c", models=("claude-sonnet-4-5",)),
+        _session("c", models=("claude-sonnet-4-5",), started="2026-03-02T13:05:00Z"),
         _session("d", Tool.CODEX, models=()),
     ]
+    # Two of one model: their starts tell them apart.
     assert agent_names(sessions) == [
         "claude-code/claude-opus-4-5",
-        "claude-code/claude-sonnet-4-5",
-        "claude-code#2",
+        "claude-code@03-02 10:00",
+        "claude-code@03-02 13:05",
         "codex",
     ]
-    # A name another agent of the run holds stays with it.
+    # A name another agent of the run holds stays with it, and the tool's name alone
+    # is for the only agent of a tool.
     assert agent_names([_session("e", Tool.CODEX)], taken=["codex"]) == ["codex/claude-opus-4-5"]
+    assert agent_names([_session("f", Tool.CODEX)], taken=["codex/gpt-5"]) == [
+        "codex/claude-opus-4-5"
+    ]
 
 
 def test_a_session_is_an_agent_with_tool_asks_and_text_questions() -> None:

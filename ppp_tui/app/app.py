@@ -38,6 +38,7 @@ from .messages import (
     WeightsReset,
 )
 from .quit_screen import QuitScreen
+from .regrouping import Regrouping
 from .runs_screen import RunsScreen
 from .text import inline, literal
 from .workspace_view import WorkspaceView
@@ -66,7 +67,7 @@ WATCH_INTERVAL_S = 1.0  # how often the app looks for other processes' changes
 QUIT_HELP = "Quit (asks first if the weights are unsaved)"
 
 
-class PPPApp(App[None]):
+class PPPApp(Regrouping, App[None]):
     """Browse runs, move the weights, watch rankings, agreement and regret follow."""
 
     TITLE = "ppp-tui"
@@ -77,13 +78,7 @@ class PPPApp(App[None]):
         AppCommands,
     }
     BINDINGS = [
-        Binding(
-            "q",
-            "quit_app",
-            "Quit",
-            tooltip=QUIT_HELP,
-            id="app.quit",
-        ),
+        Binding("q", "quit_app", "Quit", tooltip=QUIT_HELP, id="app.quit"),
         # Textual's own ctrl+q, which asks too (and is listed with q in the help).
         Binding("ctrl+q", "quit_app", "Quit", tooltip=QUIT_HELP, show=False, priority=True),
         Binding(

@@ -74,3 +74,19 @@ class StageFiltered(Message):
     opens on it."""
 
     stage: str | None
+
+
+@dataclass
+class GroupRuns(Message):
+    """Make one run of these runs' agents (runs read from sessions), with the id `name`
+    (None: the id an import gives their sessions as one run)."""
+
+    run_ids: tuple[str, ...]
+    name: str | None
+
+
+@dataclass
+class UngroupRun(Message):
+    """Give each session of this run its own run again."""
+
+    run_id: str

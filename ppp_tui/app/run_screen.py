@@ -36,7 +36,7 @@ from ..safe_text import number
 from .colours import CAUTION, colour
 from .conversation import Conversation, Line, conversation_lines
 from .flip_map import FlipMap, FlipMapPanel
-from .messages import MarkChanged, TechnicalRated, WeightsChanged, WeightsReset
+from .messages import MarkChanged, TechnicalRated, UngroupRun, WeightsChanged, WeightsReset
 from .rate_screen import RateScreen
 from .run_texts import agent_facts, consensus_summary, consensus_text, has_steps, question_cells
 from .table_rows import cursor_key, refill
@@ -120,6 +120,14 @@ class RunScreen(WorkspaceView):
             "Lock",
             tooltip="Hold one weight: none, technical, proactivity, personalization",
             id="run.lock",
+        ),
+        Binding(
+            "u",
+            "ungroup",
+            "Ungroup",
+            tooltip="Give each session of this run its own run again; asks first",
+            show=False,
+            id="run.ungroup",
         ),
     ]
 
@@ -580,6 +588,23 @@ class RunScreen(WorkspaceView):
         if name is None:
             return
         self.post_message(MarkChanged(self.run.id, None if name == self._preferred() else name))
+
+    def action_ungroup(self) -> None:
+        """Ask, then give each session of this run its own run."""
+        from .regrouping import UngroupScreen
+
+        run = self.run
+        if not any(agent.sessions for agent in run.agents):
+            self.notify("Only a run read from sessions can be ungrouped.", severity="warning")
+        elif len(run.agents) < 2:
+            self.notify("This run holds one session: there is nothing to ungroup.")
+        else:
+
+            def decided(yes: bool | None) -> None:
+                if yes:
+                    self.post_message(UngroupRun(run.id))
+
+            self.app.push_screen(UngroupScreen(run), decided)
 
 
 class SessionRunScreen(RunScreen):

@@ -24,9 +24,9 @@ from textual.worker import get_current_worker
 
 from ..core.errors import PPPError
 from .labels import NO_STAGE, NO_STAGE_VALUE, stage_order, stage_tables, weights_text
-from .messages import StageFiltered
+from .messages import GroupRuns, StageFiltered
 from .runs_table import RunsTable
-from .text import literal, plain
+from .text import inline, literal, plain
 from .workspace_view import WorkspaceView
 
 if TYPE_CHECKING:
@@ -65,8 +65,17 @@ class RunsScreen(WorkspaceView):
             "escape",
             "clear_search",
             "Clear search",
-            tooltip="Clear the search; after n, every run again",
+            tooltip="Clear the search; after n, every run again; else the selection",
             show=False,
+        ),
+        Binding(
+            "g",
+            "group",
+            "Group",
+            tooltip="Group the selected runs (read from sessions) into one run of all"
+            " their agents; asks first",
+            show=False,
+            id="runs.group",
         ),
     ]
 
@@ -83,6 +92,7 @@ class RunsScreen(WorkspaceView):
         # for (the workspace's state and the stage menu's choice).
         self._next: dict[str, int] | None = None
         self._next_for: tuple[object, str | None] | None = None
+        self._to_highlight: str | None = None  # a run to put the cursor on once it is listed
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -189,6 +199,9 @@ class RunsScreen(WorkspaceView):
         message.display = False
         self.table.set_rows(workspace.run_rows())
         self.table.display = True
+        if self._to_highlight is not None and self._to_highlight in workspace.index:
+            self.table.show_run(self._to_highlight)
+            self._to_highlight = None
         if self._searched_contents not in (None, workspace.contents):
             self._apply_filter()  # runs came or went: search again
         if self._next is not None and self._next_for != self._next_request_key():
@@ -226,6 +239,8 @@ class RunsScreen(WorkspaceView):
             parts.append("● unsaved")
         if self._next is not None:
             parts.insert(1, "to mark next (escape: all runs)")
+        if self.table.chosen:
+            parts.insert(1, f"{len(self.table.chosen):,} selected (g groups them)")
         self.query_one("#runs-status", Static).update(Content("  ·  ".join(parts)))
 
     @property
@@ -344,12 +359,59 @@ class RunsScreen(WorkspaceView):
 
     def action_clear_search(self) -> None:
         search = self.query_one("#search", Input)
+        if not search.value and self._next is None:
+            self.table.clear_chosen()
         if search.value:
             search.value = ""
         if self._next is not None:
             self._next = None
             self._apply_filter()
         self.table.focus()
+
+    # -- grouping ------------------------------------------------------------------
+
+    @on(RunsTable.Chosen)
+    def _chosen(self) -> None:
+        self.update_status()
+
+    def action_group(self) -> None:
+        """Ask whether to group the selected runs, and under which id."""
+        from ..storage.sessions.regroup import group_id
+        from .regrouping import GroupScreen
+
+        workspace = self.app.workspace
+        if workspace is None or not workspace.loaded:
+            self.notify("The runs are still loading.", severity="warning")
+            return
+        chosen = tuple(self.table.chosen)
+        if len(chosen) < 2:
+            self.notify("Select two runs or more with space; g then groups them.")
+            return
+        try:
+            default = group_id(workspace.store, chosen)
+        except PPPError as error:
+            self.notify(inline(error), title="Cannot group", severity="error", markup=False)
+            return
+        index = workspace.index
+
+        def named(name: str | None) -> None:
+            if name is not None:
+                self.post_message(GroupRuns(chosen, name or None))
+
+        self.app.push_screen(
+            GroupScreen(
+                [workspace.infos[index[run_id]] for run_id in chosen],
+                default,
+                lambda name: name in index and name not in chosen,
+            ),
+            named,
+        )
+
+    def grouped(self, run_id: str) -> None:
+        """Runs were grouped (or ungrouped) into `run_id`: none selected any more, and the
+        cursor goes to it once the runs are read again."""
+        self.table.clear_chosen()
+        self._to_highlight = run_id
 
     # -- the runs to mark next -----------------------------------------------------
 

@@ -17,6 +17,7 @@ from rich.style import Style
 from textual import events
 from textual.binding import Binding
 from textual.geometry import Size
+from textual.message import Message
 from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
@@ -53,12 +54,20 @@ COLUMNS: tuple[Column, ...] = (
 # Left out, in this order, while the columns are wider than the table: what matters
 # (the run, its stage, the selected and the preferred agent, the regret) stays.
 DROPPED_FIRST = ("task_type", "spec", "agents")
+# Before every row while runs are selected (space): the mark of a selected run.
+CHOSEN = "✓ "
+GUTTER = len(CHOSEN)
 
 
 class RunsTable(ScrollView, can_focus=True):
     """Every run; `enter` opens the one under the cursor."""
 
-    COMPONENT_CLASSES = {"runs-table--header", "runs-table--cursor", "runs-table--miss"}
+    COMPONENT_CLASSES = {
+        "runs-table--header",
+        "runs-table--cursor",
+        "runs-table--miss",
+        "runs-table--chosen",
+    }
 
     DEFAULT_CSS = """
     RunsTable {
@@ -80,6 +89,10 @@ class RunsTable(ScrollView, can_focus=True):
     RunsTable > .runs-table--miss {
         color: $warning;
     }
+    RunsTable > .runs-table--chosen {
+        color: $accent;
+        text-style: bold;
+    }
     """
 
     BINDINGS = [
@@ -98,7 +111,18 @@ class RunsTable(ScrollView, can_focus=True):
             id="runs.sort",
         ),
         Binding("S", "sort_reverse", "Reverse", tooltip="Reverse the sort", show=False),
+        Binding(
+            "space",
+            "choose",
+            "Select",
+            tooltip="Select the highlighted run, or deselect it (g groups the selected runs)",
+            show=False,
+            id="runs.select",
+        ),
     ]
+
+    class Chosen(Message):
+        """The runs selected changed."""
 
     cursor: reactive[int] = reactive(0)
     sort_key: reactive[str] = reactive("")
@@ -113,6 +137,8 @@ class RunsTable(ScrollView, can_focus=True):
         self.filter: Callable[[RunInfo], bool] | None = None
         # Each shown run's place by relevance (a search), the order while no column sorts.
         self.ranking: Mapping[str, int] | None = None
+        # The runs selected (space), in the order they were: ids, kept across new data.
+        self.chosen: dict[str, None] = {}
 
     # -- data --------------------------------------------------------------------
 
@@ -120,6 +146,9 @@ class RunsTable(ScrollView, can_focus=True):
         """New data (or new weights): keep the filter, the sort and the cursor's run."""
         current = self.current_run()
         self.rows = rows
+        if self.chosen:  # runs gone (grouped, say) are no longer selected
+            positions = rows.positions()
+            self.chosen = {run_id: None for run_id in self.chosen if run_id in positions}
         self._rebuild(keep=current)
 
     def set_filter(
@@ -218,6 +247,13 @@ class RunsTable(ScrollView, can_focus=True):
                 return position
         return None
 
+    def show_run(self, run_id: str) -> bool:
+        """Put the cursor on a run; False if it is not among the rows shown."""
+        position = self._find(run_id)
+        if position is not None:
+            self._move_to(position)
+        return position is not None
+
     def current_run(self) -> str | None:
         if not len(self.order):
             return None
@@ -228,7 +264,7 @@ class RunsTable(ScrollView, can_focus=True):
     @property
     def columns(self) -> tuple[Column, ...]:
         """The columns shown: all of them if they fit the table's width."""
-        room = self.size.width - self.styles.scrollbar_size_vertical
+        room = self.size.width - self.styles.scrollbar_size_vertical - self._gutter
         shown = COLUMNS
         for key in DROPPED_FIRST:
             if sum(c.width + 1 for c in shown) <= room:
@@ -237,8 +273,13 @@ class RunsTable(ScrollView, can_focus=True):
         return shown
 
     @property
+    def _gutter(self) -> int:
+        """The room the selection marks take: none while no run is selected."""
+        return GUTTER if self.chosen else 0
+
+    @property
     def _width(self) -> int:
-        return sum(c.width + 1 for c in self.columns)
+        return self._gutter + sum(c.width + 1 for c in self.columns)
 
     def on_resize(self) -> None:
         self.virtual_size = Size(self._width, len(self.order) + 1)
@@ -283,19 +324,24 @@ class RunsTable(ScrollView, can_focus=True):
         width = self.size.width
         scroll_x = int(self.scroll_offset.x)
         base = self.rich_style
+        gutter = [" " * GUTTER] if self.chosen else []
         if y == 0:
             style = base + self.get_component_rich_style("runs-table--header")
-            return self._strip(self._header(), style, scroll_x, width)
+            return self._strip(gutter + self._header(), style, scroll_x, width)
         position = int(self.scroll_offset.y) + y - 1
         if position >= len(self.order):
             return Strip.blank(width, base)
         i = int(self.order[position])
+        info = self.rows.infos[i]
         style = base
-        if self.rows.infos[i].preferred and self.rows.infos[i].preferred != self.rows.selected[i]:
+        if info.preferred and info.preferred != self.rows.selected[i]:
             style = base + self.get_component_rich_style("runs-table--miss")
+        if gutter and info.id in self.chosen:
+            gutter = [CHOSEN]
+            style = base + self.get_component_rich_style("runs-table--chosen")
         if position == self.cursor:
             style = base + self.get_component_rich_style("runs-table--cursor")
-        return self._strip(self._fit(self._cells(i)), style, scroll_x, width)
+        return self._strip(gutter + self._fit(self._cells(i)), style, scroll_x, width)
 
     def _strip(self, cells: list[str], style: Style, scroll_x: int, width: int) -> Strip:
         # One segment per cell, so exports (SVG screenshots) keep the columns aligned.
@@ -339,6 +385,27 @@ class RunsTable(ScrollView, can_focus=True):
         if run_id is not None:
             self.post_message(OpenRun(run_id))  # the app opens it
 
+    def action_choose(self) -> None:
+        """Select the run under the cursor (or deselect it), and go down a row."""
+        run_id = self.current_run()
+        if run_id is None:
+            return
+        if run_id in self.chosen:
+            del self.chosen[run_id]
+        else:
+            self.chosen[run_id] = None
+        self.virtual_size = Size(self._width, len(self.order) + 1)
+        self.refresh()
+        self._move_to(self.cursor + 1)
+        self.post_message(self.Chosen())
+
+    def clear_chosen(self) -> None:
+        if self.chosen:
+            self.chosen = {}
+            self.virtual_size = Size(self._width, len(self.order) + 1)
+            self.refresh()
+            self.post_message(self.Chosen())
+
     def sort_by(self, key: str, descending: bool = False) -> None:
         self.sort_key = key
         self.sort_descending = descending
@@ -355,7 +422,7 @@ class RunsTable(ScrollView, can_focus=True):
         self.sort_by(self.sort_key or COLUMNS[0].key, not self.sort_descending)
 
     def _column_at(self, x: int) -> str | None:
-        x += int(self.scroll_offset.x)
+        x += int(self.scroll_offset.x) - self._gutter
         left = 0
         for column in self.columns:
             if left <= x < left + column.width + 1:

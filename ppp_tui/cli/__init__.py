@@ -21,6 +21,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "browse": ("browsing", "browse"),
     "serve": ("browsing", "serve"),
     "import": ("import_export", "import_"),
+    "group": ("regrouping", "group"),
+    "ungroup": ("regrouping", "ungroup"),
     "demo": ("demo_data", "demo"),
     "runs": ("scoring", "runs"),
     "rank": ("scoring", "rank"),

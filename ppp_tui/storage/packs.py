@@ -138,3 +138,11 @@ def fill_missing(conn: sqlite3.Connection) -> int:
     packs = from_agent_rows(rows)
     conn.executemany(INSERT, packs)
     return len(packs)
+
+
+def repack(conn: sqlite3.Connection, run_ids: Iterable[str]) -> None:
+    """Pack these runs again from their agents (after agents moved between runs)."""
+    for run_id in run_ids:
+        conn.execute("DELETE FROM run_scores WHERE run_id = ?", (run_id,))
+        rows = conn.execute(f"{AGENT_ROWS} WHERE run_id = ? ORDER BY position", (run_id,))
+        conn.executemany(INSERT, from_agent_rows(rows.fetchall()))

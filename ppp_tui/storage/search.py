@@ -132,11 +132,12 @@ def _update(db: sqlite_utils.Database, table: str, columns: tuple[str, ...]) -> 
         )
 
 
-def forget_run(conn: sqlite3.Connection, run_id: str) -> None:
+def forget_run(conn: sqlite3.Connection, run_id: str, only_run: bool = False) -> None:
     """Take a run's rows out of the indexes before they are deleted (an import that
     replaces a grown session's run): the indexes keep no text of their own, so each
     indexed row is removed with the values it was indexed with. Rows past the last one
-    indexed were never in them."""
+    indexed were never in them. With `only_run`, only the run's own row: its agents and
+    questions stay indexed as they move to another run (`ppp-tui group`)."""
     if not has_index(conn):
         return
     chosen = {
@@ -145,7 +146,7 @@ def forget_run(conn: sqlite3.Connection, run_id: str) -> None:
         "trajectory_questions": "SELECT q.rowid, {names} FROM trajectory_questions AS q"
         " JOIN agents ON agents.id = q.trajectory_id WHERE agents.run_id = ?",
     }
-    for table, columns, _ in _INDEXED:
+    for table, columns, _ in _INDEXED[:1] if only_run else _INDEXED:
         indexed, _last = _state(conn, table)
         names = ", ".join(columns)
         fts = f"{table}_fts"
@@ -154,6 +155,22 @@ def forget_run(conn: sqlite3.Connection, run_id: str) -> None:
             f" SELECT 'delete', * FROM ({chosen[table].format(names=names)}) WHERE rowid <= ?",
             (run_id, indexed),
         )
+
+
+def index_run(conn: sqlite3.Connection, run_id: str) -> None:
+    """Put a run's own row back in the index after it changed in place (`forget_run`
+    with `only_run` took it out): a row up to the last one indexed is not looked at
+    again by `update_index`; one past it is indexed with the rest."""
+    if not has_index(conn):
+        return
+    table, columns, _ = _INDEXED[0]
+    indexed, _last = _state(conn, table)
+    names = ", ".join(columns)
+    conn.execute(
+        f"INSERT INTO {table}_fts (rowid, {names}) SELECT rowid, {names} FROM {table}"
+        " WHERE id = ? AND rowid <= ?",
+        (run_id, indexed),
+    )
 
 
 class Cancelled(Exception):

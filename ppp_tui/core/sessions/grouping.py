@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from ..model import Run
+from ..model import Agent, Run
 from .agents import session_agent
-from .model import Session
+from .model import Session, Tool
 
 DEFAULT_WINDOW_HOURS = 24.0
 
@@ -130,25 +131,60 @@ def group(
 
 def run_id(sessions: Sequence[Session]) -> str:
     """A stable id from the sessions' ids: the same sessions give the same run."""
-    keys = sorted(session_key(s) for s in sessions)
-    return "session-" + hashlib.sha256("\n".join(keys).encode()).hexdigest()[:12]
+    return keys_run_id(session_key(s) for s in sessions)
+
+
+def keys_run_id(keys: Iterable[str]) -> str:
+    """`run_id` of the sessions with these `session_key`s."""
+    return "session-" + hashlib.sha256("\n".join(sorted(keys)).encode()).hexdigest()[:12]
+
+
+def tool_of(name: str) -> str:
+    """The tool an agent read from a session is: its name starts with it (`codex`,
+    `claude-code/claude-opus-4-5`, `claude-code@03-02 10:00`, `gemini-cli#2`)."""
+    for tool in Tool:
+        if name == tool.value or name.startswith(tuple(tool.value + c for c in "/@#")):
+            return tool.value
+    return name
+
+
+def agent_session_keys(agent: Agent) -> set[str]:
+    """The `session_key`s of the sessions an agent was read from."""
+    return {f"{tool_of(agent.name)}:{sid}" for sid in agent.sessions}
+
+
+def start_label(started: str | None) -> str | None:
+    """A session's start as month, day, hours and minutes in local time ("03-02 10:00"):
+    short, and what a person recalls of a session; None when unknown."""
+    moment = parse_time(started)
+    if moment is None:
+        return None
+    try:
+        return moment.astimezone().strftime("%m-%d %H:%M")
+    except (OverflowError, OSError, ValueError):  # out of the platform's time range
+        return moment.strftime("%m-%d %H:%M")
 
 
 def agent_names(sessions: Sequence[Session], taken: Iterable[str] = ()) -> list[str]:
-    """A distinct name for each session: its tool's, or with two sessions of one tool in
-    the run, the tool and its model (else a number). Names in `taken` stay with others."""
+    """A distinct name for each session. The only session of its tool in the run (`taken`
+    holds the names of the run's other agents) is named after the tool; two or more of
+    one tool each take the tool and their model, when their models differ, else the tool
+    and their start ("claude-code@03-02 10:00"), else a number ("claude-code#2")."""
     used = set(taken)
-    counts: dict[str, int] = {}
-    for session in sessions:
-        counts[session.tool.value] = counts.get(session.tool.value, 0) + 1
+    tools = Counter(s.tool.value for s in sessions)
+    named = Counter(tool_of(name) for name in used)
+    models = Counter((s.tool.value, s.models[0]) for s in sessions if s.models)
     names = []
     for session in sessions:
         tool = session.tool.value
         candidates = []
-        if counts[tool] == 1:
+        if tools[tool] == 1 and not named[tool]:
             candidates.append(tool)
-        if session.models:
+        if session.models and models[tool, session.models[0]] == 1:
             candidates.append(f"{tool}/{session.models[0]}")
+        start = start_label(session.started)
+        if start is not None:
+            candidates.append(f"{tool}@{start}")
         name = next((c for c in candidates if c not in used), None)
         number = 1
         while name is None or name in used:
@@ -165,11 +201,22 @@ def agent_names(sessions: Sequence[Session], taken: Iterable[str] = ()) -> list[
 READING = 2
 
 
-def revision(key: str, sizes: dict[str, int], reading: int = READING) -> str:
+def revision(
+    key: str,
+    sizes: dict[str, int],
+    tasks: dict[str, str] | None = None,
+    reading: int = READING,
+) -> str:
     """What a session run records of its sessions: its task key, each session's size
     (by `session_key`) and the rules they were read by, so that a grown session (or one
-    read under older rules) updates the run and an unchanged one is skipped."""
-    return json.dumps({"key": key, "reading": reading, "sessions": sizes}, sort_keys=True)
+    read under older rules) updates the run and an unchanged one is skipped. A run
+    grouped by hand (`ppp-tui group`) also records each session's own task key
+    (`tasks`), so that a new session of any of those tasks joins it and ungrouping gives
+    each session's run its own key again."""
+    document: dict[str, object] = {"key": key, "reading": reading, "sessions": sizes}
+    if tasks:
+        document["tasks"] = tasks
+    return json.dumps(document, sort_keys=True)
 
 
 def session_run(

@@ -12,7 +12,14 @@ from dataclasses import replace
 from datetime import timedelta
 
 from ...core.model import Run
-from ...core.sessions.grouping import agent_names, run_id, session_run, task_key
+from ...core.sessions.grouping import (
+    agent_names,
+    revision,
+    run_id,
+    session_key,
+    session_run,
+    task_key,
+)
 from ...core.sessions.model import Ask, Session, SessionTurn, Step, StepKind, TestRun, Tool
 from .draw import DAYS, START
 
@@ -314,11 +321,14 @@ def _flaky() -> list[Session]:
 SESSION_RUNS = 3
 
 
-def session_runs() -> list[Run]:
-    """The demo's `SESSION_RUNS` session runs; the first carries a mark (codex preferred)."""
+def session_runs() -> list[tuple[Run, str]]:
+    """The demo's `SESSION_RUNS` session runs, each with the revision an import records
+    (so they can be grouped and ungrouped as imported ones); the first carries a mark
+    (codex preferred)."""
     runs = []
     for sessions in (_rate_limit(), _toml(), _flaky()):
         key = task_key(sessions[0].first_prompt(), _REPOSITORY)
-        runs.append(session_run(sessions, run_id(sessions), agent_names(sessions), key, None))
-    runs[0] = replace(runs[0], preferred_agent="codex")
+        run = session_run(sessions, run_id(sessions), agent_names(sessions), key, None)
+        runs.append((run, revision(key, {session_key(s): s.size for s in sessions})))
+    runs[0] = (replace(runs[0][0], preferred_agent="codex"), runs[0][1])
     return runs

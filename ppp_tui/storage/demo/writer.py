@@ -79,10 +79,15 @@ def write_demo(
             if sessions:
                 from .sessions import session_runs
 
+                read = session_runs()
                 extra = store.import_records(
-                    ParsedRecord("<demo sessions>", None, "$", None, parsed=run)
-                    for run in session_runs()
+                    ParsedRecord("<demo sessions>", None, "$", None, parsed=run) for run, _ in read
                 )
+                with store.lock, store._transaction():
+                    store.conn.executemany(
+                        "UPDATE runs SET revision = ? WHERE id = ?",
+                        [(rev, run.id) for run, rev in read],
+                    )
                 report.added += extra.added
                 report.marks += extra.marks
             from .colleagues import add_colleague_marks

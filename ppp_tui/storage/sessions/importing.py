@@ -24,6 +24,7 @@ from ...core.sessions.grouping import (
     READING,
     Grouping,
     agent_names,
+    agent_session_keys,
     earliest,
     group,
     merge_parts,
@@ -195,7 +196,12 @@ class _Existing:
     created_at: str | None
     key: str | None
     sizes: dict[str, int]
-    reading: int  # the version of the rules its sessions were read by (READING)
+    # Each session's own task key, in a run grouped by hand (grouping.revision).
+    tasks: dict[str, str] = field(default_factory=dict)
+    reading: int = READING  # the version of the rules its sessions were read by
+
+    def has_task(self, key: str) -> bool:
+        return key == self.key or key in self.tasks.values()
 
 
 def _existing(conn: sqlite3.Connection) -> list[_Existing]:
@@ -207,12 +213,12 @@ def _existing(conn: sqlite3.Connection) -> list[_Existing]:
             value = json.loads(text)
             sizes = {str(k): int(v) for k, v in dict(value.get("sessions", {})).items()}
             key = value.get("key")
+            tasks = {str(k): str(v) for k, v in dict(value.get("tasks", {})).items()}
             reading = int(value.get("reading", 1))
         except (ValueError, TypeError, AttributeError):
             continue  # an outside edit: the run is left alone
-        found.append(
-            _Existing(rid, created_at, key if isinstance(key, str) else None, sizes, reading)
-        )
+        key = key if isinstance(key, str) else None
+        found.append(_Existing(rid, created_at, key, sizes, tasks, reading))
     return found
 
 
@@ -290,7 +296,7 @@ def _write(
                     (
                         run
                         for run in existing
-                        if run.key == key
+                        if run.has_task(key)
                         and within(run.created_at, members[0].started, options.window_hours)
                     ),
                     None,
@@ -316,11 +322,6 @@ class _Carried:
     preferred: dict[str, tuple[str, str]] = field(default_factory=dict)
 
 
-def _session_keys(agent: Agent) -> set[str]:
-    """The `tool:id` keys of the sessions an agent was read from."""
-    return {f"{_tool_of(agent.name)}:{sid}" for sid in agent.sessions}
-
-
 def _drop_sessions(
     conn: sqlite3.Connection,
     store: Store,
@@ -334,7 +335,9 @@ def _drop_sessions(
     they, and their marks, go to `carried`."""
     old = store.get_run(known.id)
     leaving = {
-        a.name: sorted(_session_keys(a) & keys)[0] for a in old.agents if _session_keys(a) & keys
+        a.name: sorted(agent_session_keys(a) & keys)[0]
+        for a in old.agents
+        if agent_session_keys(a) & keys
     }
     for agent in old.agents:
         if agent.name in leaving:
@@ -358,13 +361,9 @@ def _drop_sessions(
         report.removed += 1
         return
     sizes = {key: size for key, size in known.sizes.items() if key not in keys}
-    _replace_run(
-        conn,
-        old,
-        replace(old, agents=agents),
-        revision(known.key or "", sizes, known.reading),
-        rows,
-    )
+    tasks = {key: task for key, task in known.tasks.items() if key in sizes}
+    rev = revision(known.key or "", sizes, tasks, known.reading)
+    _replace_run(conn, old, replace(old, agents=agents), rev, rows)
     report.updated += 1
 
 
@@ -420,7 +419,7 @@ def _write_run(
     old_by_session: dict[str, Agent] = {}
     if old is not None:
         for agent in old.agents:
-            keys = _session_keys(agent)
+            keys = agent_session_keys(agent)
             if keys & incoming_keys:
                 for key in keys:
                     old_by_session[key] = agent
@@ -457,8 +456,11 @@ def _write_run(
             agent = replace(agent, technical=old_agent.technical, technical_source=HAND)
         agents.append(agent)
     all_agents = tuple(kept) + tuple(agents)
+    tasks = dict(known.tasks) if known else {}
     for s in incoming:
         sizes[session_key(s)] = s.size
+        if tasks:  # a run grouped by hand: each session's task key is kept
+            tasks.setdefault(session_key(s), task_key(s.first_prompt(), repository(s)))
     run = Run(
         id=rid,
         agents=all_agents,
@@ -469,10 +471,10 @@ def _write_run(
     # Agents left as they were keep the rules they were read by, until they are read again.
     reading = known.reading if known is not None and kept else READING
     if old is not None:
-        _replace_run(conn, old, run, revision(key, sizes, reading), rows)
+        _replace_run(conn, old, run, revision(key, sizes, tasks, reading), rows)
         report.updated += 1
     else:
-        rows.add(run, revision(key, sizes, reading))
+        rows.add(run, revision(key, sizes, tasks, reading))
         write(conn, rows.take())
         report.added += 1
     _bring_marks(conn, run, sessions, names, carried)
@@ -503,11 +505,3 @@ def _bring_marks(
             if key in name_of
         ],
     )
-
-
-def _tool_of(name: str) -> str:
-    """The tool an agent read from a session is (its name starts with it)."""
-    for tool in Tool:
-        if name == tool.value or name.startswith((f"{tool.value}/", f"{tool.value}#")):
-            return tool.value
-    return name
