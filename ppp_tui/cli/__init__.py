@@ -25,6 +25,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "runs": ("scoring", "runs"),
     "rank": ("scoring", "rank"),
     "show": ("showing", "show"),
+    "diff": ("diffing", "diff"),
     "technical": ("import_export", "technical"),
     "judge": ("judging", "judge"),
     "prefer": ("tuning", "prefer"),

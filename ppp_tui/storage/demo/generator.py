@@ -171,6 +171,7 @@ def _agent(
         models=(),
         sessions=(),
         judged_model=None,
+        edits=None,
     )
     return agent
 
