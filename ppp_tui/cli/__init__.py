@@ -26,6 +26,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "rank": ("scoring", "rank"),
     "show": ("showing", "show"),
     "diff": ("diffing", "diff"),
+    "report": ("reporting", "report"),
     "technical": ("import_export", "technical"),
     "judge": ("judging", "judge"),
     "prefer": ("tuning", "prefer"),
