@@ -805,3 +805,19 @@ def test_a_huge_write_is_stored_cut_with_its_counts_whole(tmp_path: Path, size: 
     diff = run_cli("diff", "session-", "--db", str(db)).output
     assert len(diff) < 250_000
     assert "\\ diff cut here:" in diff and "(the counts are the whole edit's)" in diff
+
+
+def test_the_demos_session_runs_show_their_changes(tmp_path: Path) -> None:
+    db = tmp_path / "demo.db"
+    assert run_cli("demo", "--runs", "20", "--db", str(db)).exit_code == 0
+    diff = run_cli("diff", "session-d5ea", "--db", str(db), "--agent", "codex").output
+    assert diff.count("# codex, turn 1\n") == 3
+    assert "--- a/app/main.py\n+++ b/app/main.py\n" in diff
+    assert "+app.add_middleware(RateLimit)" in diff
+    document = json.loads(run_cli("show", "session-3301", "--json", "--db", str(db)).output)
+    assert {agent["name"]: agent["changes"] for agent in document["agents"]} == {
+        "claude-code/claude-sonnet-4-5": [],
+        "claude-code/claude-opus-4-5": [
+            {"path": "storage/upload_test.go", "added": 1, "removed": 2}
+        ],
+    }
