@@ -144,6 +144,7 @@ def patch_edits(patch: str, workdir: str | None = None) -> list[SessionEdit] | N
 
 
 def _in(workdir: str | None, path: str) -> str:
+    """`path` taken in the folder `workdir` (an absolute path stays as it is)."""
     if not workdir or path.startswith("/") or re.match(r"[A-Za-z]:[\\/]", path):
         return path
     return f"{workdir.rstrip('/')}/{path}"
@@ -357,8 +358,9 @@ def _call_patch(kind: str, item: Json, name: str) -> tuple[str, str | None] | No
                 found = patch_in_command(args[key])
                 if found is not None:
                     patch, folder = found
+                    # The call's own folder (`workdir`), and a `cd` inside it.
                     workdir = text_of(args.get("workdir"))
-                    if workdir and not folder:
-                        folder = workdir
+                    if workdir:
+                        folder = _in(workdir, folder) if folder else workdir
                     return patch, folder
     return None
