@@ -821,3 +821,23 @@ def test_the_demos_session_runs_show_their_changes(tmp_path: Path) -> None:
             {"path": "storage/upload_test.go", "added": 1, "removed": 2}
         ],
     }
+
+
+def test_the_edits_migration_is_idempotent_and_a_version_6_database_gains_it(
+    tmp_path: Path,
+) -> None:
+    from ppp_tui.storage.schema import MIGRATIONS, SCHEMA_VERSION, _add_edits
+    from ppp_tui.storage.store import Store
+
+    assert MIGRATIONS.index(_add_edits) == 6 and SCHEMA_VERSION == 7
+    path = tmp_path / "runs.db"
+    _one_edit_db(tmp_path)  # a database with an edit, at version 7
+    with sqlite3.connect(tmp_path / "runs.db") as conn:
+        _add_edits(conn)  # again, on a database that has it all
+        assert conn.execute("SELECT count(*) FROM agent_edits").fetchone() == (1,)
+        conn.execute("DROP TABLE agent_edits")
+        conn.execute("PRAGMA user_version = 6")
+    with Store.open(path) as store:  # migrated forward again
+        assert store.conn.execute("PRAGMA user_version").fetchone() == (7,)
+        assert store.conn.execute("SELECT count(*) FROM agent_edits").fetchone() == (0,)
+    assert "no changes" in run_cli("diff", "session-", "--db", str(path)).output
