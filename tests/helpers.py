@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import difflib
 import json
 import re
 import threading
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -218,7 +220,11 @@ def claude_lines(
     ]
 
 
+# -- session transcripts ------------------------------------------------------------
+
+
 def write_lines(path: Path, lines: list[dict[str, Any]]) -> Path:
+    """A JSON Lines transcript at `path` (its folders made)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
     return path
@@ -271,3 +277,106 @@ def codex_lines(
             },
         },
     ]
+
+
+def structured_patch(old: str, new: str) -> list[dict[str, Any]]:
+    """A structuredPatch as Claude Code writes it: jsdiff's hunks, 3 lines of context."""
+    hunks: list[dict[str, Any]] = []
+    rows = list(difflib.unified_diff(old.splitlines(), new.splitlines(), lineterm="", n=3))[2:]
+    for row in rows:
+        if row.startswith("@@"):
+            parts = row.split()
+            old_start, *old_len = parts[1][1:].split(",")
+            new_start, *new_len = parts[2][1:].split(",")
+            hunks.append(
+                {
+                    "oldStart": int(old_start),
+                    "oldLines": int(old_len[0]) if old_len else 1,
+                    "newStart": int(new_start),
+                    "newLines": int(new_len[0]) if new_len else 1,
+                    "lines": [],
+                }
+            )
+        else:
+            hunks[-1]["lines"].append(row)
+    return hunks
+
+
+class ClaudeTranscript:
+    """A Claude Code transcript, line by line, as Claude Code writes it."""
+
+    def __init__(self, session: str = "c1", cwd: str = "/home/ana/shop") -> None:
+        self.session = session
+        self.base: dict[str, Any] = {
+            "sessionId": session,
+            "cwd": cwd,
+            "version": "2.1.30",
+            "gitBranch": "main",
+        }
+        self.lines: list[dict[str, Any]] = []
+        self.n = 0
+
+    def _line(self, kind: str, message: dict[str, Any], **extra: Any) -> None:
+        self.n += 1
+        self.lines.append(
+            {
+                **self.base,
+                "type": kind,
+                "uuid": f"{self.session}-{self.n}",
+                "timestamp": f"2026-03-02T10:{self.n:02d}:00.000Z",
+                "message": message,
+                **extra,
+            }
+        )
+
+    def prompt(self, text: str) -> None:
+        self._line("user", {"role": "user", "content": text})
+
+    def call(self, tool: str, args: dict[str, Any]) -> str:
+        tool_id = f"toolu_{self.session}_{self.n}"
+        content = [{"type": "tool_use", "id": tool_id, "name": tool, "input": args}]
+        self._line(
+            "assistant",
+            {
+                "id": f"msg_{self.n}",
+                "role": "assistant",
+                "model": "claude-opus-4-5",
+                "content": content,
+            },
+        )
+        return tool_id
+
+    def result(self, tool_id: str, text: str, result: Any, error: bool = False) -> None:
+        block: dict[str, Any] = {"type": "tool_result", "tool_use_id": tool_id, "content": text}
+        if error:
+            block["is_error"] = True
+        self._line("user", {"role": "user", "content": [block]}, toolUseResult=result)
+
+    def say(self, text: str) -> None:
+        self._line(
+            "assistant",
+            {
+                "id": f"msg_{self.n}",
+                "role": "assistant",
+                "model": "claude-opus-4-5",
+                "content": [{"type": "text", "text": text}],
+            },
+        )
+
+    def edit(self, path: str, before: str, old: str, new: str) -> None:
+        args = {"file_path": path, "old_string": old, "new_string": new, "replace_all": False}
+        tool_id = self.call("Edit", args)
+        after = before.replace(old, new, 1)
+        self.result(
+            tool_id,
+            f"The file {path} has been updated. Here's the result of running `cat -n`...",
+            {
+                "filePath": path,
+                "oldString": old,
+                "newString": new,
+                "originalFile": before,
+                "structuredPatch": structured_patch(before, after),
+                "userModified": False,
+                "replaceAll": False,
+            },
+        )

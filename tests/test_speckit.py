@@ -671,7 +671,7 @@ def test_a_database_written_before_failures_existed_keeps_working(tmp_path: Path
     conn.close()
     settings = Settings()
     with Store.open(path) as store:
-        assert store.conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 6
+        assert store.conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 7
         run = store.get_run("old-1")
         assert run.consensus is None and all(a.failure is None for a in run.agents)
         assert rank_run(run, settings).best_agent == "a"  # 0.48 against 0.435

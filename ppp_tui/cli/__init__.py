@@ -27,6 +27,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "runs": ("scoring", "runs"),
     "rank": ("scoring", "rank"),
     "show": ("showing", "show"),
+    "diff": ("diffing", "diff"),
+    "report": ("reporting", "report"),
     "technical": ("import_export", "technical"),
     "judge": ("judging", "judge"),
     "prefer": ("tuning", "prefer"),

@@ -2,7 +2,7 @@
 
 For every agent its models, session ids and technical score with its source; for each
 of its questions how it was asked, its effort and where that came from, its options and
-the user's answer.
+the user's answer; and the files it changed, with the lines added and removed.
 """
 
 from __future__ import annotations
@@ -14,7 +14,9 @@ import click
 from ..analysis.describe import answer_text, effort_source, technical_text
 from ..core.model import Agent, AskedWith, Question, Run
 from ..core.scoring import Ranking, rank_run
+from ..core.sessions.changes import FileChange
 from ..safe_text import inline, number
+from ..storage.changes import changed_files
 from ..storage.reviewers import shown
 from .common import Env, db_options, emit_json, reviewer_options
 
@@ -34,7 +36,15 @@ def question_document(question: Question) -> dict[str, Any]:
     }
 
 
-def _agent_document(agent: Agent, ranking: Ranking) -> dict[str, Any]:
+# Files the text of `show` lists per agent; `diff` shows them all.
+_FILES_SHOWN = 10
+
+
+def change_document(change: FileChange) -> dict[str, Any]:
+    return {"path": change.path, "added": change.added, "removed": change.removed}
+
+
+def _agent_document(agent: Agent, ranking: Ranking, changes: list[FileChange]) -> dict[str, Any]:
     score = ranking.agent(agent.name)
     trajectory = agent.trajectory
     return {
@@ -51,11 +61,18 @@ def _agent_document(agent: Agent, ranking: Ranking) -> dict[str, Any]:
         "turns": len(trajectory.turns) if trajectory else 0,
         "output": agent.output,
         "questions": [question_document(q) for q in trajectory.questions] if trajectory else [],
+        "changes": [change_document(change) for change in changes],
     }
 
 
-def show_document(run: Run, ranking: Ranking, marks: dict[str, str]) -> dict[str, Any]:
-    """The `show --json` document."""
+def show_document(
+    run: Run,
+    ranking: Ranking,
+    marks: dict[str, str],
+    changes: dict[str, list[FileChange]] | None = None,
+) -> dict[str, Any]:
+    """The `show --json` document; `changes` are each agent's changed files."""
+    changes = changes or {}
     return {
         "run_id": run.id,
         "stage": run.stage,
@@ -64,11 +81,26 @@ def show_document(run: Run, ranking: Ranking, marks: dict[str, str]) -> dict[str
         "preferred_agent": run.preferred_agent,
         "marks": {shown(reviewer): agent for reviewer, agent in marks.items()},
         "best_agent": ranking.best_agent if ranking.agents else None,
-        "agents": [_agent_document(agent, ranking) for agent in run.agents],
+        "agents": [
+            _agent_document(agent, ranking, changes.get(agent.name, [])) for agent in run.agents
+        ],
     }
 
 
-def _render(run: Run, ranking: Ranking, marks: dict[str, str]) -> None:
+def _render_changes(changes: list[FileChange]) -> None:
+    files = "file" if len(changes) == 1 else "files"
+    added = sum(change.added for change in changes)
+    removed = sum(change.removed for change in changes)
+    click.echo(f"  changes: {len(changes)} {files}, +{added} -{removed}")
+    for change in changes[:_FILES_SHOWN]:
+        click.echo(f"    {inline(change.path)}  +{change.added} -{change.removed}")
+    if len(changes) > _FILES_SHOWN:
+        click.echo(f"    … and {len(changes) - _FILES_SHOWN} more (ppp-tui diff)")
+
+
+def _render(
+    run: Run, ranking: Ranking, marks: dict[str, str], changes: dict[str, list[FileChange]]
+) -> None:
     click.secho(inline(run.id), bold=True, nl=False)
     click.echo(f"  ({inline(run.stage) or 'no stage'})  {inline(run.created_at) or ''}".rstrip())
     if run.task:
@@ -93,6 +125,8 @@ def _render(run: Run, ranking: Ranking, marks: dict[str, str]) -> None:
                 f"  R_Proact {number(score.r_proact, signed=True)}"
                 f"  R_Pers {number(score.r_pers, signed=True)}  final {number(score.final)}"
             )
+        if changes.get(agent.name):
+            _render_changes(changes[agent.name])
         questions = agent.trajectory.questions if agent.trajectory else ()
         for question in questions:
             how = "asked with the tool" if question.asked_with is AskedWith.TOOL else "in text"
@@ -116,7 +150,8 @@ def show(
     run_id: str, as_json: bool, reviewer: str | None, db: str | None, config: str | None
 ) -> None:
     """Show one run whole: each agent's models, sessions, technical score and where it
-    came from, and every question it asked with its effort, options and answer.
+    came from, every question it asked with its effort, options and answer, and the
+    files it changed (`ppp-tui diff` shows how).
 
     \b
     Example:
@@ -128,8 +163,9 @@ def show(
     with env.store() as store:
         run = store.get_run(store.resolve_run_id(run_id))
         marks = store.current_marks(run.id)
+        changes = changed_files(store, run.id)
     ranking = rank_run(run, settings)
     if as_json:
-        emit_json(show_document(run, ranking, marks))
+        emit_json(show_document(run, ranking, marks, changes))
     else:
-        _render(run, ranking, marks)
+        _render(run, ranking, marks, changes)

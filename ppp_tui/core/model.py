@@ -119,6 +119,19 @@ class Trajectory:
 
 
 @dataclass(frozen=True)
+class Edit:
+    """One edit of one file by a session's agent (docs/sessions.md, "Changes"): its turn
+    (1-based), the file (relative to the session's folder when inside it), the lines it
+    added and removed, and its unified diff, headed `--- a/PATH` / `+++ b/PATH`."""
+
+    turn: int
+    path: str
+    added: int
+    removed: int
+    diff: str
+
+
+@dataclass(frozen=True)
 class Agent:
     name: str
     technical: float
@@ -136,6 +149,9 @@ class Agent:
     sessions: tuple[str, ...] = ()  # the session ids an agent was read from
     # The model of the LLM judge that gave the technical score (technical_source JUDGED).
     judged_model: str | None = None
+    # Its edits of files, in the order they took effect, when read from a session now;
+    # None when not read (the store keeps them and reads them on demand).
+    edits: tuple[Edit, ...] | None = None
 
     @property
     def unscored(self) -> bool:

@@ -4,8 +4,9 @@ An import (importer.py) and a demo (demo/writer.py, in worker processes that wri
 own chunks) build the rows of every table from parsed runs here, batch by batch, and
 write them in one go per table.
 Agent ids are given while the rows are built; trajectories and their turns, questions
-and violations share their agent's id, so a batch built elsewhere with ids counted from
-0 is written with the next free id added in the INSERT itself.
+and violations, and an agent's edits of files, share their agent's id, so a batch built
+elsewhere with ids counted from 0 is written with the next free id added in the INSERT
+itself.
 """
 
 from __future__ import annotations
@@ -50,6 +51,8 @@ _INSERTS = (
     "INSERT INTO trajectory_violations (trajectory_id, turn, preference, severity,"
     " penalty, source) VALUES (?,?,?,?,?,?)",
     MARK_HISTORY,
+    "INSERT INTO agent_edits (agent_id, position, turn, path, added, removed, diff)"
+    " VALUES (?,?,?,?,?,?,?)",
     # After agents: their insert triggers clear a run's pack.
     packs.INSERT,
 )
@@ -62,6 +65,7 @@ _SHIFTED = (
     "INSERT INTO trajectory_turns ",
     "INSERT INTO trajectory_questions ",
     "INSERT INTO trajectory_violations ",
+    "INSERT INTO agent_edits ",
 )
 
 
@@ -84,6 +88,7 @@ class Rows:
         self.questions: list[tuple[Any, ...]] = []
         self.violations: list[tuple[Any, ...]] = []
         self.marks: list[tuple[Any, ...]] = []
+        self.edits: list[tuple[Any, ...]] = []
         self.packs: list[packs.Pack] = []
         # Stated or violated preference names of the runs added that are not in the
         # catalogue.
@@ -103,11 +108,12 @@ class Rows:
             self.questions,
             self.violations,
             self.marks,
+            self.edits,
             self.packs,
         )
         self.runs, self.agents, self.trajectories = [], [], []
         self.turns, self.questions, self.violations, self.marks = [], [], [], []
-        self.packs = []
+        self.edits, self.packs = [], []
         return tables
 
     def _note(self, name: str) -> None:
@@ -204,6 +210,11 @@ class Rows:
                     self._json_list(agent.sessions) if agent.sessions else None,
                 )
             )
+            if agent.edits:
+                self.edits.extend(
+                    (agent_id, order, e.turn, e.path, e.added, e.removed, e.diff)
+                    for order, e in enumerate(agent.edits)
+                )
             if trajectory is None:
                 agent_id += 1
                 continue

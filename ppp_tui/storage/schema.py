@@ -3,7 +3,8 @@
 The schema version lives in PRAGMA user_version. Each migration takes the database
 from version N to N + 1; a database newer than the last migration is refused, never
 rewritten. Tables are plain enough that `datasette runs.db` reads well: one row per
-run, per agent, per trajectory, turn, question, violation and preferred-agent mark.
+run, per agent, per trajectory, turn, question, violation, preferred-agent mark and
+edit of a file.
 One derived table, `run_scores`, packs each run's hot agent columns for fast loads
 (packs.py); it is rebuilt from `agents` whenever it is missing or stale.
 """
@@ -316,6 +317,33 @@ def _add_judge(conn: sqlite3.Connection) -> None:
     conn.execute(JUDGMENTS)
 
 
+# Each edit of a file by an agent read from a session (docs/sessions.md, "Changes"), in
+# the order they took effect (`position`, from 0). The list of an agent's changed files
+# and their counts reads `agent_edits_files` alone, never the diffs.
+EDITS_TABLE = """
+CREATE TABLE IF NOT EXISTS agent_edits (
+    id INTEGER PRIMARY KEY,
+    agent_id INTEGER NOT NULL REFERENCES agents(id) ON DELETE CASCADE,
+    position INTEGER NOT NULL,
+    turn INTEGER NOT NULL,
+    path TEXT NOT NULL,
+    added INTEGER NOT NULL,
+    removed INTEGER NOT NULL,
+    diff TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS agent_edits_agent ON agent_edits (agent_id, position);
+CREATE INDEX IF NOT EXISTS agent_edits_files
+ON agent_edits (agent_id, path, position, added, removed);
+"""
+
+
+def _add_edits(conn: sqlite3.Connection) -> None:
+    """Version 7: the edits of files of agents read from sessions (`agent_edits`), gone
+    with their agent. Idempotent, as version 6."""
+    for statement in _statements(EDITS_TABLE):
+        conn.execute(statement)
+
+
 def _add_columns(conn: sqlite3.Connection, columns: tuple[tuple[str, str, str], ...]) -> None:
     """Add each (table, column, type) the table does not have yet."""
     db = database(conn)
@@ -332,6 +360,7 @@ MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (
     _add_sessions,
     _add_reviewers,
     _add_judge,
+    _add_edits,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 OUR_TABLES = frozenset(
@@ -347,6 +376,7 @@ OUR_TABLES = frozenset(
         "score_changes",
         "run_scores",
         "judgments",
+        "agent_edits",
     }
 )
 

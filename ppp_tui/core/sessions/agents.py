@@ -10,7 +10,8 @@ started it, never to the user. Thinking and the
 arguments of other tools are never read for questions.
 
 The technical score is the pass fraction of the last test run in the session's tool
-results; an agent without one is unscored (`UNSCORED`), never a silent number.
+results; an agent without one is unscored (`UNSCORED`), never a silent number. Its edits
+of files are its changes (changes.py).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from __future__ import annotations
 from ..effort import classify_effort
 from ..extraction import extract_questions
 from ..model import UNSCORED, Agent, AskedWith, Question, Source, Trajectory, Turn
+from .changes import agent_edits
 from .model import Ask, Session, SessionTurn, StepKind
 
 
@@ -110,4 +112,5 @@ def session_agent(session: Session, name: str, task: str | None) -> Agent:
         technical_source=tests.source if tests is not None else UNSCORED,
         models=tuple(session.models),
         sessions=(session.id,),
+        edits=agent_edits(session),
     )

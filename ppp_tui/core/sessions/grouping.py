@@ -17,6 +17,7 @@ from datetime import datetime
 
 from ..model import Agent, Run
 from .agents import session_agent
+from .changes import adopt_edits
 from .model import Session, Tool
 
 DEFAULT_WINDOW_HOURS = 24.0
@@ -79,8 +80,8 @@ def earliest(times: Iterable[str | None]) -> str | None:
 
 def merge_parts(sessions: Iterable[Session]) -> list[Session]:
     """One session per `tool:id`: a sub-agent's transcript and the main one are one
-    session. The main transcript's turns stand; a part adds its models, and its
-    test run when the main one has none."""
+    session. The main transcript's turns stand; a part adds its models, its edits of
+    files, and its test run when the main one has none."""
     merged: dict[str, Session] = {}
     parts: list[Session] = []
     for session in sessions:
@@ -99,6 +100,7 @@ def merge_parts(sessions: Iterable[Session]) -> list[Session]:
             continue
         for model in part.models:
             main.add_model(model)
+        adopt_edits(main, part)
         if main.tests is None:
             main.tests = part.tests
         main.size += part.size
@@ -196,9 +198,9 @@ def agent_names(sessions: Sequence[Session], taken: Iterable[str] = ()) -> list[
 
 
 # The version of the rules sessions are read by (which of an agent's text counts as a
-# question to the user, and the like). A run read under older rules is read again by
-# the next import of its sessions, grown or not.
-READING = 2
+# question to the user, its edits of files, and the like). A run read under older rules
+# is read again by the next import of its sessions, grown or not.
+READING = 3
 
 
 def revision(

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 
 from ..errors import PPPError
+from .changes import SessionEdit
 
 
 class Tool(StrEnum):
@@ -62,13 +63,14 @@ class SessionTurn:
 
     `steps` hold the agent's text, its tool calls (one line each), its thinking and its
     asks (an ASK step's text is its question; the Ask itself is in `asks`, in the same
-    order).
+    order). `edits` are its edits of files that took effect, in that order.
     """
 
     prompt: str
     timestamp: str | None = None  # when the prompt was sent (ISO 8601), if known
     steps: list[Step] = field(default_factory=list)
     asks: list[Ask] = field(default_factory=list)
+    edits: list[SessionEdit] = field(default_factory=list)
 
     def response(self) -> str:
         """The agent's text addressed to the user, paragraph by paragraph."""

@@ -80,7 +80,7 @@ _SPECS_PER_CHUNK = 1000
 
 # Raised whenever the same (runs, seed) would give different runs: a demo database kept
 # between sessions by an older generator is then made again.
-GENERATOR_VERSION = 5
+GENERATOR_VERSION = 6
 
 _DEFAULT_SETTINGS = Settings()
 
@@ -171,6 +171,7 @@ def _agent(
         models=(),
         sessions=(),
         judged_model=None,
+        edits=None,
     )
     return agent
 

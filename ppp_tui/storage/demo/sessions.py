@@ -2,8 +2,8 @@
 
 A few hand-written sessions of Claude Code, Codex CLI and Gemini CLI (prompts, text,
 tool calls, thinking, questions asked through each agent's ask tool with options,
-answers, a dismissal and answer times, test runs), made into runs by the same steps an
-import of real transcripts takes, so `browse --demo` shows a conversation.
+answers, a dismissal and answer times, test runs, edits of files: edits.py), made into
+runs by the same steps an import of real transcripts takes, so `browse --demo` shows a conversation.
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ from dataclasses import replace
 from datetime import timedelta
 
 from ...core.model import Run
+from ...core.sessions.changes import SessionEdit
 from ...core.sessions.grouping import (
     agent_names,
     revision,
@@ -21,6 +22,7 @@ from ...core.sessions.grouping import (
     task_key,
 )
 from ...core.sessions.model import Ask, Session, SessionTurn, Step, StepKind, TestRun, Tool
+from . import edits
 from .draw import DAYS, START
 
 T, X, K, Q = StepKind.TEXT, StepKind.TOOL, StepKind.THINKING, StepKind.ASK
@@ -65,9 +67,15 @@ def _session(
 
 
 def _turn(
-    prompt: str, minutes: float, steps: list[tuple[StepKind, str]], asks: list[Ask]
+    prompt: str,
+    minutes: float,
+    steps: list[tuple[StepKind, str]],
+    asks: list[Ask],
+    changes: list[SessionEdit] | None = None,
 ) -> SessionTurn:
-    return SessionTurn(prompt, _at(minutes), [Step(kind, text) for kind, text in steps], asks)
+    return SessionTurn(
+        prompt, _at(minutes), [Step(kind, text) for kind, text in steps], asks, changes or []
+    )
 
 
 def _rate_limit() -> list[Session]:
@@ -117,6 +125,7 @@ def _rate_limit() -> list[Session]:
                         seconds=9.0,
                     ),
                 ],
+                edits.rate_limit_claude(),
             )
         ],
         TestRun(41, 2, "pytest: 41 passed, 2 failed"),
@@ -143,7 +152,11 @@ def _rate_limit() -> list[Session]:
                         "I'll key the limit on the X-API-Key header, as the task says, and"
                         " fall back to the client's IP for anonymous calls.",
                     ),
-                    (X, "apply_patch: app/middleware/ratelimit.py"),
+                    (
+                        X,
+                        "apply_patch: app/middleware/ratelimit.py, tests/test_ratelimit.py,"
+                        " app/main.py",
+                    ),
                     (X, "shell: pytest -q"),
                     (T, "Done: all 43 tests pass, including two new ones for 429 and Retry-After."),
                 ],
@@ -156,6 +169,7 @@ def _rate_limit() -> list[Session]:
                         seconds=31.5,
                     )
                 ],
+                edits.rate_limit_codex(),
             )
         ],
         TestRun(43, 0, "pytest: 43 passed, 0 failed"),
@@ -188,6 +202,7 @@ def _rate_limit() -> list[Session]:
                     (T, "I added a fixed-window limiter to the endpoint."),
                 ],
                 [],
+                edits.rate_limit_gemini(),
             ),
         ],
         None,
@@ -225,12 +240,14 @@ def _toml() -> list[Session]:
                         seconds=47.0,
                     )
                 ],
+                edits.toml_claude(),
             ),
             _turn(
                 "Also mention the change in CHANGELOG.md.",
                 1452,
                 [(X, "Edit: CHANGELOG.md"), (T, "Added an entry under Unreleased.")],
                 [],
+                edits.toml_changelog(),
             ),
         ],
         TestRun(118, 0, "pytest: 118 passed, 0 failed"),
@@ -255,6 +272,7 @@ def _toml() -> list[Session]:
                     ),
                 ],
                 [],
+                edits.toml_codex(),
             )
         ],
         TestRun(117, 1, "pytest: 117 passed, 1 failed"),
@@ -310,6 +328,7 @@ def _flaky() -> list[Session]:
                     ),
                 ],
                 [],
+                edits.flaky_opus(),
             )
         ],
         TestRun(56, 0, "go test: 56 passed, 0 failed"),

@@ -16,6 +16,7 @@ One JSON object a line, appended as the session goes. What matters here:
   session, or `<session>/subagents/agent-<id>.jsonl`), which reads as a session with the
   parent's id whose first prompt is the sub-agent's task.
 - Lines form a tree through `parentUuid` (rewinds, forks); they are read in file order.
+- Edit, MultiEdit, Write and NotebookEdit calls change files: edits.py reads them.
 """
 
 from __future__ import annotations
@@ -47,6 +48,7 @@ from .common import (
     tests_in,
     unreadable,
 )
+from .edits import ClaudeEdits
 
 # Line types Claude Code writes that hold no conversation: skipped without a word.
 _NOISE = frozenset(
@@ -208,6 +210,7 @@ class _Reader:
         self.tool_names: dict[str, str] = {}  # tool_use id -> tool name
         # tool_use id -> its asks, when asked, the turn and where their steps are
         self.asks: dict[str, tuple[list[Ask], str | None, SessionTurn, list[int]]] = {}
+        self.edits = ClaudeEdits()  # edit calls waiting for their result
 
     # -- lines --------------------------------------------------------------------
 
@@ -332,9 +335,12 @@ class _Reader:
             return  # a usage record without content
         thread = self.thread(obj)
         if thread is None:
-            for block in content:  # only the sidechain's tool names (for its evidence)
+            for block in content:  # the sidechain's tool names (for its evidence) and edits
                 if isinstance(block, dict) and block.get("type") == "tool_use":
-                    self.tool_name(block)
+                    last = self.main.turns[-1] if self.main.turns else None
+                    self.edits.call(
+                        block.get("id"), self.tool_name(block), block.get("input"), last
+                    )
             return
         thread.conversation = True
         self.where(obj)
@@ -385,6 +391,7 @@ class _Reader:
         name = self.tool_name(block)
         args = block.get("input")
         args = args if isinstance(args, dict) else {}
+        self.edits.call(block.get("id"), name, args, turn)
         if name != "AskUserQuestion":
             turn.steps.append(Step(StepKind.TOOL, _fold(name, args)))
             return
@@ -404,6 +411,8 @@ class _Reader:
         tid = block.get("tool_use_id")
         tid = tid if isinstance(tid, str) else ""
         content = block.get("content")
+        if self.edits.result(tid, block, obj.get("toolUseResult"), _result_text(content)[:400]):
+            return
         asked = self.asks.pop(tid, None)
         if asked is not None:
             asks, asked_at, turn, places = asked

@@ -25,6 +25,8 @@ after 12.3s" (codex-rs/core/src/tools/parallel.rs) and a `turn_aborted` event fo
 "request_user_input was cancelled before receiving a response" is the answer that never
 came. Both are a dismissal.
 
+Edits of files are apply_patch calls, however the rollout carries them (patches.py).
+
 Bad input never raises anything but `SessionError`: a line that is not JSON, a record of
 an unknown type or an odd shape is a warning (or nothing) and the rest is read.
 """
@@ -59,6 +61,7 @@ from .common import (
     tests_in,
     unreadable,
 )
+from .patches import CodexEdits
 
 Json = dict[str, Any]
 
@@ -375,6 +378,7 @@ class _Reader:
         self.echoes: dict[tuple[str, str], int] = {}  # texts seen once, awaiting their copy
         self.asks: dict[str, _PendingAsk] = {}
         self.scanned: set[str] = set()  # call ids whose output was searched for tests
+        self.edits = CodexEdits()  # apply_patch calls waiting for their outcome
         self.unknown = UnknownKinds("record type")
         self.kinds: dict[str, None] = {}  # what the file holds, for "no conversation"
 
@@ -537,6 +541,7 @@ class _Reader:
             self._note(kind)
             self._call(kind, item, timestamp)
         elif isinstance(kind, str) and kind in _OUTPUTS:
+            self.edits.output(_str(item.get("call_id")), item.get("output"))
             self._output(_str(item.get("call_id")), _output_text(item.get("output")), timestamp)
         elif isinstance(kind, str) and kind in _QUIET_ITEMS:
             return
@@ -576,6 +581,8 @@ class _Reader:
             content = _dict(result.get("Ok")).get("content")
             texts = _parts(content, frozenset({"text"}))
             self._evidence(_str(event.get("call_id")), "\n".join(texts))
+        elif kind == "patch_apply_end":
+            self.edits.event(event, self._current(timestamp))
         elif kind == "turn_aborted":
             self._dismiss_pending(_str(timestamp))
 
@@ -647,6 +654,7 @@ class _Reader:
             return
         if namespace:
             name = f"{namespace}.{name}"
+        self.edits.call(kind, item, name, self._current(timestamp))
         if kind == "function_call":
             line = _function_line(name, _arguments(item.get("arguments")))
         elif kind == "custom_tool_call":

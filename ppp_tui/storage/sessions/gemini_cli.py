@@ -15,7 +15,8 @@ Gemini CLI has written its chats three ways, told apart here by content, never b
    timestamps or models.
 
 Each message is digested as it is read (a later write of a JSONL id replaces its
-digest), so tool outputs are never kept: only the last test summary each one holds.
+digest), so tool outputs are never kept: only the last test summary each one holds, and
+the edits of files its replace and write_file calls made (edits.py).
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from ...core.sessions.changes import SessionEdit
 from ...core.sessions.model import (
     Ask,
     Session,
@@ -50,6 +52,7 @@ from .common import (
     text_only,
     unreadable,
 )
+from .edits import GEMINI_EDIT_TOOLS, GeminiCalls, gemini_edits
 
 __all__ = ["read_gemini_cli"]
 
@@ -385,6 +388,9 @@ class _Digest:
     model: str | None = None
     tests: TestRun | None = None
     cwd: str | None = None
+    edits: list[SessionEdit] = field(default_factory=list)
+    # edit calls whose result is in a later message (a saved history): (id, name, args)
+    edit_calls: list[tuple[str | None, str, object]] = field(default_factory=list)
 
 
 class _Digester:
@@ -593,7 +599,10 @@ def _tool_call(
             return
     digest.steps.append(Step(StepKind.TOOL, _fold(name, args)))
     if pending:
+        digest.edit_calls.append((_text(record.get("id")), name, args))
         return
+    if name in GEMINI_EDIT_TOOLS:
+        digest.edits.extend(gemini_edits(name, args, record))
     output = _results_text(result)
     if not output:
         display = record.get("resultDisplay")
@@ -716,6 +725,7 @@ def _assemble(session: Session, digests: Iterable[_Digest]) -> None:
     the latest (a turn with no prompt holds any that come before the first)."""
     turn: SessionTurn | None = None
     pending: list[_PendingAsk] = []
+    calls = GeminiCalls()
     started = session.started
     for digest in digests:
         if started is None and digest.timestamp:
@@ -724,6 +734,9 @@ def _assemble(session: Session, digests: Iterable[_Digest]) -> None:
             session.cwd = digest.cwd
         for response in digest.responses:
             _resolve(pending, response, digest.timestamp)
+            edits = calls.response(response.call_id, response.name, response.response)
+            if turn is not None:
+                turn.edits.extend(edits)
         if digest.prompt is not None:
             turn = SessionTurn(digest.prompt, digest.timestamp)
             session.turns.append(turn)
@@ -733,7 +746,10 @@ def _assemble(session: Session, digests: Iterable[_Digest]) -> None:
                 session.turns.append(turn)
             turn.steps.extend(digest.steps)
             turn.asks.extend(digest.asks)
+            turn.edits.extend(digest.edits)
         pending.extend(digest.pending)
+        for call in digest.edit_calls:
+            calls.call(*call)
         session.add_model(digest.model)
         if digest.tests is not None:
             session.tests = digest.tests

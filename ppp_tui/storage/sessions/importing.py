@@ -38,6 +38,7 @@ from ...core.sessions.grouping import (
 )
 from ...core.sessions.model import Session, SessionError, SessionWarnings, Tool
 from .. import packs, search
+from ..changes import kept_edits, put_back
 from ..database import database_error, now
 from ..mark_rows import CURRENT_MARK, MARK_HISTORY
 from ..rows import Rows, next_agent, write
@@ -369,7 +370,8 @@ def _drop_sessions(
 
 def _replace_run(conn: sqlite3.Connection, old: Run, run: Run, rev: str, rows: Rows) -> None:
     """Write `run` in place of `old` (same id): its marks, their history kept (each
-    reviewer's current mark stays if its agent is still there)."""
+    reviewer's current mark stays if its agent is still there), and the edits of files
+    of the agents not read again."""
     history = conn.execute(
         "SELECT agent, marked_at, source, reviewer FROM preferred_marks WHERE run_id = ?"
         " ORDER BY id",
@@ -378,10 +380,12 @@ def _replace_run(conn: sqlite3.Connection, old: Run, run: Run, rev: str, rows: R
     current = conn.execute(
         "SELECT reviewer, agent, marked_at FROM marks WHERE run_id = ?", (old.id,)
     ).fetchall()
+    edits = kept_edits(conn, old.id, run)
     search.forget_run(conn, old.id)
     conn.execute("DELETE FROM runs WHERE id = ?", (old.id,))
     rows.add(run, rev)
     write(conn, rows.take())
+    put_back(conn, run.id, edits)
     if history:
         conn.executemany(MARK_HISTORY, [(run.id, *mark) for mark in history])
     conn.executemany(
