@@ -78,8 +78,9 @@ def cut(text: str | None, width: int) -> str:
 class Column:
     """One column of a plain-text table: its header, its cells (already text), how it
     aligns, and what may happen to it on a narrow terminal: `drop` gives the order in
-    which columns go (1 first; 0 never), `least` the narrowest it is cut to ("…"), and
-    `cut_last` keeps it whole while other columns can give way (a run's id)."""
+    which columns go (1 first; 0 never), `short` shorter cells it takes before any
+    column is cut (a date without its time), `least` the narrowest it is cut to ("…"),
+    and `cut_last` keeps it whole while other columns can give way (a run's id)."""
 
     header: str
     cells: list[str]
@@ -87,10 +88,17 @@ class Column:
     drop: int = 0
     least: int | None = None  # None: never cut
     cut_last: bool = False
+    short: list[str] | None = None
     width: int = field(init=False)
 
     def __post_init__(self) -> None:
         self.width = max([len(self.header), *map(len, self.cells)])
+
+    def shorten(self) -> None:
+        """Take the short cells."""
+        if self.short is not None:
+            self.cells, self.short = self.short, None
+            self.width = max([len(self.header), *map(len, self.cells)])
 
 
 def terminal_width() -> int | None:
@@ -106,8 +114,9 @@ def terminal_width() -> int | None:
 
 def fit(columns: list[Column], width: int | None, gap: int = 1) -> list[Column]:
     """The columns that fit `width` (None: all, whole): the droppable ones go in their
-    order until the rest fits, then the cuttable ones narrow, the widest first (those
-    to be cut last only when no other can)."""
+    order until the rest fits, then those with short cells take them, then the
+    cuttable ones narrow, the widest first (those to be cut last only when no other
+    can)."""
     shown = list(columns)
     if width is None:
         return shown
@@ -119,6 +128,9 @@ def fit(columns: list[Column], width: int | None, gap: int = 1) -> list[Column]:
         if total() <= width:
             break
         shown.remove(column)
+    for column in shown:
+        if total() > width:
+            column.shorten()
     for last in (False, True):
         while total() > width:
             cuttable = [

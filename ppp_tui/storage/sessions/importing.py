@@ -26,7 +26,6 @@ from ...core.sessions.grouping import (
     earliest,
     group,
     merge_parts,
-    parse_time,
     revision,
     run_id,
     session_key,
@@ -35,6 +34,7 @@ from ...core.sessions.grouping import (
     within,
 )
 from ...core.sessions.model import Session, SessionError, SessionWarnings, Tool
+from ...core.times import parse_time
 from .. import packs, search
 from ..database import database_error, now
 from ..mark_rows import CURRENT_MARK, MARK_HISTORY
