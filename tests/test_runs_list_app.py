@@ -79,7 +79,7 @@ async def test_80_columns_show_each_runs_date_and_the_start_of_its_task(
         table = await _table(app, pilot)
         header = table.render_line(0).text
         assert header.split() == [
-            "run", "date", "stage", "ag…", "task", "selected", "preferred", "regret"
+            "run", "date▼", "stage", "ag…", "task", "selected", "preferred", "regret"
         ]  # fmt: skip
         lines = _lines(table)
         # The task on one line, its markup as written, cut with "…" to what is left.
@@ -113,27 +113,55 @@ async def test_wider_terminals_show_the_time_and_more_of_the_task(
     assert "session-052858cd73fb " in at_200["session-052858cd73fb"]
 
 
-async def test_the_date_sorts_newest_first_then_oldest_first_undated_last(
+async def test_the_list_opens_newest_first_and_the_date_header_turns_it_round(
     dated_db: Path, tmp_path: Path
 ) -> None:
     app = PPPApp(dated_db, tmp_path / "config.toml")
     async with app.run_test(size=(120, 40)) as pilot:
         table = await _table(app, pilot)
-        assert _shown(table) == sorted(run[0] for run in RUNS)  # by id until sorted
-        date_column = dict((c.key, w) for c, w in table.columns)["id"] + 1
-        await pilot.click(RunsTable, offset=(date_column + 2, 0))
-        assert (table.sort_key, table.sort_descending) == ("date", True)
+        # Newest first, by moment (13:00 UTC written as 15:00+02:00 is older than 14:03
+        # UTC); the runs without a readable date last, by id.
         assert _shown(table) == NEWEST_FIRST
         assert "date▼" in table.render_line(0).text
+        assert table.current_run() == NEWEST_FIRST[0]
+        date_column = dict((c.key, w) for c, w in table.columns)["id"] + 1
         await pilot.click(RunsTable, offset=(date_column + 2, 0))
+        assert (table.sort_key, table.sort_descending) == ("date", False)
         assert _shown(table) == OLDEST_FIRST
         assert "date▲" in table.render_line(0).text
-        await pilot.press("S")
+        await pilot.click(RunsTable, offset=(date_column + 2, 0))
         assert _shown(table) == NEWEST_FIRST
-        # `s` goes from the run to the date, newest first too.
-        table.sort_by("id")
+        await pilot.press("S")
+        assert _shown(table) == OLDEST_FIRST
+        # Another column, then `s` from the run to the date: newest first again.
+        await pilot.click(RunsTable, offset=(1, 0))
+        assert _shown(table) == sorted(run[0] for run in RUNS)
+        assert "run▲" in table.render_line(0).text
         await pilot.press("s")
         assert (table.sort_key, table.sort_descending) == ("date", True)
+        assert _shown(table) == NEWEST_FIRST
+
+
+async def test_a_search_lists_the_most_relevant_first_until_a_sort_is_chosen(
+    dated_db: Path, tmp_path: Path
+) -> None:
+    app = PPPApp(dated_db, tmp_path / "config.toml")
+    async with app.run_test(size=(120, 40)) as pilot:
+        table = await _table(app, pilot)
+        with Store.open(dated_db) as store:
+            relevant = store.search("flaky")
+        assert sorted(relevant) == ["c-new", "e-old"]
+        await pilot.press("slash", *"flaky", "enter")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert _shown(table) == relevant
+        assert "date▼" not in table.render_line(0).text  # the order is the search's
+        # `s` sorts the matches the list's own way first: newest first.
+        await pilot.press("s")
+        assert _shown(table) == ["c-new", "e-old"]
+        assert "date▼" in table.render_line(0).text
+        await pilot.press("escape")
+        await pilot.pause()
         assert _shown(table) == NEWEST_FIRST
 
 

@@ -20,7 +20,7 @@ from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from ..core.times import compact_time, moment
+from ..core.times import compact_time, moments
 from .first_page import RunRows
 from .messages import OpenRun
 from .runs_columns import BY_KEY, COLUMNS, GAP, Column, fit, fit_middle, layout
@@ -79,8 +79,9 @@ class RunsTable(ScrollView, can_focus=True):
     ]
 
     cursor: reactive[int] = reactive(0)
-    sort_key: reactive[str] = reactive("")
-    sort_descending: reactive[bool] = reactive(False)
+    # The list's first order: the newest runs first.
+    sort_key: reactive[str] = reactive("date")
+    sort_descending: reactive[bool] = reactive(True)
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
@@ -89,8 +90,10 @@ class RunsTable(ScrollView, can_focus=True):
         # (numpy is imported only then: the first page draws without it).
         self.order: Sequence[int] | npt.NDArray[np.int64] = range(0)
         self.filter: Callable[[RunInfo], bool] | None = None
-        # Each shown run's place by relevance (a search), the order while no column sorts.
+        # Each shown run's place by relevance (a search, `n`): their order until the user
+        # chooses a sort (`sort_chosen`).
         self.ranking: Mapping[str, int] | None = None
+        self.sort_chosen = False
         # Sort keys that take long to work out, with the runs they are for.
         self._keys: dict[str, tuple[Sequence[RunInfo], npt.NDArray[Any]]] = {}
 
@@ -108,8 +111,8 @@ class RunsTable(ScrollView, can_focus=True):
         ranking: Mapping[str, int] | None = None,
     ) -> None:
         """Show only the runs `predicate` keeps; with a `ranking` (run id to place, the
-        places 0, 1, 2 …), only the runs it holds, in its order unless a column sorts
-        them. The cursor goes to the first run when the ranking changes (the best
+        places 0, 1, 2 …), only the runs it holds, in its order unless the user chose a
+        sort. The cursor goes to the first run when the ranking changes (the best
         match), else it stays on its run."""
         keep = self.current_run() if ranking is None or ranking == self.ranking else None
         self.filter = predicate
@@ -126,6 +129,8 @@ class RunsTable(ScrollView, can_focus=True):
             return np.fromiter((i.agents for i in rows.infos), np.int64, len(rows.infos))
         if key == "selected":
             return np.array(rows.selected, dtype=str)
+        if key == "date" and rows.dates is not None:
+            return rows.dates  # read with the runs, off the UI thread
         if key in ("date", "task"):
             return self._run_keys(key)
         attribute = {"spec": "spec_id"}.get(key, key)
@@ -143,10 +148,7 @@ class RunsTable(ScrollView, can_focus=True):
 
         values: npt.NDArray[Any]
         if key == "date":
-            moments = (moment(info.created_at) for info in infos)
-            values = np.fromiter(
-                (math.nan if m is None else m for m in moments), np.float64, len(infos)
-            )
+            values = moments([info.created_at for info in infos])
         else:
             # The start of a task is enough to order by it (a prompt may be megabytes).
             values = np.array(
@@ -156,16 +158,26 @@ class RunsTable(ScrollView, can_focus=True):
         self._keys[key] = (infos, values)
         return values
 
+    @property
+    def sorting(self) -> bool:
+        """Whether the sort orders the rows: a ranking keeps its own order until the
+        user chooses a sort."""
+        return bool(self.sort_key) and (self.sort_chosen or self.ranking is None)
+
     def _rebuild(self, keep: str | None = None) -> None:
         infos = self.rows.infos
-        if self.filter is None and not self.sort_key:
+        sorting = self.sorting
+        # The first page comes newest first from the database: no numpy for it.
+        newest = (self.sort_key, self.sort_descending) == ("date", True)
+        as_read = self.rows.newest_first and newest
+        if self.filter is None and self.ranking is None and (not sorting or as_read):
             self.order = range(len(infos))
         else:
             import numpy as np
 
             shows = self.filter
             place = self.ranking
-            if place is not None and not self.sort_key and len(place) * 4 < len(infos):
+            if place is not None and not sorting and len(place) * 4 < len(infos):
                 # A few ranked runs (a search's first screenful): taken from the ranking,
                 # in its order, rather than every run tried (15 ms at 100k runs).
                 order = np.fromiter(self._ranked(place, shows), np.int64)
@@ -183,11 +195,11 @@ class RunsTable(ScrollView, can_focus=True):
                         np.int64,
                     )
                 )
-                if place is not None and not self.sort_key and len(order):
+                if place is not None and not sorting and len(order):
                     last = len(place)
                     ranks = np.fromiter((place.get(infos[i].id, last) for i in order), np.int64)
                     order = order[np.argsort(ranks, kind="stable")]
-            if self.sort_key and len(order):
+            if sorting and len(order):
                 values = self._sort_values(self.sort_key)[order]
                 if self.sort_key == "date":
                     # Runs without a date last either way; those of one moment by id.
@@ -281,7 +293,7 @@ class RunsTable(ScrollView, can_focus=True):
         labels = []
         for column, width in self.columns:
             arrow = ""
-            if column.key == self.sort_key:
+            if column.key == self.sort_key and self.sorting:
                 arrow = "▼" if self.sort_descending else "▲"
             label = column.label
             if arrow:
@@ -354,13 +366,17 @@ class RunsTable(ScrollView, can_focus=True):
     def sort_by(self, key: str, descending: bool = False) -> None:
         self.sort_key = key
         self.sort_descending = descending
+        self.sort_chosen = True
         self._rebuild(keep=self.current_run())
 
     def action_sort_next(self) -> None:
         keys = [column.key for column, _ in self.columns]
-        following = (
-            keys[(keys.index(self.sort_key) + 1) % len(keys)] if self.sort_key in keys else keys[0]
-        )
+        if self.sort_key not in keys:
+            following = keys[0]
+        elif not self.sorting:  # a search's order: the list's own sort comes first
+            following = self.sort_key
+        else:
+            following = keys[(keys.index(self.sort_key) + 1) % len(keys)]
         self.sort_by(following, BY_KEY[following].descending_first)
 
     def action_sort_reverse(self) -> None:
@@ -382,7 +398,8 @@ class RunsTable(ScrollView, can_focus=True):
             if key is not None:
                 # A new column its first way (the date: newest first), the same one reversed.
                 first = BY_KEY[key].descending_first
-                self.sort_by(key, not self.sort_descending if key == self.sort_key else first)
+                again = key == self.sort_key and self.sorting
+                self.sort_by(key, not self.sort_descending if again else first)
             return
         position = int(self.scroll_offset.y) + event.y - 1
         if position < len(self.order):

@@ -8,7 +8,14 @@ on.
 
 from __future__ import annotations
 
+import math
+from collections.abc import Sequence
 from datetime import UTC, date, datetime
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
 
 
 def parse_time(text: str | None) -> datetime | None:
@@ -28,6 +35,15 @@ def moment(text: str | None) -> float | None:
     """A time as seconds since 1970 (UTC), or None when it is missing or unreadable."""
     parsed = parse_time(text)
     return None if parsed is None else parsed.timestamp()
+
+
+def moments(texts: Sequence[str | None]) -> npt.NDArray[np.float64]:
+    """`moment` of each time, nan where there is none (about 50 ms for 100k)."""
+    import numpy as np  # not at import: the app's first frame comes before numpy
+
+    return np.fromiter(
+        (math.nan if at is None else at for at in map(moment, texts)), np.float64, len(texts)
+    )
 
 
 def compact_time(text: str | None, with_time: bool = True) -> str | None:
