@@ -114,3 +114,28 @@ def test_runs_shows_each_runs_date_and_task_from_80_columns(
     assert whole[2].startswith("session-052858cd73fb 2026-11-26 14:03 ")
     assert " Fix the [b]flaky[/] upload␛[2J test claude-code " in whole[2]
     assert "2026-11-25 09:00" in whole[1]
+
+
+def test_late_columns_go_only_when_cutting_the_others_is_not_enough() -> None:
+    def columns() -> list[Column]:
+        return [
+            Column("id", ["session-d5ea38829bd9"], least=12, cut_last=True),
+            Column("date", ["2026-11-26"], drop=1, drop_late=True),
+            Column(
+                "task",
+                ["Add rate limiting to the search endpoint"],
+                least=12,
+                drop=2,
+                drop_late=True,
+            ),
+            Column("selected", ["claude-code/opus"], least=8),
+        ]
+
+    assert [c.header for c in fit(columns(), 90)] == ["id", "date", "task", "selected"]
+    # Cut, both stay.
+    assert [(c.header, c.width) for c in fit(columns(), 60)] == [
+        ("id", 20), ("date", 10), ("task", 13), ("selected", 14)
+    ]  # fmt: skip
+    # Too narrow for both cut: the date goes first, then the task; the id stays whole.
+    assert [c.header for c in fit(columns(), 45)] == ["id", "task", "selected"]
+    assert [(c.header, c.width) for c in fit(columns(), 35)] == [("id", 20), ("selected", 14)]

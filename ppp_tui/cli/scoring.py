@@ -189,8 +189,9 @@ def runs(
         emit_json(rows)
         return
     # On a terminal the table takes its width: the ids (what `rank` and `prefer` take),
-    # the dates and tasks (what tells runs apart), the picks and the regret stay; task
-    # type, agents, spec and stage go first, then the dates their time of day.
+    # the picks and the regret stay, and the dates and tasks (what tells runs apart)
+    # while they fit cut; task type, agents, spec and stage go first, then the dates
+    # their time of day.
     times = [row["created_at"] for row in rows]
     columns = [
         Column("id", [inline(row["id"]) for row in rows], least=12, cut_last=True),
@@ -198,13 +199,21 @@ def runs(
             "date",
             [compact_time(t) or cut(t, 16) or "—" for t in times],
             short=[compact_time(t, with_time=False) or cut(t, 10) or "—" for t in times],
+            drop=5,
+            drop_late=True,
         ),
         Column("spec", [inline(row["spec_id"]) for row in rows], drop=3, least=8),
         Column("stage", [inline(row["stage"]) for row in rows], drop=4, least=6),
         Column("task type", [row["task_type"] for row in rows], drop=1),
         Column("agents", [str(row["agents"]) for row in rows], right=True, drop=2),
         # What a run of sessions is known by (its id says nothing): on one line, cut.
-        Column("task", [cut(line_start(row["task"], 60), 60) for row in rows], least=12),
+        Column(
+            "task",
+            [cut(line_start(row["task"], 60), 60) for row in rows],
+            drop=6,
+            drop_late=True,
+            least=12,
+        ),
         Column("selected", [inline(row["selected"]) for row in rows], least=8),
         Column("preferred", [inline(row["preferred"]) for row in rows], least=8),
         Column("regret", [number(row["regret"]) for row in rows], right=True),
