@@ -62,6 +62,20 @@ def literal(text: str | None, one_line: bool = False) -> str:
     return shown
 
 
+def line_start(text: str | None, length: int) -> str:
+    """The start of `literal(text, one_line=True)`: its first `length` characters, and
+    one more when it goes on (so a cut shows), without working through the rest of a
+    long text (a prompt may be megabytes; a table row needs a screen's width)."""
+    if not text:
+        return ""
+    piece = 2 * length + 64
+    while True:
+        shown = literal(text[:piece], one_line=True)
+        if len(shown) > length or piece >= len(text):
+            return shown[: length + 1]
+        piece *= 4  # mostly white space so far: read on
+
+
 def _json_escape(match: re.Match[str]) -> str:
     return f"\\u{ord(match.group()):04x}"
 

@@ -132,7 +132,7 @@ async def test_enter_opens_a_run_and_escape_goes_back(db: Path, tmp_path: Path) 
         await pilot.press("down", "enter")
         await pilot.pause()
         assert isinstance(app.screen, RunScreen)
-        assert app.screen.run.id == "demo-000002"
+        assert app.screen.run.id == "demo-000299"  # the second newest
         await pilot.press("escape")
         assert isinstance(app.screen, RunsScreen)
 
@@ -352,15 +352,20 @@ async def test_the_first_page_shows_while_the_rest_loads(
     async with app.run_test(size=SIZE) as pilot:
         await held_load.first_screen(app, pilot)
         table = app.screen.query_one(RunsTable)
-        # The first 50 runs, with the agent each selects, before the whole load.
+        # The newest 50 runs, with the agent each selects, before the whole load.
         assert len(table.order) == 50 and not app.load_done.is_set()
-        assert table.rows.infos[0].id == "demo-000001" and all(table.rows.selected)
+        shown = [info.id for info in table.rows.infos]
+        assert shown == [f"demo-{n:06d}" for n in range(300, 250, -1)]
+        assert all(table.rows.selected)
         status = str(app.screen.query_one("#runs-status").render())
         assert "first 50 of 300 runs" in status
         held_load.set()
         await _loaded(app, pilot)
         assert len(table.order) == 300
-        first = table.rows.selected[:50]
+        # In the same order once every run is there, the cursor where it was.
+        assert [table.rows.infos[int(i)].id for i in table.order[:50]] == shown
+        assert table.current_run() == "demo-000300"
+        first = [table.rows.selected[int(i)] for i in table.order[:50]]
     # The preview's picks are the whole load's.
     assert list(first) == list(_selected_from_preview(db, 50))
 

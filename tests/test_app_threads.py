@@ -132,7 +132,7 @@ def test_a_locked_mark_says_locked_while_another_thread_reads(db: Path) -> None:
     available")."""
     with Store.open(db) as store:
         store.set_lock_wait(0.001)
-        run_id = store.run_infos(limit=1)[0].id
+        run_id = store.run_infos()[0].id
         other = sqlite3.connect(db, isolation_level=None)
         other.execute("BEGIN IMMEDIATE")
         stop = threading.Event()

@@ -321,18 +321,22 @@ async def test_80x24_runs_list_shows_the_columns_that_matter(db: Path, tmp_path:
         table = screen.table
         header = table.render_line(0).text
         assert len(header) == table.size.width
-        for label in ("run", "stage", "selected", "preferred", "regret"):
+        for label in ("run", "date", "stage", "ag…", "task", "selected", "preferred", "regret"):
             assert f" {label}" in f" {header}", label
         # The whole line fits: nothing to scroll sideways for.
         assert table.virtual_size.width <= table.size.width
+        # The task has what the other columns leave: a dozen cells.
+        widths = {column.key: width for column, width in table.columns}
+        assert widths["task"] >= 12 and sum(widths.values()) + len(widths) - 1 == 78
         # The status line is all there (it wraps instead of being cut).
         status = screen.query_one("#runs-status")
         assert "agreement" in str(status.render()) and status.size.height == 2
-        # Sorting by the narrowest column still shows its arrow.
-        for _ in range(3):
+        # Newest first; sorting by the narrowest column still shows its arrow.
+        assert table.sort_key == "date" and " date▼ " in header
+        for _ in range(2):
             await pilot.press("s")
         assert table.sort_key == "agents"
-        assert "agent▲" in table.render_line(0).text
+        assert " ag▲ " in table.render_line(0).text
 
 
 async def test_80x24_run_screen_shows_the_pick_and_the_weights(db: Path, tmp_path: Path) -> None:

@@ -85,6 +85,24 @@ async def test_the_stage_menu_shows_hostile_stages_literally(
         assert "1 of 9 runs" in _assert_drawn_safely(app)
 
 
+async def test_the_runs_list_shows_hostile_tasks_and_dates_literally(tmp_path: Path) -> None:
+    db = tmp_path / "dated.db"
+    runs = hostile_runs()
+    for run, text in zip(runs, HOSTILE.values(), strict=True):
+        run["created_at"] = f"at{text}"  # not a time: shown as written
+    with Store.open(db, create=True) as store:
+        store.import_records(Record("t", None, "$", run) for run in runs)
+    app = PPPApp(db, tmp_path / "config.toml")
+    async with app.run_test(size=(200, 50)) as pilot:
+        await _loaded(app, pilot)
+        shown = _assert_drawn_safely(app)
+        for text in MARKUP:
+            assert f" at{text} " in shown and f" task {text} " in shown
+        assert " task ␛]52;c;SGVsbG8=␇ " in shown and " at␛[2J " in shown
+        assert " task fake row " in shown and " task \\x9b2J " in shown
+        assert " task <U+202E>gnp.exe " in shown
+
+
 async def test_g_and_p_on_every_hostile_run(hostile_db: Path, tmp_path: Path) -> None:
     app = PPPApp(hostile_db, tmp_path / "config.toml")
     async with app.run_test(size=SIZE, notifications=True) as pilot:

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from ppp_tui.app.app import PPPApp
+from ppp_tui.app.runs_table import RunsTable
 from ppp_tui.app.slider import WeightSlider
 
 SIZE = (140, 40)
@@ -26,6 +27,12 @@ async def _loaded(pilot: Any) -> None:
     await pilot.pause()
 
 
+async def _by_id(pilot: Any) -> None:
+    """Sort the runs list by run (a click on its header): the runs these shots open."""
+    await pilot.click(RunsTable, offset=(1, 0))
+    await pilot.press("home")
+
+
 def test_runs_screen(snap_compare: Any, db: Path, tmp_path: Path) -> None:
     assert snap_compare(_app(db, tmp_path), terminal_size=SIZE, run_before=_loaded)
 
@@ -33,6 +40,7 @@ def test_runs_screen(snap_compare: Any, db: Path, tmp_path: Path) -> None:
 def test_run_screen_after_moving_the_slider(snap_compare: Any, db: Path, tmp_path: Path) -> None:
     async def open_and_slide(pilot: Any) -> None:
         await _loaded(pilot)
+        await _by_id(pilot)
         await pilot.press("down", "down", "enter")
         await pilot.pause()
         pilot.app.screen.query_one(WeightSlider).focus()
@@ -47,6 +55,7 @@ def test_run_screen_with_the_flip_map(snap_compare: Any, db: Path, tmp_path: Pat
 
     async def open_map(pilot: Any) -> None:
         await _loaded(pilot)
+        await _by_id(pilot)
         await pilot.press("down", "down", "down", "enter")
         await pilot.pause()
         await pilot.press("m", "right_parenthesis", "right_parenthesis")

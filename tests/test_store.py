@@ -30,14 +30,15 @@ from ppp_tui.core.settings import (
     Weights,
     preset,
 )
+from ppp_tui.core.times import moment
 from ppp_tui.storage import database
 from ppp_tui.storage import rows as rows_module
 from ppp_tui.storage.config import load_settings
 from ppp_tui.storage.database import StoreError
-from ppp_tui.storage.files import read_records
+from ppp_tui.storage.files import Record, read_records
 from ppp_tui.storage.importer import ImportReport
 from ppp_tui.storage.schema import OUR_TABLES, SCHEMA_VERSION
-from ppp_tui.storage.store import Store
+from ppp_tui.storage.store import RunInfo, Store
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "runs.jsonl"
 
@@ -1135,7 +1136,7 @@ def test_the_first_runs_load_as_the_first_rows_of_the_whole(
     first = Scores.load(random_store, settings, limit=limit)
     count = min(limit, len(whole.arrays))
     assert list(first.arrays.run_ids) == list(whole.arrays.run_ids[:count])
-    assert [i.id for i in random_store.run_infos(limit=limit)] == list(first.arrays.run_ids)
+    assert [i.id for i in random_store.run_infos()][:count] == list(first.arrays.run_ids)
     width = first.arrays.names.shape[1]
     assert limit == 1 or first.columns.penalty.any()  # violations are summed
     np.testing.assert_allclose(first.outcome.final, whole.outcome.final[:count, :width])
@@ -1154,16 +1155,53 @@ def test_the_first_page_without_numpy_matches_the_arrays(random_store: Store, na
     page = first_page(random_store, settings, 400)
     assert page is not None and page[1] == 401
     rows = page[0]
-    assert [i.id for i in rows.infos] == list(whole.arrays.run_ids[:400])
-    names = whole.arrays.names[np.arange(400), outcome.selected[:400]]
-    assert list(rows.selected) == list(names)
+    # The runs list's first order: the newest first, then the runs without a time by id.
+    infos = random_store.run_infos()
+    newest = sorted(infos, key=_newest_first)
+    assert [i.id for i in rows.infos] == [i.id for i in newest[:400]]
+    assert rows.newest_first and rows.infos[0].created_at and not rows.infos[-1].created_at
+    place = {run_id: k for k, run_id in enumerate(whole.arrays.run_ids)}
+    at = np.array([place[i.id] for i in rows.infos])
+    assert list(rows.selected) == list(whole.arrays.names[at, outcome.selected[at]])
     # The same arithmetic in the same order: the same bits, nan where unmarked.
-    np.testing.assert_array_equal(np.array(rows.regret), outcome.regret[:400])
-    assert np.isfinite(outcome.regret[:400]).sum() > 100
+    np.testing.assert_array_equal(np.array(rows.regret), outcome.regret[at])
+    assert np.isfinite(outcome.regret[at]).sum() > 100
+
+
+def _newest_first(info: RunInfo) -> tuple[bool, float]:
+    """The runs list's first order, the plain way (a stable sort of runs by id)."""
+    at = moment(info.created_at)
+    return (at is None, -(at or 0.0))
 
 
 def test_the_first_page_is_none_when_the_whole_database_fits(random_store: Store) -> None:
     assert first_page(random_store, Settings(), 401) is None
+
+
+def test_the_newest_runs_come_first_then_those_without_a_time(tmp_path: Path) -> None:
+    times = {
+        "a": "2026-01-02T10:00:00Z",
+        "b": None,
+        "c": "yesterday",  # no time: with the runs without one, though it sorts after digits
+        "d": "2026-01-03T08:00:00Z",
+        "e": "2026-01-02T10:00:00Z",  # as new as a: by id
+        "f": "2025-12-31",
+    }
+    agents = [{"name": "x", "technical_score": 0.5}]
+    with Store.open(tmp_path / "t.db", create=True) as store:
+        store.import_records(
+            Record("t", None, "$", {"id": i, "created_at": t, "agents": agents})
+            for i, t in times.items()
+        )
+        assert store.newest_ids(10) == ["d", "a", "e", "f", "b", "c"]
+        assert store.newest_ids(5) == ["d", "a", "e", "f", "b"]
+        assert store.newest_ids(2) == ["d", "a"]
+        # The same order as the whole list's: by moment, the rest by id.
+        infos = store.run_infos()
+        assert [i.id for i in infos] == sorted(times)
+        assert [i.id for i in sorted(infos, key=_newest_first)] == store.newest_ids(10)
+        assert [i.id for i in store.run_infos(ids=["f", "b", "d"])] == ["f", "b", "d"]
+        assert [r.id for r in store.first_runs(Settings(), ["f", "b", "d"])] == ["f", "b", "d"]
 
 
 def test_an_import_lifts_the_insert_trigger_only_while_it_runs(

@@ -30,6 +30,9 @@ class RunRows:
     infos: Sequence[RunInfo]
     selected: Sequence[str]  # per run; "" for a run without agents
     regret: Sequence[float] | npt.NDArray[np.float64]  # per run, nan when unmarked
+    # Per run, created_at as seconds (nan when unknown), when worked out already.
+    dates: npt.NDArray[np.float64] | None = None
+    newest_first: bool = False  # `infos` are in the list's first order already
     _positions: dict[str, int] | None = field(default=None, init=False, repr=False)
 
     def positions(self) -> dict[str, int]:
@@ -40,18 +43,19 @@ class RunRows:
 
 
 def first_page(store: Store, settings: Settings, runs: int) -> tuple[RunRows, int] | None:
-    """The first `runs` runs by id with their selected agent and regret, and how many
-    runs there are; None when the database holds no more than that (the whole load is
-    as quick)."""
+    """The newest `runs` runs with their selected agent and regret, and how many runs
+    there are; None when the database holds no more than that (the whole load is as
+    quick)."""
     total = store.count()
     if total <= runs:
         return None
+    ids = store.newest_ids(runs)
     selected, regret = [], []
-    for run in store.first_runs(settings, runs):
+    for run in store.first_runs(settings, ids):
         agent, value = pick(run, settings)
         selected.append(agent)
         regret.append(value)
-    return RunRows(store.run_infos(limit=runs), selected, regret), total
+    return RunRows(store.run_infos(ids=ids), selected, regret, newest_first=True), total
 
 
 def pick(run: RunAgents, settings: Settings) -> tuple[str, float]:

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from rich.segment import Segment
@@ -22,9 +21,11 @@ from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
+from ..core.times import compact_time, moments
 from .first_page import RunRows
 from .messages import OpenRun
-from .text import literal
+from .runs_columns import BY_KEY, COLUMNS, GAP, Column, fit, fit_middle, layout
+from .text import line_start, literal
 
 if TYPE_CHECKING:
     import numpy as np
@@ -33,27 +34,6 @@ if TYPE_CHECKING:
     from ..storage.store import RunInfo
 
 
-@dataclass(frozen=True)
-class Column:
-    key: str
-    label: str
-    width: int
-    align: str = "<"
-
-
-COLUMNS: tuple[Column, ...] = (
-    Column("id", "run", 20),
-    Column("spec", "spec", 14),
-    Column("stage", "stage", 10),
-    Column("task_type", "task type", 15),
-    Column("agents", "agents", 6, ">"),
-    Column("selected", "selected", 13),
-    Column("preferred", "preferred", 13),
-    Column("regret", "regret", 7, ">"),
-)
-# Left out, in this order, while the columns are wider than the table: what matters
-# (the run, its stage, the selected and the preferred agent, the regret) stays.
-DROPPED_FIRST = ("task_type", "spec", "agents")
 # Before every row while runs are selected (space): the mark of a selected run.
 CHOSEN = "✓ "
 GUTTER = len(CHOSEN)
@@ -107,7 +87,7 @@ class RunsTable(ScrollView, can_focus=True):
             "s",
             "sort_next",
             "Sort",
-            tooltip="Sort the runs by the next column (or click a header)",
+            tooltip="Sort the runs by the next column, a date newest first (or click a header)",
             id="runs.sort",
         ),
         Binding("S", "sort_reverse", "Reverse", tooltip="Reverse the sort", show=False),
@@ -125,8 +105,9 @@ class RunsTable(ScrollView, can_focus=True):
         """The runs selected changed."""
 
     cursor: reactive[int] = reactive(0)
-    sort_key: reactive[str] = reactive("")
-    sort_descending: reactive[bool] = reactive(False)
+    # The list's first order: the newest runs first.
+    sort_key: reactive[str] = reactive("date")
+    sort_descending: reactive[bool] = reactive(True)
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
@@ -135,10 +116,14 @@ class RunsTable(ScrollView, can_focus=True):
         # (numpy is imported only then: the first page draws without it).
         self.order: Sequence[int] | npt.NDArray[np.int64] = range(0)
         self.filter: Callable[[RunInfo], bool] | None = None
-        # Each shown run's place by relevance (a search), the order while no column sorts.
+        # Each shown run's place by relevance (a search, `n`): their order until the user
+        # chooses a sort (`sort_chosen`).
         self.ranking: Mapping[str, int] | None = None
         # The runs selected (space), in the order they were: ids, kept across new data.
         self.chosen: dict[str, None] = {}
+        self.sort_chosen = False
+        # Sort keys that take long to work out, with the runs they are for.
+        self._keys: dict[str, tuple[Sequence[RunInfo], npt.NDArray[Any]]] = {}
 
     # -- data --------------------------------------------------------------------
 
@@ -157,8 +142,8 @@ class RunsTable(ScrollView, can_focus=True):
         ranking: Mapping[str, int] | None = None,
     ) -> None:
         """Show only the runs `predicate` keeps; with a `ranking` (run id to place, the
-        places 0, 1, 2 …), only the runs it holds, in its order unless a column sorts
-        them. The cursor goes to the first run when the ranking changes (the best
+        places 0, 1, 2 …), only the runs it holds, in its order unless the user chose a
+        sort. The cursor goes to the first run when the ranking changes (the best
         match), else it stays on its run."""
         keep = self.current_run() if ranking is None or ranking == self.ranking else None
         self.filter = predicate
@@ -175,19 +160,55 @@ class RunsTable(ScrollView, can_focus=True):
             return np.fromiter((i.agents for i in rows.infos), np.int64, len(rows.infos))
         if key == "selected":
             return np.array(rows.selected, dtype=str)
+        if key == "date" and rows.dates is not None:
+            return rows.dates  # read with the runs, off the UI thread
+        if key in ("date", "task"):
+            return self._run_keys(key)
         attribute = {"spec": "spec_id"}.get(key, key)
         return np.array([getattr(i, attribute) or "" for i in rows.infos], dtype=str)
 
+    def _run_keys(self, key: str) -> npt.NDArray[Any]:
+        """Every run's date (seconds, nan when unknown) or task (its start on one line,
+        in lower case), worked out once per list of runs: reading 100k dates takes 0.1 s,
+        and the weights do not change them."""
+        infos = self.rows.infos
+        cached = self._keys.get(key)
+        if cached is not None and cached[0] is infos:
+            return cached[1]
+        import numpy as np
+
+        values: npt.NDArray[Any]
+        if key == "date":
+            values = moments([info.created_at for info in infos])
+        else:
+            # The start of a task is enough to order by it (a prompt may be megabytes).
+            values = np.array(
+                [" ".join((i.task or "")[:400].split())[:200].casefold() for i in infos],
+                dtype=object,
+            )
+        self._keys[key] = (infos, values)
+        return values
+
+    @property
+    def sorting(self) -> bool:
+        """Whether the sort orders the rows: a ranking keeps its own order until the
+        user chooses a sort."""
+        return bool(self.sort_key) and (self.sort_chosen or self.ranking is None)
+
     def _rebuild(self, keep: str | None = None) -> None:
         infos = self.rows.infos
-        if self.filter is None and not self.sort_key:
+        sorting = self.sorting
+        # The first page comes newest first from the database: no numpy for it.
+        newest = (self.sort_key, self.sort_descending) == ("date", True)
+        as_read = self.rows.newest_first and newest
+        if self.filter is None and self.ranking is None and (not sorting or as_read):
             self.order = range(len(infos))
         else:
             import numpy as np
 
             shows = self.filter
             place = self.ranking
-            if place is not None and not self.sort_key and len(place) * 4 < len(infos):
+            if place is not None and not sorting and len(place) * 4 < len(infos):
                 # A few ranked runs (a search's first screenful): taken from the ranking,
                 # in its order, rather than every run tried (15 ms at 100k runs).
                 order = np.fromiter(self._ranked(place, shows), np.int64)
@@ -205,15 +226,22 @@ class RunsTable(ScrollView, can_focus=True):
                         np.int64,
                     )
                 )
-                if place is not None and not self.sort_key and len(order):
+                if place is not None and not sorting and len(order):
                     last = len(place)
                     ranks = np.fromiter((place.get(infos[i].id, last) for i in order), np.int64)
                     order = order[np.argsort(ranks, kind="stable")]
-            if self.sort_key and len(order):
+            if sorting and len(order):
                 values = self._sort_values(self.sort_key)[order]
-                ranked = np.argsort(values, kind="stable")
-                if self.sort_descending:
-                    ranked = ranked[::-1]
+                if self.sort_key == "date":
+                    # Runs without a date last either way; those of one moment by id.
+                    keys = np.where(
+                        np.isnan(values), np.inf, -values if self.sort_descending else values
+                    )
+                    ranked = np.argsort(keys, kind="stable")
+                else:
+                    ranked = np.argsort(values, kind="stable")
+                    if self.sort_descending:
+                        ranked = ranked[::-1]
                 order = order[ranked]
             self.order = order.astype(np.int64)
         self.virtual_size = Size(self._width, len(self.order) + 1)
@@ -262,15 +290,10 @@ class RunsTable(ScrollView, can_focus=True):
     # -- rendering ---------------------------------------------------------------
 
     @property
-    def columns(self) -> tuple[Column, ...]:
-        """The columns shown: all of them if they fit the table's width."""
-        room = self.size.width - self.styles.scrollbar_size_vertical - self._gutter
-        shown = COLUMNS
-        for key in DROPPED_FIRST:
-            if sum(c.width + 1 for c in shown) <= room:
-                break
-            shown = tuple(c for c in shown if c.key != key)
-        return shown
+    def columns(self) -> tuple[tuple[Column, int], ...]:
+        """The columns shown, with their widths: as many as the table's width holds
+        (beside the selection marks, while runs are selected)."""
+        return layout(self.size.width - self.styles.scrollbar_size_vertical - self._gutter)
 
     @property
     def _gutter(self) -> int:
@@ -279,46 +302,49 @@ class RunsTable(ScrollView, can_focus=True):
 
     @property
     def _width(self) -> int:
-        return self._gutter + sum(c.width + 1 for c in self.columns)
+        shown = self.columns
+        return self._gutter + sum(width for _, width in shown) + GAP * (len(shown) - 1)
 
     def on_resize(self) -> None:
         self.virtual_size = Size(self._width, len(self.order) + 1)
 
-    def _cells(self, i: int) -> list[str]:
+    def _cell(self, key: str, i: int, width: int) -> str:
+        """Run `i`'s text in column `key`, `width` cells wide (data through safe_text)."""
         info = self.rows.infos[i]
-        regret = self.rows.regret[i]
-        return [
-            literal(info.id, True),
-            literal(info.spec_id, True),
-            literal(info.stage, True),
-            info.task_type,
-            str(info.agents),
-            literal(self.rows.selected[i], True),
-            literal(info.preferred, True),
-            "" if math.isnan(regret) else f"{regret:.3f}",
-        ]
+        if key == "id":
+            return fit_middle(literal(info.id, True), width)
+        if key == "date":
+            shown = compact_time(info.created_at, with_time=width >= BY_KEY["date"].width)
+            return fit(shown or literal(info.created_at, True) or "—", width)
+        if key == "task":
+            return fit(line_start(info.task, width), width)
+        if key == "agents":
+            return fit(str(info.agents), width, ">")
+        if key == "selected":
+            return fit(literal(self.rows.selected[i], True), width)
+        if key == "regret":
+            regret = self.rows.regret[i]
+            return fit("" if math.isnan(regret) else f"{regret:.3f}", width, ">")
+        attribute = {"spec": "spec_id"}.get(key, key)
+        return fit(literal(getattr(info, attribute), True), width)
 
-    def _fit(self, cells: Sequence[str]) -> list[str]:
-        """Each shown column's cell padded (or cut with …) to its width, plus the gap
-        after it (`cells` has one per column, shown or not)."""
-        shown = {c.key for c in self.columns}
-        fitted = []
-        for column, cell in zip(COLUMNS, cells, strict=True):
-            if column.key not in shown:
-                continue
-            text = cell if len(cell) <= column.width else cell[: column.width - 1] + "…"
-            fitted.append(f"{text:{column.align}{column.width}} ")
-        return fitted
+    def _line(self, cells: Iterator[str]) -> list[str]:
+        """The cells with the gap between them, one string each (see `_strip`)."""
+        texts = list(cells)
+        return [text + " " * GAP for text in texts[:-1]] + texts[-1:]
 
     def _header(self) -> list[str]:
         labels = []
-        for column in COLUMNS:
+        for column, width in self.columns:
             arrow = ""
-            if column.key == self.sort_key:
+            if column.key == self.sort_key and self.sorting:
                 arrow = "▼" if self.sort_descending else "▲"
-            # The label gives way to the arrow when both do not fit.
-            labels.append(column.label[: column.width - len(arrow)] + arrow)
-        return self._fit(labels)
+            label = column.label
+            if arrow:
+                # The label gives way to the arrow when both do not fit.
+                label = label[: width - len(arrow)] + arrow
+            labels.append(fit(label, width, column.align))
+        return self._line(iter(labels))
 
     def render_line(self, y: int) -> Strip:
         width = self.size.width
@@ -341,7 +367,8 @@ class RunsTable(ScrollView, can_focus=True):
             style = base + self.get_component_rich_style("runs-table--chosen")
         if position == self.cursor:
             style = base + self.get_component_rich_style("runs-table--cursor")
-        return self._strip(gutter + self._fit(self._cells(i)), style, scroll_x, width)
+        cells = (self._cell(column.key, i, width) for column, width in self.columns)
+        return self._strip(gutter + self._line(cells), style, scroll_x, width)
 
     def _strip(self, cells: list[str], style: Style, scroll_x: int, width: int) -> Strip:
         # One segment per cell, so exports (SVG screenshots) keep the columns aligned.
@@ -409,14 +436,18 @@ class RunsTable(ScrollView, can_focus=True):
     def sort_by(self, key: str, descending: bool = False) -> None:
         self.sort_key = key
         self.sort_descending = descending
+        self.sort_chosen = True
         self._rebuild(keep=self.current_run())
 
     def action_sort_next(self) -> None:
-        keys = [c.key for c in self.columns]
-        following = (
-            keys[(keys.index(self.sort_key) + 1) % len(keys)] if self.sort_key in keys else keys[0]
-        )
-        self.sort_by(following)
+        keys = [column.key for column, _ in self.columns]
+        if self.sort_key not in keys:
+            following = keys[0]
+        elif not self.sorting:  # a search's order: the list's own sort comes first
+            following = self.sort_key
+        else:
+            following = keys[(keys.index(self.sort_key) + 1) % len(keys)]
+        self.sort_by(following, BY_KEY[following].descending_first)
 
     def action_sort_reverse(self) -> None:
         self.sort_by(self.sort_key or COLUMNS[0].key, not self.sort_descending)
@@ -424,10 +455,10 @@ class RunsTable(ScrollView, can_focus=True):
     def _column_at(self, x: int) -> str | None:
         x += int(self.scroll_offset.x) - self._gutter
         left = 0
-        for column in self.columns:
-            if left <= x < left + column.width + 1:
+        for column, width in self.columns:
+            if left <= x < left + width + GAP:
                 return column.key
-            left += column.width + 1
+            left += width + GAP
         return None
 
     async def _on_click(self, event: events.Click) -> None:
@@ -435,7 +466,10 @@ class RunsTable(ScrollView, can_focus=True):
         if event.y == 0:
             key = self._column_at(event.x)
             if key is not None:
-                self.sort_by(key, key == self.sort_key and not self.sort_descending)
+                # A new column its first way (the date: newest first), the same one reversed.
+                first = BY_KEY[key].descending_first
+                again = key == self.sort_key and self.sorting
+                self.sort_by(key, not self.sort_descending if again else first)
             return
         position = int(self.scroll_offset.y) + event.y - 1
         if position < len(self.order):

@@ -11,9 +11,9 @@ from __future__ import annotations
 from rich.text import Text
 from textual.content import Content
 
-from ..safe_text import inline, literal
+from ..safe_text import inline, line_start, literal
 
-__all__ = ["cell", "inline", "literal", "plain"]
+__all__ = ["cell", "inline", "line_start", "literal", "plain"]
 
 
 def plain(text: str | None, style: str = "", one_line: bool = False) -> Content:

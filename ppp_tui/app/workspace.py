@@ -12,12 +12,14 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
+import numpy.typing as npt
 
 from ..core.arrays import Lines, Outcome
 from ..core.errors import PPPError
 from ..core.preferences import paper_penalties
 from ..core.scores import Scores
 from ..core.settings import Settings, Weights, preset
+from ..core.times import moments
 from ..storage.store import RunInfo, Store
 from .first_page import RunRows
 
@@ -62,6 +64,8 @@ class Workspace:
         # The runs and agents the arrays were read from (`Store.contents_key`).
         self.contents: tuple[int, ...] | None = None
         self._marked: Lines | None = None
+        # Each run's created_at in seconds, with the runs list it is for.
+        self._dates: tuple[list[RunInfo], npt.NDArray[np.float64]] | None = None
         # The figures of the last settings asked about (a slider step asks twice).
         self._figures: tuple[Settings, Lines, Figures] | None = None
         # scope (a stage, None: global) -> the technical weight "use optimal" set there
@@ -79,7 +83,10 @@ class Workspace:
 
     def read(self) -> tuple[list[RunInfo], Scores]:
         """The runs list and the score arrays as the database holds them now (slow)."""
-        return self.store.run_infos(), Scores.load(self.store, self.settings)
+        infos = self.store.run_infos()
+        # The runs list's dates read here, in the worker, not as the list shows them.
+        self._dates = (infos, moments([info.created_at for info in infos]))
+        return infos, Scores.load(self.store, self.settings)
 
     def replace_data(self, infos: list[RunInfo], scores: Scores) -> None:
         """Show what `read` returned (after another process changed the database)."""
@@ -102,6 +109,14 @@ class Workspace:
     @property
     def loaded(self) -> bool:
         return self.scores is not None
+
+    @property
+    def dates(self) -> npt.NDArray[np.float64]:
+        """Each run's created_at in seconds, nan when unknown (the runs list's order)."""
+        dates = self._dates
+        if dates is None or dates[0] is not self.infos:
+            dates = self._dates = (self.infos, moments([i.created_at for i in self.infos]))
+        return dates[1]
 
     # -- weights -------------------------------------------------------------------
 
@@ -195,7 +210,7 @@ class Workspace:
         outcome = self.outcome()
         arrays = self.scores.arrays
         selected = list(arrays.names[np.arange(len(arrays)), outcome.selected])
-        return RunRows(self.infos, selected, outcome.regret)
+        return RunRows(self.infos, selected, outcome.regret, self.dates)
 
     # -- saving and marking ----------------------------------------------------------
 

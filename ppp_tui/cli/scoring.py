@@ -110,18 +110,12 @@ def rank(
 def _time_order(row: dict[str, Any]) -> tuple[int, float, str, str]:
     """Runs in time order (created_at as a moment, whatever its offset or precision);
     runs without a readable time last, by id."""
-    from datetime import UTC, datetime
+    from ..core.times import moment
 
     created = row["created_at"]
-    if isinstance(created, str):
-        try:
-            moment = datetime.fromisoformat(created.replace("Z", "+00:00"))
-        except ValueError:
-            pass
-        else:
-            if moment.tzinfo is None:
-                moment = moment.replace(tzinfo=UTC)
-            return (0, moment.timestamp(), "", row["id"])
+    at = moment(created)
+    if at is not None:
+        return (0, at, "", row["id"])
     return (1, 0.0, str(created or ""), row["id"])
 
 
@@ -154,7 +148,8 @@ def runs(
       ppp-tui runs --json | jq '.[] | select(.regret > 0)'
     """
     from ..core.scores import Scores
-    from ..safe_text import inline, number
+    from ..core.times import compact_time
+    from ..safe_text import inline, line_start, number
     from .tables import Column, cut, table_lines, terminal_width
 
     env = Env(db, config, reviewer)
@@ -194,15 +189,31 @@ def runs(
         emit_json(rows)
         return
     # On a terminal the table takes its width: the ids (what `rank` and `prefer` take),
-    # the picks and the regret stay; task type, agents, spec and stage go first.
+    # the picks and the regret stay, and the dates and tasks (what tells runs apart)
+    # while they fit cut; task type, agents, spec and stage go first, then the dates
+    # their time of day.
+    times = [row["created_at"] for row in rows]
     columns = [
         Column("id", [inline(row["id"]) for row in rows], least=12, cut_last=True),
+        Column(
+            "date",
+            [compact_time(t) or cut(t, 16) or "—" for t in times],
+            short=[compact_time(t, with_time=False) or cut(t, 10) or "—" for t in times],
+            drop=5,
+            drop_late=True,
+        ),
         Column("spec", [inline(row["spec_id"]) for row in rows], drop=3, least=8),
         Column("stage", [inline(row["stage"]) for row in rows], drop=4, least=6),
         Column("task type", [row["task_type"] for row in rows], drop=1),
         Column("agents", [str(row["agents"]) for row in rows], right=True, drop=2),
-        # What a run of sessions is known by (its id says nothing): cut, never whole.
-        Column("task", [cut(row["task"], 60) for row in rows], drop=5, least=12),
+        # What a run of sessions is known by (its id says nothing): on one line, cut.
+        Column(
+            "task",
+            [cut(line_start(row["task"], 60), 60) for row in rows],
+            drop=6,
+            drop_late=True,
+            least=12,
+        ),
         Column("selected", [inline(row["selected"]) for row in rows], least=8),
         Column("preferred", [inline(row["preferred"]) for row in rows], least=8),
         Column("regret", [number(row["regret"]) for row in rows], right=True),

@@ -78,7 +78,9 @@ def cut(text: str | None, width: int) -> str:
 class Column:
     """One column of a plain-text table: its header, its cells (already text), how it
     aligns, and what may happen to it on a narrow terminal: `drop` gives the order in
-    which columns go (1 first; 0 never), `least` the narrowest it is cut to ("…"), and
+    which columns go (1 first; 0 never), `drop_late` keeps it until the others cut to
+    their least still do not fit, `short` shorter cells it takes before any column is
+    cut (a date without its time), `least` the narrowest it is cut to ("…"), and
     `cut_last` keeps it whole while other columns can give way (a run's id)."""
 
     header: str
@@ -87,10 +89,18 @@ class Column:
     drop: int = 0
     least: int | None = None  # None: never cut
     cut_last: bool = False
+    drop_late: bool = False
+    short: list[str] | None = None
     width: int = field(init=False)
 
     def __post_init__(self) -> None:
         self.width = max([len(self.header), *map(len, self.cells)])
+
+    def shorten(self) -> None:
+        """Take the short cells."""
+        if self.short is not None:
+            self.cells, self.short = self.short, None
+            self.width = max([len(self.header), *map(len, self.cells)])
 
 
 def terminal_width() -> int | None:
@@ -106,8 +116,9 @@ def terminal_width() -> int | None:
 
 def fit(columns: list[Column], width: int | None, gap: int = 1) -> list[Column]:
     """The columns that fit `width` (None: all, whole): the droppable ones go in their
-    order until the rest fits, then the cuttable ones narrow, the widest first (those
-    to be cut last only when no other can)."""
+    order until the rest fits (the late ones only while the rest would not fit cut),
+    then those with short cells take them, then the cuttable ones narrow, the widest
+    first (those to be cut last only when no other can)."""
     shown = list(columns)
     if width is None:
         return shown
@@ -115,10 +126,23 @@ def fit(columns: list[Column], width: int | None, gap: int = 1) -> list[Column]:
     def total() -> int:
         return sum(c.width for c in shown) + gap * (len(shown) - 1)
 
-    for column in sorted((c for c in columns if c.drop), key=lambda c: c.drop):
+    def cut_total() -> int:
+        return sum(
+            c.width if c.least is None or c.cut_last else min(c.width, c.least) for c in shown
+        ) + gap * (len(shown) - 1)
+
+    droppable = sorted((c for c in columns if c.drop), key=lambda c: c.drop)
+    for column in droppable:
         if total() <= width:
             break
-        shown.remove(column)
+        if not column.drop_late:
+            shown.remove(column)
+    for column in droppable:
+        if column.drop_late and cut_total() > width:
+            shown.remove(column)
+    for column in shown:
+        if total() > width:
+            column.shorten()
     for last in (False, True):
         while total() > width:
             cuttable = [

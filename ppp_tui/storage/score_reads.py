@@ -9,7 +9,7 @@ re-import. The app's first page reads the same rows without numpy.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -137,9 +137,11 @@ def agent_columns(
     return columns
 
 
-def first_runs(query: Query, settings: Settings, reviewer: str, limit: int) -> list[RunAgents]:
-    """The first `limit` runs by id with their agents' score inputs, without numpy
-    (the app's first page draws before numpy is imported)."""
+def first_runs(
+    query: Query, settings: Settings, reviewer: str, ids: Sequence[str]
+) -> list[RunAgents]:
+    """The runs `ids` names, in its order, with their agents' score inputs, without
+    numpy (the app's first page draws before numpy is imported)."""
     import struct
 
     runs = []
@@ -153,7 +155,7 @@ def first_runs(query: Query, settings: Settings, reviewer: str, limit: int) -> l
         technical,
         counts,
         failed,
-    ) in _packed_rows(query, Scope(reviewer), None, False, limit):
+    ) in _packed_rows(query, Scope(reviewer), None, False, None, ids):
         n = len(technical) // 8
         split = packs.split_names(names, lengths)
         flat = struct.unpack(f"<{4 * n}i", counts)
@@ -174,15 +176,20 @@ def first_runs(query: Query, settings: Settings, reviewer: str, limit: int) -> l
     for run_id, slot, total in _penalty_sums(query, settings, list(by_id)):
         check(type(total) in (float, int) and 0 <= total <= MAX_PENALTY * 1e9)
         by_id[run_id].agents[slot].penalty = total
-    return runs
+    return [by_id[run_id] for run_id in ids if run_id in by_id]
 
 
 def _packed_rows(
-    query: Query, scope: Scope, stage: str | None, marked_only: bool, limit: int | None
+    query: Query,
+    scope: Scope,
+    stage: str | None,
+    marked_only: bool,
+    limit: int | None,
+    ids: Sequence[str] | None = None,
 ) -> list[Any]:
     """(id, stage, preferred agent, states_preferences, the run_scores columns, and with
     every reviewer's marks the reviewer) of every run (or those `agent_columns` asks
-    for) by id."""
+    for, or those `ids` names) by id."""
     where: list[str] = []
     params: list[Any] = []
     every = scope.all_reviewers and marked_only
@@ -196,6 +203,9 @@ def _packed_rows(
         condition, stage_params = stage_condition(stage)
         where.append(condition)
         params += stage_params
+    if ids is not None:
+        where.append(f"runs.id IN ({', '.join('?' * len(ids))})")
+        params += ids
     rows = query(
         "SELECT runs.id, runs.stage, m.agent, runs.states_preferences,"
         " s.names, s.name_lengths, s.technical, s.counts, s.failed"

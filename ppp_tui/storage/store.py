@@ -668,8 +668,11 @@ class Store:
         return [row[0] for row in rows]
 
     @readable
-    def run_infos(self, stage: str | None = None, limit: int | None = None) -> list[RunInfo]:
-        """Every run (or one stage's, or the first `limit`), by id: the score arrays' order."""
+    def run_infos(
+        self, stage: str | None = None, ids: Sequence[str] | None = None
+    ) -> list[RunInfo]:
+        """Every run (or one stage's) by id: the score arrays' order; or the runs `ids`
+        names, in its order (the app's first page)."""
         sql = (
             "SELECT id, spec_id, stage, task, task_type, created_at, agents, m.agent"
             " FROM runs LEFT JOIN marks AS m ON m.run_id = runs.id AND m.reviewer = ?"
@@ -679,14 +682,42 @@ class Store:
             condition, stage_params = stage_condition(stage)
             sql += f" WHERE {condition}"
             params += stage_params
-        sql += " ORDER BY id"
-        if limit is not None:
-            sql += " LIMIT ?"
-            params.append(limit)
-        infos = [RunInfo(*row) for row in self._query(sql, params)]
+        elif ids is not None:
+            sql += f" WHERE id IN ({', '.join('?' * len(ids))})"
+            params += ids
+        infos = [RunInfo(*row) for row in self._query(sql + " ORDER BY id", params)]
         # Ids are text: a NULL or a number sorts first, a blob last (an outside edit).
         check(not infos or (type(infos[0].id) is str and type(infos[-1].id) is str))
+        if ids is not None:
+            place = {run_id: k for k, run_id in enumerate(ids)}
+            infos.sort(key=lambda info: place[info.id])
         return infos
+
+    @readable
+    def newest_ids(self, limit: int) -> list[str]:
+        """The ids of the runs list's first `limit` runs: the newest first, through the
+        created_at index (by the time as written: the whole list, by moment, differs
+        only where offsets or precisions are mixed), then those without a time, by id."""
+        # ISO 8601 times start with the year's digits; other text is no time.
+        dated = "created_at >= '0' AND created_at < ':'"
+        ids = [
+            row[0]
+            for row in self._query(
+                f"SELECT id FROM runs WHERE {dated} ORDER BY created_at DESC, id LIMIT ?",
+                [limit],
+            )
+        ]
+        if len(ids) < limit:
+            ids += [
+                row[0]
+                for row in self._query(
+                    f"SELECT id FROM runs WHERE created_at IS NULL OR NOT ({dated})"
+                    " ORDER BY id LIMIT ?",
+                    [limit - len(ids)],
+                )
+            ]
+        check(all(type(run_id) is str for run_id in ids))
+        return ids
 
     @readable
     def run_series(self, stage: str | None = None) -> list[tuple[str, str | None, str]]:
@@ -907,10 +938,10 @@ class Store:
         )
 
     @readable
-    def first_runs(self, settings: Settings, limit: int) -> list[RunAgents]:
-        """The first `limit` runs by id with their agents' score inputs, without numpy
-        (the app's first page draws before numpy is imported)."""
-        return score_reads.first_runs(self._query, settings, self.reviewer, limit)
+    def first_runs(self, settings: Settings, ids: Sequence[str]) -> list[RunAgents]:
+        """The runs `ids` names, in its order, with their agents' score inputs, without
+        numpy (the app's first page draws before numpy is imported)."""
+        return score_reads.first_runs(self._query, settings, self.reviewer, ids)
 
     # -- search --------------------------------------------------------------------
 

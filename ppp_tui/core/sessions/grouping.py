@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from ..model import Agent, Run
+from ..times import parse_time
 from .agents import session_agent
 from .changes import adopt_edits
 from .model import Session, Tool
@@ -46,21 +47,6 @@ def task_key(prompt: str, repository: str | None) -> str:
     """What two sessions of one task share: their first prompt and their repository."""
     digest = hashlib.sha256(f"{repository or ''}\x00{normalised(prompt)}".encode())
     return digest.hexdigest()[:16]
-
-
-def parse_time(text: str | None) -> datetime | None:
-    """An ISO 8601 time as an aware datetime (UTC if it names no zone), or None."""
-    if not text:
-        return None
-    try:
-        moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
-    except ValueError:
-        return None
-    if moment.tzinfo is None:
-        from datetime import UTC
-
-        moment = moment.replace(tzinfo=UTC)
-    return moment
 
 
 def within(first: str | None, other: str | None, hours: float) -> bool:

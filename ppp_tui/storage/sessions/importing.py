@@ -28,7 +28,6 @@ from ...core.sessions.grouping import (
     earliest,
     group,
     merge_parts,
-    parse_time,
     revision,
     run_id,
     session_key,
@@ -37,6 +36,7 @@ from ...core.sessions.grouping import (
     within,
 )
 from ...core.sessions.model import Session, SessionError, SessionWarnings, Tool
+from ...core.times import parse_time
 from .. import packs, search
 from ..changes import kept_edits, put_back
 from ..database import database_error, now

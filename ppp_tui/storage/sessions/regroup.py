@@ -23,10 +23,10 @@ from ...core.sessions.grouping import (
     agent_names,
     earliest,
     keys_run_id,
-    parse_time,
     revision,
     tool_of,
 )
+from ...core.times import parse_time
 from ...core.sessions.model import Session, Tool
 from .. import packs, search
 from ..database import database_error
