@@ -26,8 +26,8 @@ from ...core.sessions.grouping import (
     revision,
     tool_of,
 )
-from ...core.times import parse_time
 from ...core.sessions.model import Session, Tool
+from ...core.times import parse_time
 from .. import packs, search
 from ..database import database_error
 from ..mark_rows import CURRENT_MARK
