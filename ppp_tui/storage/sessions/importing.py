@@ -40,7 +40,7 @@ from .. import packs, search
 from ..database import database_error, now
 from ..mark_rows import CURRENT_MARK, MARK_HISTORY
 from ..rows import Rows, next_agent, write
-from .common import unreadable
+from .common import bounds_met, unreadable
 from .discover import (
     is_sidecar,
     normalise_remote,
@@ -164,8 +164,13 @@ def read_files(
             line = f"{item.path}: cannot read ({error.strerror or error})"
             (report.errors if item.named else report.warnings).append(line)
             continue
+        except MemoryError:  # what is left of memory on a small machine: this file only
+            line = f"{item.path}: too large for the memory left; not read"
+            (report.errors if item.named else report.warnings).append(line)
+            continue
         finally:
             report.warnings.extend(warnings.lines)
+        report.warnings.extend(bounds_met(item.path, session))
         if not session.turns and not session.subagent:
             # A session in which nothing was typed yet (Gemini CLI writes a header for
             # every session it starts): read well, but no agent to rank. Not an error:
