@@ -233,6 +233,34 @@ def test_a_first_line_longer_than_the_sniff_is_still_recognised(tmp_path: Path) 
     assert result.stdout.startswith("imported 2 sessions")
 
 
+def test_a_long_field_before_the_type_is_read_past(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Before: 64 KB before a Claude line's type, or before a Gemini record's project and
+    # messages, and the file was "no transcript": the run-file importer's "$: agents is
+    # required". The sniff reads further, up to its bound.
+    lines = claude_lines()
+    first = {"parentUuid": None, "message": {"role": "user", "content": "y" * 100_000}}
+    claude = jsonl(tmp_path / "c.jsonl", {**first, **lines[0], **first}, *lines[1:])
+    record = {
+        "sessionId": "g9",
+        "summary": "z" * 100_000,
+        "projectHash": "p",
+        "messages": [
+            {"id": "u1", "type": "user", "timestamp": SESSION_START, "content": "Fix it"},
+            {"id": "m1", "type": "gemini", "timestamp": SESSION_START, "content": "Done."},
+        ],
+    }
+    gemini = tmp_path / "g.json"
+    gemini.write_text(json.dumps(record, indent=2))
+    db = tmp_path / "db" / "runs.db"
+    result = invoke("import", str(claude), str(gemini), "--db", str(db))
+    clean_exit(result, 0)
+    assert result.stdout.startswith("imported 2 sessions")
+    monkeypatch.setattr(discover, "_SNIFF_MAX", 64 * 1024)  # the bound: no further
+    assert (recognise_file(str(claude)), recognise_file(str(gemini))) == (None, None)
+
+
 def test_a_type_that_is_a_list_or_an_object_is_no_type() -> None:
     # Before: `kind in frozenset` with an unhashable kind: a TypeError traceback.
     for kind in ([1], {"a": 1}):
@@ -275,6 +303,50 @@ def test_a_pipe_named_on_the_command_line_is_not_drained(tmp_path: Path) -> None
         os.close(read)
     clean_exit(result, 0)
     assert result.stdout.startswith("imported 3 runs")
+
+
+def test_a_named_pipe_on_the_command_line_is_one_line(tmp_path: Path) -> None:
+    # Before: `ppp-tui import fifo` waited for a writer forever, without a word. (A
+    # writer is held open here, so that a regression reads the pipe instead of hanging.)
+    fifo = tmp_path / "fifo.jsonl"
+    os.mkfifo(fifo)
+    good = jsonl(tmp_path / "a.jsonl", *claude_lines())
+    held = os.open(fifo, os.O_RDWR | os.O_NONBLOCK)
+    try:
+        result = invoke("import", str(fifo), str(good), "--db", str(tmp_path / "runs.db"))
+    finally:
+        os.close(held)
+    clean_exit(result, 1)
+    assert result.stderr == (
+        f"error: {fifo}: a named pipe, not a file (reading it would wait for a writer);"
+        " give a file, or its content on standard input\n"
+    )
+    assert "imported 1 session" in result.stdout
+
+
+def test_a_path_it_cannot_look_at_is_one_line(tmp_path: Path) -> None:
+    # Before: a name in a folder the user may not enter (or a name too long for the
+    # system) raised PermissionError (OSError) from is_dir(): a traceback, nothing
+    # imported.
+    good = jsonl(tmp_path / "a.jsonl", *claude_lines())
+    locked = tmp_path / "locked"
+    locked.mkdir()
+    inside = jsonl(locked / "b.jsonl", *claude_lines(session="s2"))
+    too_long = tmp_path / ("n" * 300) / "c.jsonl"
+    locked.chmod(0)
+    try:
+        denied = not os.access(locked, os.X_OK)
+        result = invoke(
+            "import", str(inside), str(too_long), str(good), "--db", str(tmp_path / "r.db")
+        )
+    finally:
+        locked.chmod(stat.S_IRWXU)
+    clean_exit(result, 1)
+    refused = [f"error: {too_long}: cannot be read (File name too long)"]
+    if denied:  # root enters every folder
+        refused.insert(0, f"error: {inside}: cannot be read (Permission denied)")
+    assert result.stderr.splitlines() == refused
+    assert f"imported {1 if denied else 2} session" in result.stdout
 
 
 def test_what_a_folder_cannot_read_is_said_so(tmp_path: Path) -> None:

@@ -179,7 +179,12 @@ def _agent_places(report: SessionReport) -> list[str]:
 
     found = []
     for tool, place in default_places().items():
-        if place.is_dir():
+        try:
+            there = place.is_dir()
+        except OSError as error:  # a folder on the way it may not enter
+            click.echo(f"{tool.value}: {inline(place)} cannot be read ({error.strerror})", err=True)
+            continue
+        if there:
             count = sum(1 for _ in walk(place))
             files = f"{count} file{'s' * (count != 1)}"
             click.echo(f"{tool.value}: {files} in {inline(place)}", err=True)

@@ -43,6 +43,7 @@ from ..rows import Rows, next_agent, write
 from .common import bounds_met, unreadable
 from .discover import (
     is_sidecar,
+    named_pipe,
     normalise_remote,
     recognise_file,
     repository_of,
@@ -107,7 +108,18 @@ def find_files(
     others: list[str] = []
     for name in names:
         path = Path(name)
-        if name != "-" and path.is_dir():
+        try:
+            folder = name != "-" and path.is_dir()
+        except OSError as error:  # a folder on the way it may not enter, a name too long
+            report.errors.append(str(unreadable(name, error)))
+            continue
+        if name != "-" and named_pipe(name):
+            report.errors.append(
+                f"{name}: a named pipe, not a file (reading it would wait for a writer);"
+                " give a file, or its content on standard input"
+            )
+            continue
+        if folder:
             odd: list[Path] = []
 
             def failed(error: OSError) -> None:
