@@ -1,14 +1,17 @@
 """Session import within its bounds (docs/input-limits.md): what one line and one session
-may cost, each bound lowered here so that the files stay small.
+may cost, each bound lowered here so that the files stay small; and an import that read
+a session earlier never replaces the later read another import stored meanwhile.
 
 Each bound is a finding of a fault pass: a 3 GB line ended in MemoryError and took the
 whole folder's import with it; 50 MB of "Should I? " held 2 GB while its questions were
-extracted.
+extracted; an import that read a growing session, then wrote after another, put back the
+older, shorter read.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -25,7 +28,8 @@ from helpers import (
 
 from ppp_tui.core.model import Agent, Trajectory
 from ppp_tui.core.sessions import agents
-from ppp_tui.storage.sessions import claude_code, common, gemini_cli
+from ppp_tui.storage.sessions import claude_code, common, gemini_cli, importing
+from ppp_tui.storage.sessions.importing import SessionFile, SessionReport
 from ppp_tui.storage.store import Store
 
 
@@ -276,3 +280,52 @@ def test_a_file_too_large_for_the_memory_left_is_one_line(
     result = invoke("import", str(big), "--db", str(db))
     clean_exit(result, 1)
     assert result.stderr == f"error: {big}: too large for the memory left; not read\n"
+
+
+# -- two imports ------------------------------------------------------------------------
+
+
+def _turn(n: int) -> list[dict[str, Any]]:
+    return [_claude_prompt(f"u{n}", f"Turn {n}"), _claude_text(f"a{n}", f"Done {n}.")]
+
+
+def test_an_import_that_read_earlier_never_replaces_a_later_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Before: import A read the growing session, import B read it later and wrote first,
+    # then A wrote its older read over B's: both said "1 updated", and turn 3 was gone
+    # until the next import.
+    path = tmp_path / "s.jsonl"
+    db = tmp_path / "runs.db"
+    first = claude_lines()
+    jsonl(path, *first)
+    clean_exit(invoke("import", str(path), "--db", str(db)), 0)
+    jsonl(path, *first, *_turn(2))
+    real = importing.read_files
+
+    def read_then_another_import(
+        files: Sequence[SessionFile], report: SessionReport, progress: Any
+    ) -> Any:
+        sessions = real(files, report, progress)  # A has read turns 1 and 2
+        monkeypatch.setattr(importing, "read_files", real)
+        jsonl(path, *first, *_turn(2), *_turn(3))
+        later = invoke("import", str(path), "--db", str(db))
+        clean_exit(later, 0)
+        assert "0 new runs; 1 updated" in later.stdout
+        return sessions
+
+    monkeypatch.setattr(importing, "read_files", read_then_another_import)
+    earlier = invoke("import", str(path), "--db", str(db))
+    clean_exit(earlier, 0)
+    assert "0 new runs; 1 session already stored from a later read (left as stored)" in (
+        earlier.stdout
+    )
+    turns = _trajectory(_agents(db)["s1"]).turns
+    assert [turn.prompt for turn in turns] == [
+        "Fix the bug",
+        "Turn 2",
+        "Turn 3",
+    ]
+    again = invoke("import", str(path), "--db", str(db))
+    clean_exit(again, 0)
+    assert "0 new runs; 1 unchanged" in again.stdout

@@ -221,6 +221,8 @@ def _import_sessions(
                 if not link_new(scratch, env.db_path):
                     with env.store(create=True) as store:
                         report.added = report.updated = report.unchanged = report.removed = 0
+                        report.staged = report.older = 0
+                        report.runs.clear()
                         write_sessions(store, sessions, options, report)
     parts = [
         f"imported {report.sessions} session{'s' * (report.sessions != 1)}"
@@ -233,6 +235,11 @@ def _import_sessions(
         parts.append(f"{report.unchanged} unchanged{staged}")
     if report.removed:
         parts.append(f"{report.removed} left with no session and removed")
+    if report.older:
+        parts.append(
+            f"{report.older} session{'s' * (report.older != 1)} already stored from a later"
+            " read (left as stored)"
+        )
     parts.append(f"{report.asks} question{'s' * (report.asks != 1)} asked through a tool")
     if report.warnings:
         parts.append(f"{len(report.warnings)} warning{'s' * (len(report.warnings) != 1)}")

@@ -76,6 +76,7 @@ class SessionReport:
     unchanged: int = 0
     removed: int = 0  # runs left with no session (all moved to the run --run names)
     staged: int = 0  # unchanged runs given the stage asked for
+    older: int = 0  # sessions read before a larger read of them was stored (left out)
     # (run id, "new" or "updated", its agents' names, its task) of each run written
     runs: list[tuple[str, str, list[str], str | None]] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
@@ -265,6 +266,11 @@ def _write(
     existing = _existing(conn)
     owner = {key: run for run in existing for key in run.sizes}
     by_id = {run.id: run for run in existing}
+    # A session read before another import stored a later, larger read of it (that import
+    # wrote first) is left out: a read of an older file never replaces a newer one.
+    newer = {k for s in sessions if (k := session_key(s)) in owner and owner[k].sizes[k] > s.size}
+    sessions = [s for s in sessions if session_key(s) not in newer]
+    report.older += len(newer)
     targets: dict[str, list[Session]] = {}
     order: list[str] = []
 
@@ -285,7 +291,8 @@ def _write(
             raise PPPError(
                 f"run {options.run!r} exists and was not read from sessions; choose another name"
             )
-        assign(options.run, sessions)
+        if sessions:
+            assign(options.run, sessions)
         # A session already in another run moves to this one.
         for session in sessions:
             known = owner.get(session_key(session))
