@@ -380,3 +380,166 @@ class ClaudeTranscript:
                 "replaceAll": False,
             },
         )
+
+
+# -- small transcripts with one ask each, for hostile input ----------------------
+
+ESC = "\x1b"
+SESSION_START = "2026-03-02T10:00:00.000Z"
+
+
+def invoke(*args: str, input: str | bytes | None = None) -> Result:
+    """`ppp-tui ARGS` through click's runner, whatever it raises (`clean_exit` checks)."""
+    from click.testing import CliRunner
+
+    from ppp_tui.cli import cli
+
+    return CliRunner().invoke(cli, list(args), input=input)
+
+
+def clean_exit(result: Result, code: int) -> None:
+    """The command ended as it meant to: no traceback, no raw escape."""
+    assert result.exit_code == code, (result.exit_code, result.output)
+    assert result.exception is None or isinstance(result.exception, SystemExit), repr(
+        result.exception
+    )
+    assert "Traceback" not in result.output
+    assert ESC not in result.output
+
+
+def jsonl(path: Path, *objects: Any, prefix: bytes = b"", end: bytes = b"\n") -> Path:
+    """A JSON Lines file (ASCII JSON: a lone surrogate stays a `\\ud800` escape)."""
+    body = end.join(json.dumps(obj).encode() for obj in objects) + end
+    path.write_bytes(prefix + body)
+    return path
+
+
+def ask_claude_lines(
+    session: object = "s1",
+    prompt: str = "Fix the bug",
+    model: str = "claude-opus-4-5",
+    cwd: str = "/nowhere/repo",
+    answers: object = None,
+    asked: str = SESSION_START,
+    answered: str = "2026-03-02T10:00:20.000Z",
+) -> list[dict[str, Any]]:
+    """A Claude Code session: a prompt, an AskUserQuestion and its answer."""
+    base = {"sessionId": session, "cwd": cwd, "version": "2.1.30"}
+    ask = {
+        "questions": [
+            {"question": "Which one?", "options": [{"label": "A"}, {"label": "B"}]},
+        ]
+    }
+    return [
+        {
+            **base,
+            "type": "user",
+            "uuid": "u1",
+            "timestamp": SESSION_START,
+            "message": {"role": "user", "content": prompt},
+        },
+        {
+            **base,
+            "type": "assistant",
+            "uuid": "a1",
+            "timestamp": asked,
+            "message": {
+                "id": "m1",
+                "role": "assistant",
+                "model": model,
+                "content": [
+                    {"type": "tool_use", "id": "t1", "name": "AskUserQuestion", "input": ask}
+                ],
+            },
+        },
+        {
+            **base,
+            "type": "user",
+            "uuid": "u2",
+            "timestamp": answered,
+            "message": {
+                "role": "user",
+                "content": [{"type": "tool_result", "tool_use_id": "t1", "content": "ok"}],
+            },
+            "toolUseResult": {"answers": {"Which one?": "A"} if answers is None else answers},
+        },
+    ]
+
+
+def ask_codex_lines(
+    session: str = "c1",
+    prompt: str = "Fix the bug",
+    instructions: str = "",
+    answered: str = "2026-03-02T10:01:00.000Z",
+) -> list[dict[str, Any]]:
+    """A Codex rollout: its meta, a prompt, a request_user_input call and its output."""
+    args = {"questions": [{"id": "q1", "question": "Which?", "options": [{"label": "A"}]}]}
+    meta: dict[str, Any] = {"id": session, "timestamp": SESSION_START, "cwd": "/nowhere/repo"}
+    if instructions:
+        meta["base_instructions"] = {"text": instructions}
+    output = {"answers": {"q1": {"answers": ["A"]}}}
+    return [
+        {"timestamp": SESSION_START, "type": "session_meta", "payload": meta},
+        {"timestamp": SESSION_START, "type": "turn_context", "payload": {"model": "gpt-5.5"}},
+        {
+            "timestamp": SESSION_START,
+            "type": "event_msg",
+            "payload": {"type": "user_message", "message": prompt},
+        },
+        {
+            "timestamp": SESSION_START,
+            "type": "response_item",
+            "payload": {
+                "type": "function_call",
+                "name": "request_user_input",
+                "arguments": json.dumps(args),
+                "call_id": "call1",
+            },
+        },
+        {
+            "timestamp": answered,
+            "type": "response_item",
+            "payload": {
+                "type": "function_call_output",
+                "call_id": "call1",
+                "output": json.dumps(output),
+            },
+        },
+    ]
+
+
+def gemini_lines(
+    session: object = "g1", header: dict[str, Any] | None = None, **call: Any
+) -> list[dict[str, Any]]:
+    """A Gemini CLI JSONL recording: its header, a prompt and an ask_user call."""
+    record = {
+        "id": "c1",
+        "name": "ask_user",
+        "args": {"questions": [{"question": "Which?", "options": [{"label": "A"}]}]},
+        "result": [gemini_ask_output({"answers": {"0": "A"}})],
+        "status": "success",
+        "timestamp": "2026-03-02T10:00:30.000Z",
+    }
+    record.update(call)
+    return [
+        {"sessionId": session, "projectHash": "p", "startTime": SESSION_START, **(header or {})},
+        {
+            "id": "u1",
+            "type": "user",
+            "timestamp": SESSION_START,
+            "content": [{"text": "Fix the bug"}],
+        },
+        {
+            "id": "m1",
+            "type": "gemini",
+            "timestamp": SESSION_START,
+            "content": "Let me ask.",
+            "model": "gemini-3-pro",
+            "toolCalls": [record],
+        },
+    ]
+
+
+def gemini_ask_output(output: object) -> dict[str, Any]:
+    response = {"output": output if isinstance(output, str) else json.dumps(output)}
+    return {"functionResponse": {"id": "c1", "name": "ask_user", "response": response}}

@@ -797,7 +797,7 @@ def test_diff_shows_hostile_text_inert(tmp_path: Path) -> None:
     assert not UNSAFE.search(text) and "changes: 1 file, +1 -0" in text
 
 
-@pytest.mark.parametrize("size", [3_000_000])
+@pytest.mark.parametrize("size", [900_000])
 def test_a_huge_write_is_stored_cut_with_its_counts_whole(tmp_path: Path, size: int) -> None:
     text = "".join(f"{i:07d}\n" for i in range(size // 8))
     db = _one_edit_db(tmp_path, text=text)
@@ -841,3 +841,15 @@ def test_the_edits_migration_is_idempotent_and_a_version_6_database_gains_it(
         assert store.conn.execute("PRAGMA user_version").fetchone() == (7,)
         assert store.conn.execute("SELECT count(*) FROM agent_edits").fetchone() == (0,)
     assert "no changes" in run_cli("diff", "session-", "--db", str(path)).output
+
+
+def test_a_write_of_more_text_than_a_session_keeps_counts_what_was_kept(tmp_path: Path) -> None:
+    # A text past a megabyte is kept as its first and last half-megabyte (input-limits.md):
+    # an edit of it counts the lines kept.
+    text = "".join(f"{i:07d}\n" for i in range(3_000_000 // 8))
+    db = _one_edit_db(tmp_path, text=text)
+    ((path, added, removed),) = _changes(db)["claude-code"]
+    assert (path, removed) == ("app.py", 0)
+    assert (1 << 20) // 8 - 2 <= added <= (1 << 20) // 8 + 3
+    diff = run_cli("diff", "session-", "--db", str(db)).output
+    assert "\\ diff cut here:" in diff and len(diff) < 250_000

@@ -179,7 +179,12 @@ def _agent_places(report: SessionReport) -> list[str]:
 
     found = []
     for tool, place in default_places().items():
-        if place.is_dir():
+        try:
+            there = place.is_dir()
+        except OSError as error:  # a folder on the way it may not enter
+            click.echo(f"{tool.value}: {inline(place)} cannot be read ({error.strerror})", err=True)
+            continue
+        if there:
             count = sum(1 for _ in walk(place))
             files = f"{count} file{'s' * (count != 1)}"
             click.echo(f"{tool.value}: {files} in {inline(place)}", err=True)
@@ -216,6 +221,8 @@ def _import_sessions(
                 if not link_new(scratch, env.db_path):
                     with env.store(create=True) as store:
                         report.added = report.updated = report.unchanged = report.removed = 0
+                        report.staged = report.older = 0
+                        report.runs.clear()
                         write_sessions(store, sessions, options, report)
     if not report.files and not report.errors:
         click.echo("error: no session transcripts found", err=True)
@@ -231,6 +238,11 @@ def _import_sessions(
         parts.append(f"{report.unchanged} unchanged{staged}")
     if report.removed:
         parts.append(f"{report.removed} left with no session and removed")
+    if report.older:
+        parts.append(
+            f"{report.older} session{'s' * (report.older != 1)} already stored from a later"
+            " read (left as stored)"
+        )
     parts.append(f"{report.asks} question{'s' * (report.asks != 1)} asked through a tool")
     if report.warnings:
         parts.append(f"{len(report.warnings)} warning{'s' * (len(report.warnings) != 1)}")

@@ -9,6 +9,9 @@ extraction rules every run gets. A sub-agent's text is addressed to the agent th
 started it, never to the user. Thinking and the
 arguments of other tools are never read for questions.
 
+The text read for questions is bounded per session (QUESTION_TEXT): the import says
+when a session passes it.
+
 The technical score is the pass fraction of the last test run in the session's tool
 results; an agent without one is unscored (`UNSCORED`), never a silent number. Its edits
 of files are its changes (changes.py).
@@ -33,6 +36,25 @@ def selection_text(question: str, options: list[str]) -> str:
     letters = [chr(ord("A") + i) for i in range(min(len(options), 26))]
     offered = ", ".join(letters[:-1]) + f" or {letters[-1]}" if len(letters) > 1 else "A"
     return f"{body} ({offered})?"
+
+
+# Characters of the text that ends turns read for questions in one session. Questions
+# found in text cost tens of times their size (a flood of "Should I?" is one every ten
+# characters); real sessions end their turns with far less.
+QUESTION_TEXT = 2 << 20
+
+
+def question_text(session: Session) -> int:
+    """How much text the question extraction has to read in `session` (the text that ends
+    its turns); past QUESTION_TEXT, `session_agent` reads no more."""
+    if session.subagent:
+        return 0
+    return sum(
+        len(step.text)
+        for turn in session.turns
+        for step in turn.steps[closing_start(turn) :]
+        if step.kind is StepKind.TEXT
+    )
 
 
 def closing_start(turn: SessionTurn) -> int:
@@ -78,6 +100,7 @@ def session_agent(session: Session, name: str, task: str | None) -> Agent:
     the effort classifier)."""
     turns: list[Turn] = []
     questions: list[Question] = []
+    left = QUESTION_TEXT  # text the extraction may still read
     for number, turn in enumerate(session.turns, start=1):
         response = turn.response()
         turns.append(
@@ -96,10 +119,12 @@ def session_agent(session: Session, name: str, task: str | None) -> Agent:
                 if ask is not None:
                     questions.append(_asked(ask, number, task))
             elif step.kind is StepKind.TEXT and place >= closing:
-                questions.extend(
-                    Question(text, classify_effort(text, task), number, Source.EXTRACTED)
-                    for text in extract_questions(step.text)
-                )
+                left -= len(step.text)
+                if left >= 0:
+                    questions.extend(
+                        Question(text, classify_effort(text, task), number, Source.EXTRACTED)
+                        for text in extract_questions(step.text)
+                    )
         # Asks a reader listed without a step of their own still count.
         questions.extend(_asked(ask, number, task) for ask in asks)
     tests = session.tests

@@ -113,7 +113,10 @@ class _Event(NamedTuple):
 def find_test_run(output: str) -> TestRun | None:
     """The last test run summarised in one tool output, or None."""
     text = _clean(output)
-    events = sorted(_events(text))
+    try:
+        events = sorted(_events(text))
+    except ValueError:  # a count longer than Python reads (4,300 digits): no test run
+        return None
     i = len(events) - 1
     while i >= 0:
         kind = events[i].kind

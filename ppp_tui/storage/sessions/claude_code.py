@@ -21,7 +21,6 @@ One JSON object a line, appended as the session goes. What matters here:
 
 from __future__ import annotations
 
-import math
 import os
 import re
 from collections.abc import Callable
@@ -40,8 +39,10 @@ from ...core.sessions.model import (
 from .common import (
     TAIL,
     JsonLines,
+    Kept,
     UnknownKinds,
     as_text,
+    number_text,
     one_line,
     option_labels,
     seconds_between,
@@ -162,6 +163,10 @@ def read_claude_code(
         with open(path, "rb") as file:
             for number, obj in reader.lines.objects(file):
                 reader.line(obj, number)
+                reader.kept.count(reader.main.turns)
+                reader.kept.count(reader.side.turns)
+                if reader.kept.over(number):
+                    break
     except OSError as error:
         raise unreadable(path, error) from None
     return reader.finish()
@@ -201,6 +206,7 @@ class _Reader:
         self.path = path
         self.warnings = warnings
         self.lines = JsonLines(path, warnings, progress)
+        self.kept = Kept(path, warnings)
         self.main = _Thread()
         self.side = _Thread()
         self.session = Session(tool=Tool.CLAUDE_CODE, id="", path=path)
@@ -639,9 +645,7 @@ def _answer_value(value: object) -> str | None:
 def _answer_text(value: object) -> str | None:
     if isinstance(value, str):
         return value or None
-    if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value):
-        return str(value)
-    return None
+    return number_text(value)
 
 
 def _answers_in_text(text: str, questions: list[str]) -> dict[str, str]:

@@ -15,15 +15,8 @@ pairing an item with the event of the same text in the same turn. Injected conte
 (`<environment_context>`, `<user_instructions>`, AGENTS.md, `<turn_aborted>`, developer
 messages, compaction summaries) is not a prompt.
 
-Asks are the `request_user_input` tool (Plan mode, about 0.9x on). Its arguments are
-`{"questions": [{"id", "header", "question", "options": [{"label", "description"}]}]}`
-and its output (codex-rs/core/src/tools/handlers/request_user_input.rs) is the serialized
-`RequestUserInputResponse`: `{"answers": {"<question id>": {"answers": ["<label>",
-"user_note: <typed text>"]}}}`, with the label "None of the above" when the user typed an
-answer of their own. Esc interrupts the turn: the call's output is then "aborted by user
-after 12.3s" (codex-rs/core/src/tools/parallel.rs) and a `turn_aborted` event follows;
-"request_user_input was cancelled before receiving a response" is the answer that never
-came. Both are a dismissal.
+Asks are the `request_user_input` tool (Plan mode, about 0.9x on), read in codex_asks.py;
+an interrupted turn (`turn_aborted`) dismisses the questions still waiting.
 
 Edits of files are apply_patch calls, however the rollout carries them (patches.py).
 
@@ -33,7 +26,6 @@ an unknown type or an odd shape is a warning (or nothing) and the rest is read.
 
 from __future__ import annotations
 
-import json
 import os
 import re
 from collections.abc import Callable
@@ -41,7 +33,6 @@ from datetime import datetime
 from typing import Any
 
 from ...core.sessions.model import (
-    Ask,
     Session,
     SessionError,
     SessionTurn,
@@ -51,23 +42,20 @@ from ...core.sessions.model import (
     TestRun,
     Tool,
 )
+from .codex_asks import ASK_TOOL, PendingAsk, dismiss, fill, questions
 from .common import (
     JsonLines,
+    Kept,
     UnknownKinds,
     as_text,
     one_line,
-    option_labels,
-    seconds_between,
+    parse_json,
     tests_in,
     unreadable,
 )
 from .patches import CodexEdits
 
 Json = dict[str, Any]
-
-_ASK_TOOL = "request_user_input"
-_NOTE = "user_note: "
-_OTHER = "None of the above"  # the TUI's own option for an answer typed by the user
 
 # Record types Codex writes that hold nothing of the conversation (or hold it twice).
 _QUIET_RECORDS = frozenset(
@@ -202,7 +190,7 @@ def _output_text(value: object) -> str:
     if isinstance(value, str):
         if value.startswith('{"output":'):  # before 0.4x a shell output was JSON in a string
             try:
-                inner = json.loads(value)
+                inner = parse_json(value)
             except (ValueError, RecursionError):
                 return value
             if isinstance(inner, dict) and isinstance(inner.get("output"), str):
@@ -225,7 +213,7 @@ def _arguments(value: object) -> object:
     if isinstance(value, str):
         if value.lstrip().startswith("{"):
             try:
-                return json.loads(value)
+                return parse_json(value)
             except (ValueError, RecursionError):
                 return value
         return value
@@ -308,52 +296,6 @@ def _web_search_line(action: Json) -> str:
     return one_line(f"web_search: {detail}") if detail else "web_search"
 
 
-def _answer(entry: object) -> str | None:
-    """One question's answer in a `RequestUserInputResponse`: the option picked, the text
-    typed in place of one, or both; None for an empty answer list."""
-    if isinstance(entry, str):
-        return entry or None
-    values = _dict(entry).get("answers")
-    if isinstance(values, str):
-        values = [values]
-    if not isinstance(values, list):
-        return None
-    labels: list[str] = []
-    notes: list[str] = []
-    for value in values:
-        if not isinstance(value, str) or not value.strip():
-            continue
-        if value.startswith(_NOTE):
-            note = value[len(_NOTE) :].strip()
-            if note:
-                notes.append(note)
-        else:
-            labels.append(value.strip())
-    if notes and labels == [_OTHER]:
-        labels = []  # "None of the above" and a typed answer: the typed answer
-    picked = ", ".join(labels)
-    typed = " ".join(notes)
-    if picked and typed:
-        return f"{picked}; {typed}"
-    return picked or typed or None
-
-
-def _dismissal(output: str) -> bool:
-    head = output.lstrip()[:200]
-    return head.startswith("aborted") or "was cancelled before receiving a response" in head
-
-
-class _PendingAsk:
-    """The questions of one request_user_input call, waiting for its output."""
-
-    __slots__ = ("asks", "at", "ids")
-
-    def __init__(self, asks: list[Ask], ids: list[str], at: str | None) -> None:
-        self.asks = asks
-        self.ids = ids
-        self.at = at
-
-
 # --------------------------------------------------------------------------- reading
 
 
@@ -376,7 +318,7 @@ class _Reader:
         self.prompt_from: str | None = None  # "item" or "event": where the turn's prompt came
         self.prompt_paired = False  # ... and whether its copy from the other has come too
         self.echoes: dict[tuple[str, str], int] = {}  # texts seen once, awaiting their copy
-        self.asks: dict[str, _PendingAsk] = {}
+        self.asks: dict[str, PendingAsk] = {}
         self.scanned: set[str] = set()  # call ids whose output was searched for tests
         self.edits = CodexEdits()  # apply_patch calls waiting for their outcome
         self.unknown = UnknownKinds("record type")
@@ -386,6 +328,7 @@ class _Reader:
 
     def read(self, progress: Callable[[int], None] | None) -> Session:
         lines = JsonLines(self.path, self.warnings, progress)
+        kept = Kept(self.path, self.warnings)
         try:
             with open(self.path, "rb") as handle:
                 for number, obj in lines.objects(handle):
@@ -395,6 +338,9 @@ class _Reader:
                         self.warnings.add(
                             self.path, number, f"skipped: an odd {type(exc).__name__} shape"
                         )
+                    kept.count(self.turns)
+                    if kept.over(number):
+                        break
         except OSError as exc:
             raise unreadable(self.path, exc) from exc
         lines.finish()
@@ -584,7 +530,7 @@ class _Reader:
         elif kind == "patch_apply_end":
             self.edits.event(event, self._current(timestamp))
         elif kind == "turn_aborted":
-            self._dismiss_pending(_str(timestamp))
+            dismiss(self.asks.values(), _str(timestamp))
 
     # ---- turns and steps
 
@@ -649,7 +595,7 @@ class _Reader:
     def _call(self, kind: str, item: Json, timestamp: object) -> None:
         name = _str(item.get("name")) or kind
         namespace = _str(item.get("namespace"))
-        if kind == "function_call" and name == _ASK_TOOL and namespace is None:
+        if kind == "function_call" and name == ASK_TOOL and namespace is None:
             self._ask(item, timestamp)
             return
         if namespace:
@@ -673,7 +619,7 @@ class _Reader:
     def _output(self, call_id: str | None, output: str, timestamp: object) -> None:
         pending = self.asks.pop(call_id, None) if call_id is not None else None
         if pending is not None:
-            self._answers(pending, output, _str(timestamp))
+            fill(pending, output, _str(timestamp))
         else:
             self._evidence(call_id, output)
 
@@ -690,60 +636,18 @@ class _Reader:
     # ---- asks
 
     def _ask(self, item: Json, timestamp: object) -> None:
-        args = _arguments(item.get("arguments"))
-        questions = _dict(args).get("questions")
+        found = questions(_arguments(item.get("arguments")))
         turn = self._current(timestamp)
-        if not isinstance(questions, list) or not questions:
-            turn.steps.append(Step(StepKind.TOOL, _ASK_TOOL))  # malformed: no question in it
+        if found is None:
+            turn.steps.append(Step(StepKind.TOOL, ASK_TOOL))  # malformed: no question in it
             return
-        asks: list[Ask] = []
-        ids: list[str] = []
-        for index, question in enumerate(questions):
-            if not isinstance(question, dict):
-                continue
-            text = question.get("question")
-            ask = Ask(
-                text=text if isinstance(text, str) else "",
-                options=option_labels(question.get("options")),
-                header=_str(question.get("header")),
-            )
-            asks.append(ask)
-            ids.append(_str(question.get("id")) or str(index))
+        asks, ids = found
+        for ask in asks:
             turn.steps.append(Step(StepKind.ASK, ask.text))
             turn.asks.append(ask)
         call_id = _str(item.get("call_id"))
         if call_id is not None and asks:
-            self.asks[call_id] = _PendingAsk(asks, ids, _str(timestamp))
-
-    def _answers(self, pending: _PendingAsk, output: str, at: str | None) -> None:
-        seconds = seconds_between(pending.at, at)
-        response: object = None
-        if output.lstrip().startswith("{"):
-            try:
-                response = json.loads(output)
-            except (ValueError, RecursionError):
-                response = None
-        answers = _dict(response).get("answers")
-        if isinstance(answers, dict):
-            for ask, question_id in zip(pending.asks, pending.ids, strict=True):
-                ask.answer = _answer(answers.get(question_id))
-                ask.dismissed = False
-                ask.seconds = seconds
-        elif _dismissal(output):
-            for ask in pending.asks:
-                ask.answer = None
-                ask.dismissed = True
-                ask.seconds = seconds
-        # any other output is the tool's error: the question was never put, no answer
-
-    def _dismiss_pending(self, at: str | None) -> None:
-        """A turn interrupted while its questions wait: they were dismissed (the call's
-        "aborted" output, when written, comes after and says the same)."""
-        for pending in self.asks.values():
-            for ask in pending.asks:
-                if ask.answer is None:
-                    ask.dismissed = True
-                    ask.seconds = seconds_between(pending.at, at)
+            self.asks[call_id] = PendingAsk(asks, ids, _str(timestamp))
 
 
 def _file_id(path: str) -> str:

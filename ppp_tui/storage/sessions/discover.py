@@ -18,8 +18,11 @@ from typing import Any
 
 from ...core.sessions.model import Tool
 
-# How much of a file is read to recognise it.
+# How much of a file is read to recognise it: 64 KB, then, while that holds fewer than
+# _SNIFF_LINES lines (a long first line: a pasted log before a line's type), four times
+# as much at a time, up to 4 MB.
 _SNIFF_BYTES = 64 * 1024
+_SNIFF_MAX = 4 << 20
 _SNIFF_LINES = 40
 _CLAUDE_TYPES = frozenset(
     {"user", "assistant", "summary", "system", "progress", "file-history-snapshot"}
@@ -93,9 +96,10 @@ def _space(text: str, at: int) -> int:
 
 
 def _pretty_object(head: bytes) -> bool:
-    """A pretty-printed Gemini conversation record (its keys near the top)."""
-    text = head[:4096].decode("utf-8", errors="replace")
-    return '"sessionId"' in text and ('"messages"' in text or '"projectHash"' in text)
+    """A pretty-printed Gemini conversation record (its id at the top, its messages or
+    project after it, perhaps past a long summary)."""
+    top = head[:4096].decode("utf-8", errors="replace")
+    return '"sessionId"' in top and (b'"messages"' in head or b'"projectHash"' in head)
 
 
 def _chat_history(head: bytes) -> bool:
@@ -165,7 +169,27 @@ def sniff(path: str) -> Tool | None:
     with open(fd, "rb") as handle:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
             return None
-        return recognise(handle.read(_SNIFF_BYTES))
+        head = handle.read(_SNIFF_BYTES)
+        while (
+            (tool := recognise(head)) is None
+            and len(head) < _SNIFF_MAX
+            and head.count(b"\n") < _SNIFF_LINES  # more would hold no line more looked at
+        ):
+            more = handle.read(len(head) * 3)
+            if not more:
+                break
+            head += more
+        return tool
+
+
+def named_pipe(name: str) -> bool:
+    """Whether `name` is a FIFO made with mkfifo: reading it waits for a writer that may
+    never come. A pipe the shell hands over (`<(some command)`, /dev/fd/N) is none."""
+    try:
+        real = os.path.realpath(name)
+        return not real.startswith(("/dev/fd/", "/proc/")) and stat.S_ISFIFO(os.lstat(real).st_mode)
+    except (OSError, ValueError):
+        return False
 
 
 def is_sidecar(path: str) -> bool:

@@ -23,11 +23,11 @@ from __future__ import annotations
 
 import hashlib
 import json
-import math
+import os
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, BinaryIO
 
 from ...core.sessions.changes import SessionEdit
 from ...core.sessions.model import (
@@ -42,22 +42,34 @@ from ...core.sessions.model import (
     Tool,
 )
 from .common import (
+    MAX_LINE,
     JsonLines,
+    Kept,
     UnknownKinds,
-    has_surrogate_escape,
+    kept_size,
     one_line,
-    option_labels,
-    seconds_between,
+    parse_json,
+    size_text,
     tests_in,
-    text_only,
     unreadable,
 )
 from .edits import GEMINI_EDIT_TOOLS, GeminiCalls, gemini_edits
+from .gemini_asks import (
+    ASK_TOOL,
+    PendingAsk,
+    Response,
+    answer,
+    answer_seconds,
+    questions,
+    resolve,
+)
 
 __all__ = ["read_gemini_cli"]
 
 _CHUNK = 1 << 20  # how much is read between two progress calls
-_ASK_TOOL = "ask_user"
+# A JSON chat (layouts 2 and 3) is parsed whole, which takes about three times its size;
+# Gemini CLI rewrote the whole file at every message, which kept them far smaller.
+MAX_DOCUMENT = 256 << 20
 _SILENT_TYPES = frozenset({"info", "error", "warning"})  # the CLI's own notices
 _MODEL_TYPES = frozenset({"gemini", "model"})  # "model": a hand-made variant, same shape
 # What the CLI says to the model on its own, as a user message: never a typed prompt.
@@ -109,15 +121,15 @@ def read_gemini_cli(
     """
     try:
         with open(path, "rb") as handle:
-            first = handle.readline()
+            first = handle.readline(MAX_LINE + 1)
             if progress is not None and first:
                 progress(len(first))
-            header = _loads(first)
+            header = _loads(first) if len(first) <= MAX_LINE else None
             if isinstance(header, dict) and (
                 "sessionId" in header or "$set" in header or "$rewindTo" in header
             ):
                 return _JsonLines(path, warnings, progress).read(first, header, handle)
-            data = first + _read_rest(handle, progress)
+            data = _read_whole(path, handle, progress)
     except OSError as error:
         raise unreadable(path, error) from None
     return _read_json(path, data, warnings)
@@ -130,27 +142,33 @@ def _loads(data: bytes) -> object:
     """The JSON value of `data`, or None when it is not JSON; never raises. Lone
     surrogates in its strings are U+FFFD."""
     try:
-        value = json.loads(data)
+        return parse_json(data)
     except UnicodeDecodeError:
         try:
-            value = json.loads(data.decode("utf-8-sig", errors="replace"))
+            return parse_json(data.decode("utf-8-sig", errors="replace"))
         except (ValueError, RecursionError):
             return None
     except (ValueError, RecursionError):
         return None
-    return text_only(value) if has_surrogate_escape(data) else value
 
 
-def _read_rest(handle: Any, progress: Callable[[int], None] | None) -> bytes:
-    chunks = []
-    while True:
-        chunk = handle.read(_CHUNK)
-        if not chunk:
-            break
-        chunks.append(chunk)
-        if progress is not None:
-            progress(len(chunk))
-    return b"".join(chunks)
+def _read_whole(path: str, handle: BinaryIO, progress: Callable[[int], None] | None) -> bytes:
+    """The whole file (a JSON chat is parsed at once), at most MAX_DOCUMENT bytes: a larger
+    one is refused unread. Read in one piece, so that it is held once."""
+    size = os.fstat(handle.fileno()).st_size
+    data = b""
+    if size <= MAX_DOCUMENT:
+        done = handle.tell()
+        handle.seek(0)
+        data = handle.read(size + 1)  # one byte more: a file still growing
+        if progress is not None and len(data) > done:
+            progress(len(data) - done)
+    if size > MAX_DOCUMENT or len(data) > MAX_DOCUMENT:
+        raise SessionError(
+            f"{path}: a JSON chat of more than {size_text(MAX_DOCUMENT)}, more than ppp-tui"
+            " reads at once; not read"
+        )
+    return data
 
 
 def _read_json(path: str, data: bytes, warnings: SessionWarnings) -> Session:
@@ -158,7 +176,7 @@ def _read_json(path: str, data: bytes, warnings: SessionWarnings) -> Session:
     if not data.strip():
         raise SessionError(f"{path}: empty file, no Gemini CLI chat")
     try:
-        value: object = json.loads(data)
+        value: object = parse_json(data)
     except UnicodeDecodeError:
         value = _loads(data)
         if value is None:
@@ -170,8 +188,6 @@ def _read_json(path: str, data: bytes, warnings: SessionWarnings) -> Session:
         ) from None
     except (ValueError, RecursionError):
         raise SessionError(f"{path}: not valid JSON, no Gemini CLI chat") from None
-    if has_surrogate_escape(data):
-        value = text_only(value)
     if isinstance(value, dict):
         if isinstance(value.get("sessionId"), str) and isinstance(value.get("messages"), list):
             return _conversation_record(path, value, len(data), warnings)
@@ -206,6 +222,7 @@ class _JsonLines:
         # info line), kept so that a $rewindTo can name it.
         self.messages: dict[str, _Digest | None] = {}
         self.digester = _Digester(path, warnings)
+        self.kept = Kept(path, warnings)  # the text of the messages held now
         self.odd_records = 0
         self.odd_first: int | None = None
         self.rewind_misses = 0
@@ -215,8 +232,11 @@ class _JsonLines:
         lines in `handle`."""
         self._record(header, 1)
         lines = JsonLines(self.path, self.warnings, self.progress, batch=_CHUNK)
-        for number, record in lines.objects(handle, start=2):
-            self._record(record, number)
+        if not self.kept.over(1):
+            for number, record in lines.objects(handle, start=2):
+                self._record(record, number)
+                if self.kept.over(number):
+                    break
         lines.finish()
         size = len(first) + lines.size
         session_id = self.meta.get("sessionId")
@@ -249,11 +269,11 @@ class _JsonLines:
         if isinstance(rewind, str):
             self._rewind(rewind)
         elif isinstance(record.get("id"), str):
-            self.messages[record["id"]] = self.digester.message(record, number)
+            self._put(record["id"], self.digester.message(record, number))
         elif isinstance(record.get("$set"), dict):
             update = record["$set"]
             if isinstance(update.get("messages"), list):
-                self.messages.clear()  # a checkpoint: the messages from here on
+                self._clear()  # a checkpoint: the messages from here on
                 self._messages(update["messages"], number)
             self.meta.update({k: v for k, v in update.items() if k != "messages"})
         elif isinstance(record.get("sessionId"), str) and isinstance(
@@ -268,16 +288,25 @@ class _JsonLines:
     def _messages(self, messages: list[object], number: int) -> None:
         for message in messages:
             if isinstance(message, dict) and isinstance(message.get("id"), str):
-                self.messages[message["id"]] = self.digester.message(message, number)
+                self._put(message["id"], self.digester.message(message, number))
+
+    def _put(self, message_id: str, digest: _Digest | None) -> None:
+        """A message written (again: in the place of its first write)."""
+        self.kept.total += _cost(digest) - _cost(self.messages.get(message_id))
+        self.messages[message_id] = digest
+
+    def _clear(self) -> None:
+        self.messages.clear()
+        self.kept.total = 0
 
     def _rewind(self, message_id: str) -> None:
         if message_id not in self.messages:
             self.rewind_misses += 1
-            self.messages.clear()
+            self._clear()
             return
         ids = list(self.messages)
         for dropped in ids[ids.index(message_id) :]:
-            del self.messages[dropped]
+            self.kept.total -= _cost(self.messages.pop(dropped))
 
     def _odd(self, number: int) -> None:
         self.odd_records += 1
@@ -289,15 +318,14 @@ def _conversation_record(
     path: str, record: dict[str, Any], size: int, warnings: SessionWarnings
 ) -> Session:
     digester = _Digester(path, warnings)
-    digests = []
-    odd = 0
-    for message in record["messages"]:
-        if not isinstance(message, dict):
-            odd += 1
-            continue
-        digest = digester.message(message, None)
-        if digest is not None:
-            digests.append(digest)
+    messages = record["messages"]
+    odd = sum(1 for message in messages if not isinstance(message, dict))
+    numbered = (
+        (number, digester.message(message, None))
+        for number, message in enumerate(messages, start=1)
+        if isinstance(message, dict)
+    )
+    digests = _within(path, warnings, numbered, "message")
     if odd:
         warnings.add(path, None, f"{odd} message(s) that are not objects (skipped)")
     digester.report()
@@ -310,10 +338,34 @@ def _saved_history(
     path: str, entries: list[object], data: bytes, warnings: SessionWarnings
 ) -> Session:
     digester = _Digester(path, warnings)
-    digests = [digester.content(entry) for entry in entries if isinstance(entry, dict)]
+    numbered = (
+        (number, digester.content(entry))
+        for number, entry in enumerate(entries, start=1)
+        if isinstance(entry, dict)
+    )
+    digests = _within(path, warnings, numbered, "entry")
     session = Session(Tool.GEMINI_CLI, _history_id(entries, data), path, size=len(data))
     _assemble(session, digests)
     return session
+
+
+def _within(
+    path: str,
+    warnings: SessionWarnings,
+    numbered: Iterable[tuple[int, _Digest | None]],
+    what: str,
+) -> list[_Digest]:
+    """The digests of a whole-file chat, up to the one by which the session keeps more
+    than MAX_SESSION_TEXT (a warning naming it)."""
+    kept = Kept(path, warnings)
+    digests = []
+    for number, digest in numbered:
+        if digest is not None:
+            digests.append(digest)
+            kept.total += _cost(digest)
+            if kept.over(None, f"{what} {number}"):
+                break
+    return digests
 
 
 def _history_id(entries: list[object], data: bytes) -> str:
@@ -357,25 +409,6 @@ def _session(session_id: str, path: str, meta: dict[str, Any], size: int) -> Ses
 
 
 @dataclass
-class _PendingAsk:
-    """An ask_user call whose result is in a later message (a saved history)."""
-
-    call_id: str | None
-    asks: list[Ask]
-    keys: list[str]  # each ask's key in the answers: its question's index in the call
-    asked: str | None  # when it was asked (the message's timestamp)
-
-
-@dataclass
-class _Response:
-    """A tool result that came as a user message's functionResponse part."""
-
-    call_id: str | None
-    name: str | None
-    response: object
-
-
-@dataclass
 class _Digest:
     """What one message contributes: a typed prompt, or the agent's steps."""
 
@@ -383,8 +416,8 @@ class _Digest:
     timestamp: str | None = None
     steps: list[Step] = field(default_factory=list)
     asks: list[Ask] = field(default_factory=list)
-    pending: list[_PendingAsk] = field(default_factory=list)
-    responses: list[_Response] = field(default_factory=list)
+    pending: list[PendingAsk] = field(default_factory=list)
+    responses: list[Response] = field(default_factory=list)
     model: str | None = None
     tests: TestRun | None = None
     cwd: str | None = None
@@ -449,7 +482,7 @@ def _user(
         if isinstance(response, dict):
             result = response.get("response")
             digest.responses.append(
-                _Response(_text(response.get("id")), _text(response.get("name")), result)
+                Response(_text(response.get("id")), _text(response.get("name")), result)
             )
             found = tests_in(_response_text(result))
             if found is not None:
@@ -584,18 +617,18 @@ def _tool_call(
     name = _text(record.get("name")) or "tool"
     args = record.get("args")
     result = record.get("result")
-    if name == _ASK_TOOL:
-        keys, asks = _asks(args)
+    if name == ASK_TOOL:
+        keys, asks = questions(args)
         if asks:
             for ask in asks:
                 digest.steps.append(Step(StepKind.ASK, ask.text))
             digest.asks.extend(asks)
             status = record.get("status")
             if pending or (result is None and status not in ("cancelled", "error")):
-                digest.pending.append(_PendingAsk(_text(record.get("id")), asks, keys, asked))
+                digest.pending.append(PendingAsk(_text(record.get("id")), asks, keys, asked))
             else:
-                seconds = _answer_seconds(asked, _text(record.get("timestamp")))
-                _answer(asks, keys, _responses(result), status, seconds)
+                seconds = answer_seconds(asked, _text(record.get("timestamp")))
+                answer(asks, keys, _responses(result), status, seconds)
             return
     digest.steps.append(Step(StepKind.TOOL, _fold(name, args)))
     if pending:
@@ -633,37 +666,6 @@ def _fold(name: str, args: object) -> str:
     return _clean(one_line(f"{name}: {value}" if value else name))
 
 
-# --- ask_user --------------------------------------------------------------------------
-
-
-def _asks(args: object) -> tuple[list[str], list[Ask]]:
-    """The questions of an ask_user call (packages/core/src/tools/ask-user.ts), each with
-    its key in the answers (its index among the call's questions, odd entries too)."""
-    questions = args.get("questions") if isinstance(args, dict) else None
-    if not isinstance(questions, list):
-        return [], []
-    keys = []
-    asks = []
-    for index, question in enumerate(questions):
-        if not isinstance(question, dict):
-            continue
-        keys.append(str(index))
-        options = [_clean(label) for label in option_labels(question.get("options"))]
-        if not options and question.get("type") == "yesno":
-            options = ["Yes", "No"]  # the dialog offers these for a yes/no question
-        text = _text(question.get("question")) or _text(question.get("header")) or ""
-        header = _text(question.get("header"))
-        asks.append(
-            Ask(
-                text=_clean(text.strip()),
-                options=options,
-                header=_clean(header) if header else None,
-                multi_select=question.get("multiSelect") is True,
-            )
-        )
-    return keys, asks
-
-
 def _responses(result: object) -> list[object]:
     """The `response` objects of the functionResponse parts in a tool call's result."""
     return [
@@ -673,50 +675,6 @@ def _responses(result: object) -> list[object]:
     ]
 
 
-def _answer(
-    asks: list[Ask],
-    keys: list[str],
-    responses: list[object],
-    status: object,
-    seconds: float | None,
-) -> None:
-    """Answers from ask_user's result: `{"output": "{\\"answers\\": {"0": ...}}"}`, keyed by
-    question index, labels of a multi-select joined by ", " and free text as typed. A
-    dismissed dialog says so in its output (or, cancelled by the scheduler, in an
-    `error` "[Operation Cancelled] ..."): every question is then dismissed."""
-    answers: dict[str, object] | None = None
-    dismissed = status == "cancelled"
-    for response in responses:
-        if not isinstance(response, dict):
-            continue
-        output = response.get("output")
-        if isinstance(output, str):
-            decoded = _loads(output.encode("utf-8", errors="surrogatepass"))
-            if isinstance(decoded, dict) and isinstance(decoded.get("answers"), dict):
-                answers = decoded["answers"]
-            elif "dismissed" in output.lower() or "cancelled" in output.lower():
-                dismissed = True
-        error = response.get("error")
-        if isinstance(error, str) and ("cancel" in error.lower() or "dismiss" in error.lower()):
-            dismissed = True
-    for key, ask in zip(keys, asks, strict=True):
-        ask.seconds = seconds
-        value = answers.get(key) if answers is not None else None
-        if isinstance(value, (int, float)) and not isinstance(value, bool):
-            value = str(value) if math.isfinite(value) else None  # NaN: no answer typed
-        if isinstance(value, str) and value.strip():
-            ask.answer = _clean(value)
-        elif answers is None and dismissed:
-            ask.dismissed = True
-
-
-def _answer_seconds(asked: str | None, answered: str | None) -> float | None:
-    """Answer time: the tool call's timestamp (set when it completed) minus its message's
-    (set when the model's reply was recorded); None unless positive."""
-    delta = seconds_between(asked, answered)
-    return round(delta, 3) if delta is not None and delta > 0 else None
-
-
 # --- assembling ------------------------------------------------------------------------
 
 
@@ -724,7 +682,7 @@ def _assemble(session: Session, digests: Iterable[_Digest]) -> None:
     """Turns from digests in order: each typed prompt opens one; the agent's steps go to
     the latest (a turn with no prompt holds any that come before the first)."""
     turn: SessionTurn | None = None
-    pending: list[_PendingAsk] = []
+    pending: list[PendingAsk] = []
     calls = GeminiCalls()
     started = session.started
     for digest in digests:
@@ -733,7 +691,7 @@ def _assemble(session: Session, digests: Iterable[_Digest]) -> None:
         if digest.cwd and session.cwd is None:
             session.cwd = digest.cwd
         for response in digest.responses:
-            _resolve(pending, response, digest.timestamp)
+            resolve(pending, response, digest.timestamp)
             edits = calls.response(response.call_id, response.name, response.response)
             if turn is not None:
                 turn.edits.extend(edits)
@@ -755,25 +713,12 @@ def _assemble(session: Session, digests: Iterable[_Digest]) -> None:
             session.tests = digest.tests
 
 
-def _resolve(pending: list[_PendingAsk], response: _Response, answered: str | None) -> None:
-    """Answers a pending ask_user call from its functionResponse (matched by call id, else
-    the oldest ask_user call still open)."""
-    if response.name not in (_ASK_TOOL, None):
-        return
-    match = next(
-        (item for item in pending if response.call_id and item.call_id == response.call_id),
-        None,
-    )
-    if match is None and response.name == _ASK_TOOL:
-        match = next((item for item in pending if not (item.call_id and response.call_id)), None)
-    if match is None:
-        return
-    pending.remove(match)
-    seconds = _answer_seconds(match.asked, answered)
-    _answer(match.asks, match.keys, [response.response], None, seconds)
-
-
 # --- small helpers ---------------------------------------------------------------------
+
+
+def _cost(digest: _Digest | None) -> int:
+    """What a message counts towards MAX_SESSION_TEXT."""
+    return 0 if digest is None else kept_size(digest.prompt, digest.steps, digest.asks)
 
 
 def _parts(value: object) -> list[dict[str, Any]]:

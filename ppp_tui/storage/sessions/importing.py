@@ -42,9 +42,10 @@ from ..changes import kept_edits, put_back
 from ..database import database_error, now
 from ..mark_rows import CURRENT_MARK, MARK_HISTORY
 from ..rows import Rows, next_agent, write
-from .common import unreadable
+from .common import bounds_met, unreadable
 from .discover import (
     is_sidecar,
+    named_pipe,
     normalise_remote,
     recognise_file,
     repository_of,
@@ -77,6 +78,7 @@ class SessionReport:
     unchanged: int = 0
     removed: int = 0  # runs left with no session (all moved to the run --run names)
     staged: int = 0  # unchanged runs given the stage asked for
+    older: int = 0  # sessions read before a larger read of them was stored (left out)
     # (run id, "new" or "updated", its agents' names, its task) of each run written
     runs: list[tuple[str, str, list[str], str | None]] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
@@ -109,7 +111,18 @@ def find_files(
     others: list[str] = []
     for name in names:
         path = Path(name)
-        if name != "-" and path.is_dir():
+        try:
+            folder = name != "-" and path.is_dir()
+        except OSError as error:  # a folder on the way it may not enter, a name too long
+            report.errors.append(str(unreadable(name, error)))
+            continue
+        if name != "-" and named_pipe(name):
+            report.errors.append(
+                f"{name}: a named pipe, not a file (reading it would wait for a writer);"
+                " give a file, or its content on standard input"
+            )
+            continue
+        if folder:
             odd: list[Path] = []
 
             def failed(error: OSError) -> None:
@@ -166,8 +179,13 @@ def read_files(
             line = f"{item.path}: cannot read ({error.strerror or error})"
             (report.errors if item.named else report.warnings).append(line)
             continue
+        except MemoryError:  # what is left of memory on a small machine: this file only
+            line = f"{item.path}: too large for the memory left; not read"
+            (report.errors if item.named else report.warnings).append(line)
+            continue
         finally:
             report.warnings.extend(warnings.lines)
+        report.warnings.extend(bounds_met(item.path, session))
         if not session.turns and not session.subagent:
             # A session in which nothing was typed yet (Gemini CLI writes a header for
             # every session it starts): read well, but no agent to rank. Not an error:
@@ -255,6 +273,11 @@ def _write(
     existing = _existing(conn)
     owner = {key: run for run in existing for key in run.sizes}
     by_id = {run.id: run for run in existing}
+    # A session read before another import stored a later, larger read of it (that import
+    # wrote first) is left out: a read of an older file never replaces a newer one.
+    newer = {k for s in sessions if (k := session_key(s)) in owner and owner[k].sizes[k] > s.size}
+    sessions = [s for s in sessions if session_key(s) not in newer]
+    report.older += len(newer)
     targets: dict[str, list[Session]] = {}
     order: list[str] = []
 
@@ -275,7 +298,8 @@ def _write(
             raise PPPError(
                 f"run {options.run!r} exists and was not read from sessions; choose another name"
             )
-        assign(options.run, sessions)
+        if sessions:
+            assign(options.run, sessions)
         # A session already in another run moves to this one.
         for session in sessions:
             known = owner.get(session_key(session))
