@@ -55,8 +55,8 @@ from textual.widgets import Footer, Header
 
 from ppp_tui.app import run_screen
 from ppp_tui.app.app import PPPApp
-from ppp_tui.app.flip_map import FlipMap
-from ppp_tui.app.slider import WeightSlider
+from ppp_tui.app.widgets.flip_map import FlipMap
+from ppp_tui.app.widgets.slider import WeightSlider
 from ppp_tui.app.workspace import Workspace
 from ppp_tui.storage.demo import write_demo
 
@@ -85,7 +85,7 @@ def shown(app: App[None], screen: object) -> bool:
     """Is `screen` the one whose first frame counts (ppp-tui: the runs, listed)?"""
     if not isinstance(app, PPPApp):
         return True
-    from ppp_tui.app.runs_screen import RunsScreen
+    from ppp_tui.app.screens.runs import RunsScreen
 
     return isinstance(screen, RunsScreen) and screen.table.display
 

@@ -17,8 +17,8 @@ import tempfile
 from pathlib import Path
 
 from ppp_tui.app.app import PPPApp
-from ppp_tui.app.conversation import Conversation
-from ppp_tui.app.slider import WeightSlider
+from ppp_tui.app.widgets.conversation import Conversation
+from ppp_tui.app.widgets.slider import WeightSlider
 from ppp_tui.storage.demo import write_demo
 
 OUT = Path(__file__).resolve().parent.parent / "screenshots"

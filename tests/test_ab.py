@@ -20,7 +20,7 @@ from textual.widgets import DataTable
 
 from ppp_tui.analysis.dashboard import Dashboard
 from ppp_tui.app.app import PPPApp
-from ppp_tui.app.dashboard_screen import DashboardScreen
+from ppp_tui.app.screens.dashboard import DashboardScreen
 from ppp_tui.cli import cli
 from ppp_tui.core.ab_test import ABTest, ab_test, mcnemar_p, ppp_outcomes
 from ppp_tui.core.arrays import AgentRow, ScoreArrays

@@ -10,14 +10,14 @@ from helpers import HeldLoad
 from textual.widgets import OptionList, Select, Static
 
 from ppp_tui.app.app import PPPApp
-from ppp_tui.app.help_screen import HelpScreen, bindings_of
-from ppp_tui.app.labels import stage_order
-from ppp_tui.app.quit_screen import QuitScreen
-from ppp_tui.app.run_screen import RunScreen
-from ppp_tui.app.runs_screen import RunsScreen
-from ppp_tui.app.runs_table import RunsTable
-from ppp_tui.app.slider import WeightSlider
-from ppp_tui.app.tuning_screen import TuningScreen
+from ppp_tui.app.screens.help import HelpScreen, bindings_of
+from ppp_tui.app.screens.quit import QuitScreen
+from ppp_tui.app.screens.run import RunScreen
+from ppp_tui.app.screens.runs import RunsScreen
+from ppp_tui.app.screens.tuning import TuningScreen
+from ppp_tui.app.text import stage_order
+from ppp_tui.app.widgets.runs_table import RunsTable
+from ppp_tui.app.widgets.slider import WeightSlider
 from ppp_tui.storage.config import load_settings
 from ppp_tui.storage.files import Record
 from ppp_tui.storage.store import Store

@@ -18,8 +18,8 @@ from textual.widgets import DataTable
 
 from ppp_tui.app import app as app_module
 from ppp_tui.app.app import PPPApp
-from ppp_tui.app.run_screen import RunScreen
-from ppp_tui.app.runs_screen import RunsScreen
+from ppp_tui.app.screens.run import RunScreen
+from ppp_tui.app.screens.runs import RunsScreen
 from ppp_tui.app.workspace import Workspace
 from ppp_tui.cli import cli
 from ppp_tui.core.scores import Scores

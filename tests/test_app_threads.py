@@ -17,7 +17,7 @@ from textual.pilot import Pilot
 
 from ppp_tui.app import app as app_module
 from ppp_tui.app.app import PPPApp
-from ppp_tui.app.runs_screen import RunsScreen
+from ppp_tui.app.screens.runs import RunsScreen
 from ppp_tui.app.workspace import Workspace
 from ppp_tui.core.errors import PPPError
 from ppp_tui.storage.store import DatabaseLocked, Store

@@ -448,7 +448,7 @@ def test_each_outside_edit_is_one_error_line(edit: str, seeded: Path, tmp_path: 
 
 async def test_the_app_shows_an_outside_edit_as_an_error(seeded: Path, tmp_path: Path) -> None:
     from ppp_tui.app.app import PPPApp
-    from ppp_tui.app.runs_screen import RunsScreen
+    from ppp_tui.app.screens.runs import RunsScreen
 
     with sqlite3.connect(seeded) as conn:
         conn.execute("UPDATE agents SET technical = 'abc'")
@@ -467,7 +467,7 @@ async def test_opening_a_run_with_an_edited_penalty_is_a_toast(
     seeded: Path, tmp_path: Path
 ) -> None:
     from ppp_tui.app.app import PPPApp
-    from ppp_tui.app.runs_screen import RunsScreen
+    from ppp_tui.app.screens.runs import RunsScreen
 
     with sqlite3.connect(seeded) as conn:
         conn.execute("UPDATE trajectory_violations SET penalty = 'x'")  # SUM reads it as 0
@@ -483,7 +483,7 @@ async def test_opening_a_run_with_an_edited_penalty_is_a_toast(
 
 
 def test_a_score_out_of_range_draws_no_bar() -> None:
-    from ppp_tui.app.run_screen import _bar
+    from ppp_tui.app.screens.run import _bar
 
     assert _bar(0.5, 4) == "██░░ 0.50"
     assert _bar(math.inf, 4) == "inf"

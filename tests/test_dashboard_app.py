@@ -15,11 +15,11 @@ from textual.widgets import DataTable, Select, Static
 
 from ppp_tui.analysis.dashboard import Dashboard, PickChanges
 from ppp_tui.app.app import PPPApp
-from ppp_tui.app.dashboard_screen import CHANGED_PICKS_SHOWN, DashboardScreen
-from ppp_tui.app.dashboard_widgets import Chart
-from ppp_tui.app.help_screen import HelpScreen
-from ppp_tui.app.run_screen import RunScreen
-from ppp_tui.app.runs_screen import RunsScreen
+from ppp_tui.app.screens.dashboard import CHANGED_PICKS_SHOWN, DashboardScreen
+from ppp_tui.app.screens.help import HelpScreen
+from ppp_tui.app.screens.run import RunScreen
+from ppp_tui.app.screens.runs import RunsScreen
+from ppp_tui.app.widgets.dashboard import Chart
 
 SIZE = (140, 45)
 

@@ -11,9 +11,9 @@ from test_sensitivity import random_run, random_settings
 from textual.pilot import Pilot
 
 from ppp_tui.app.app import PPPApp
-from ppp_tui.app.flip_map import PALETTE, FlipMap, colours, pixel_owners
-from ppp_tui.app.run_screen import RunScreen
-from ppp_tui.app.weight_sliders import WeightSliders
+from ppp_tui.app.screens.run import RunScreen
+from ppp_tui.app.widgets.flip_map import PALETTE, FlipMap, colours, pixel_owners
+from ppp_tui.app.widgets.weight_sliders import WeightSliders
 from ppp_tui.core.regions import Region, on_edge, run_regions, winner
 from ppp_tui.core.scoring import rank_run
 

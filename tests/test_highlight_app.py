@@ -15,12 +15,12 @@ from textual.pilot import Pilot
 from textual.widgets import DataTable, Input, Static
 
 from ppp_tui.app.app import PPPApp
-from ppp_tui.app.leaderboard_screen import LeaderboardScreen
-from ppp_tui.app.rate_screen import RateScreen
-from ppp_tui.app.run_screen import RunScreen
-from ppp_tui.app.runs_screen import RunsScreen
-from ppp_tui.app.table_rows import cursor_key, refill
-from ppp_tui.app.tuning_screen import TuningScreen
+from ppp_tui.app.screens.leaderboard import LeaderboardScreen
+from ppp_tui.app.screens.rate import RateScreen
+from ppp_tui.app.screens.run import RunScreen
+from ppp_tui.app.screens.runs import RunsScreen
+from ppp_tui.app.screens.tuning import TuningScreen
+from ppp_tui.app.widgets.table_rows import cursor_key, refill
 from ppp_tui.core.model import Run
 from ppp_tui.core.preferences import paper_penalties
 from ppp_tui.core.scoring import rank_run, violation_penalty

@@ -465,7 +465,7 @@ def test_the_requests_have_a_progress_bar(
 
 
 def test_the_run_screen_says_an_effort_was_judged() -> None:
-    from ppp_tui.app.run_texts import question_cells
+    from ppp_tui.app.widgets.run_texts import question_cells
     from ppp_tui.core.model import Question, Source
 
     judged = Question("Which logs?", Effort.HIGH, 2, Source.JUDGED, judged_model="m")

@@ -118,3 +118,40 @@ def test_the_import_window_default_is_the_grouping_one() -> None:
     from ppp_tui.core.sessions.grouping import DEFAULT_WINDOW_HOURS as GROUPING_DEFAULT
 
     assert DEFAULT_WINDOW_HOURS == GROUPING_DEFAULT
+
+
+APP = Path(__file__).resolve().parent.parent / "ppp_tui" / "app"
+
+
+def _imported(path: Path) -> set[str]:
+    """Every module `path` imports (at the top, in functions, or for type checking),
+    as an absolute name."""
+    import ast
+
+    package = ".".join(path.relative_to(APP.parent.parent).with_suffix("").parts[:-1])
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")[: len(package.split(".")) - node.level + 1]
+                found.add(".".join([*base, *([node.module] if node.module else [])]))
+            elif node.module:
+                found.add(node.module)
+        elif isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+    return found
+
+
+def test_screens_and_widgets_never_import_the_app_module() -> None:
+    """A screen talks to the app through messages and the typed interface in
+    services.py; a widget knows neither the app nor the screens."""
+    for folder in ("screens", "widgets"):
+        for path in sorted((APP / folder).glob("*.py")):
+            imported = _imported(path)
+            assert "ppp_tui.app.app" not in imported, path.name
+            if folder == "widgets":
+                assert not any(m.startswith("ppp_tui.app.screens") for m in imported), path.name
+
+
+def test_the_app_folder_keeps_about_a_dozen_modules_at_its_top() -> None:
+    assert len(list(APP.glob("*.py"))) <= 12

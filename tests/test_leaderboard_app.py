@@ -10,8 +10,8 @@ from typing import Any
 from textual.widgets import DataTable, Select, Static
 
 from ppp_tui.app.app import PPPApp
-from ppp_tui.app.leaderboard_screen import LeaderboardScreen
-from ppp_tui.app.runs_screen import RunsScreen
+from ppp_tui.app.screens.leaderboard import LeaderboardScreen
+from ppp_tui.app.screens.runs import RunsScreen
 from ppp_tui.core.leaderboard import Leaderboard, leaderboard_under
 from ppp_tui.storage.files import Record
 from ppp_tui.storage.store import Store

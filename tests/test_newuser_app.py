@@ -11,14 +11,14 @@ from textual.widget import Widget
 from textual.widgets import DataTable, Input, Label, Select, Static
 
 from ppp_tui.app.app import PPPApp
-from ppp_tui.app.dashboard_screen import DashboardScreen
-from ppp_tui.app.help_screen import HelpScreen
-from ppp_tui.app.quit_screen import QuitScreen
-from ppp_tui.app.run_screen import RunScreen
-from ppp_tui.app.runs_screen import RunsScreen
-from ppp_tui.app.slider import WeightSlider
-from ppp_tui.app.tuning_screen import TuningScreen
-from ppp_tui.app.weights_bar import WeightsBar
+from ppp_tui.app.screens.dashboard import DashboardScreen
+from ppp_tui.app.screens.help import HelpScreen
+from ppp_tui.app.screens.quit import QuitScreen
+from ppp_tui.app.screens.run import RunScreen
+from ppp_tui.app.screens.runs import RunsScreen
+from ppp_tui.app.screens.tuning import TuningScreen
+from ppp_tui.app.widgets.slider import WeightSlider
+from ppp_tui.app.widgets.weights_bar import WeightsBar
 from ppp_tui.core.preferences import paper_penalties
 from ppp_tui.core.settings import STAGE_TUNED, Weights
 from ppp_tui.storage.config import load_settings
@@ -102,7 +102,7 @@ async def test_ctrl_q_quits_at_once_without_changes(db: Path, tmp_path: Path) ->
 async def test_the_help_and_the_palette_say_that_quitting_asks_first(
     db: Path, tmp_path: Path
 ) -> None:
-    from ppp_tui.app.help_screen import key_lines
+    from ppp_tui.app.screens.help import key_lines
 
     app = PPPApp(db, tmp_path / "config.toml")
     async with app.run_test(size=(80, 24)) as pilot:

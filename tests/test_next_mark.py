@@ -13,7 +13,7 @@ from click.testing import CliRunner, Result
 from textual.widgets import Select
 
 from ppp_tui.app.app import PPPApp
-from ppp_tui.app.runs_screen import RunsScreen
+from ppp_tui.app.screens.runs import RunsScreen
 from ppp_tui.cli import cli
 from ppp_tui.cli.next_mark import next_
 from ppp_tui.core.arrays import AgentRow, Lines, ScoreArrays

@@ -15,13 +15,13 @@ import pytest
 from textual.command import CommandList, CommandPalette
 
 from ppp_tui.app.app import PPPApp
-from ppp_tui.app.dashboard_screen import DashboardScreen
 from ppp_tui.app.export import export_runs
 from ppp_tui.app.messages import WeightsChanged
-from ppp_tui.app.run_screen import RunScreen
-from ppp_tui.app.runs_screen import RunsScreen
-from ppp_tui.app.slider import WeightSlider
-from ppp_tui.app.tuning_screen import TuningScreen
+from ppp_tui.app.screens.dashboard import DashboardScreen
+from ppp_tui.app.screens.run import RunScreen
+from ppp_tui.app.screens.runs import RunsScreen
+from ppp_tui.app.screens.tuning import TuningScreen
+from ppp_tui.app.widgets.slider import WeightSlider
 from ppp_tui.core.scoring import rank_run
 from ppp_tui.core.settings import Weights, preset
 from ppp_tui.storage.config import load_settings

@@ -11,11 +11,11 @@ from textual.pilot import Pilot
 from textual.widgets import Input, Label, Static
 
 from ppp_tui.app.app import PPPApp
-from ppp_tui.app.help_screen import key_lines
-from ppp_tui.app.regrouping import GroupScreen, UngroupScreen
-from ppp_tui.app.run_screen import RunScreen
-from ppp_tui.app.runs_screen import RunsScreen
-from ppp_tui.app.runs_table import RunsTable
+from ppp_tui.app.screens.help import key_lines
+from ppp_tui.app.screens.regroup import GroupScreen, UngroupScreen
+from ppp_tui.app.screens.run import RunScreen
+from ppp_tui.app.screens.runs import RunsScreen
+from ppp_tui.app.widgets.runs_table import RunsTable
 from ppp_tui.core.sessions.grouping import keys_run_id
 from ppp_tui.storage.store import Store
 

@@ -8,7 +8,7 @@ from pathlib import Path
 from textual.widgets import Input, OptionList
 
 from ppp_tui.app.app import PPPApp
-from ppp_tui.app.reviewer_screen import ReviewerScreen
+from ppp_tui.app.screens.reviewer import ReviewerScreen
 from ppp_tui.storage.reviewers import Scope
 from ppp_tui.storage.store import Store
 

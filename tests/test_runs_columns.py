@@ -7,7 +7,7 @@ import time
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ppp_tui.app.runs_columns import BY_KEY, GAP, fit, fit_middle, layout
+from ppp_tui.app.widgets.runs_columns import BY_KEY, GAP, fit, fit_middle, layout
 from ppp_tui.core.times import compact_time, moment
 from ppp_tui.safe_text import line_start, literal
 

@@ -12,8 +12,8 @@ from textual.pilot import Pilot
 from textual.widgets import Select
 
 from ppp_tui.app.app import PPPApp
-from ppp_tui.app.runs_screen import RunsScreen
-from ppp_tui.app.runs_table import RunsTable
+from ppp_tui.app.screens.runs import RunsScreen
+from ppp_tui.app.widgets.runs_table import RunsTable
 from ppp_tui.storage.files import Record
 from ppp_tui.storage.store import Store
 

@@ -19,8 +19,8 @@ from textual.pilot import Pilot
 from textual.widgets import Select
 
 from ppp_tui.app.app import PPPApp
-from ppp_tui.app.run_screen import RunScreen
-from ppp_tui.app.tuning_screen import TuningScreen
+from ppp_tui.app.screens.run import RunScreen
+from ppp_tui.app.screens.tuning import TuningScreen
 from ppp_tui.storage.files import Record
 from ppp_tui.storage.store import Store
 

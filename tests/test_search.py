@@ -205,7 +205,7 @@ async def test_typing_a_word_only_in_an_agent_output_shows_its_run(
     app_db: Path, tmp_path: Path
 ) -> None:
     from ppp_tui.app.app import PPPApp
-    from ppp_tui.app.runs_screen import RunsScreen
+    from ppp_tui.app.screens.runs import RunsScreen
 
     app = PPPApp(app_db, tmp_path / "config.toml")
     async with app.run_test(size=(120, 30)) as pilot:
@@ -356,7 +356,7 @@ async def test_a_broad_search_shows_its_first_runs_then_all_of_them(
     app_db: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from ppp_tui.app.app import PPPApp
-    from ppp_tui.app.runs_screen import RunsScreen
+    from ppp_tui.app.screens.runs import RunsScreen
 
     monkeypatch.setattr(search_module, "RANK_LIMIT", 1)  # every search is a broad one
     monkeypatch.setattr(search_module, "PAGE", 1)  # a screenful of one run

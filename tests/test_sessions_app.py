@@ -14,10 +14,10 @@ from textual.pilot import Pilot
 from textual.widgets import DataTable, Input, Label, Static, TabbedContent
 
 from ppp_tui.app.app import PPPApp
-from ppp_tui.app.conversation import STEP_LINES, YOU, Conversation, cut, wrap
-from ppp_tui.app.help_screen import key_lines
-from ppp_tui.app.rate_screen import RateScreen, parse_rating
-from ppp_tui.app.run_screen import RunScreen
+from ppp_tui.app.screens.help import key_lines
+from ppp_tui.app.screens.rate import RateScreen, parse_rating
+from ppp_tui.app.screens.run import RunScreen
+from ppp_tui.app.widgets.conversation import STEP_LINES, YOU, Conversation, cut, wrap
 from ppp_tui.core.model import HAND, UNSCORED
 from ppp_tui.core.sessions.grouping import agent_names, session_run
 from ppp_tui.core.sessions.model import (

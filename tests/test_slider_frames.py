@@ -7,7 +7,7 @@ import asyncio
 from textual import on
 from textual.app import App, ComposeResult
 
-from ppp_tui.app.weight_sliders import HOLD_S, WeightSliders
+from ppp_tui.app.widgets.weight_sliders import HOLD_S, WeightSliders
 
 
 class Bar(App[None]):

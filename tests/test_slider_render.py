@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from textual.app import App, ComposeResult
 
-from ppp_tui.app.slider import WeightSlider
+from ppp_tui.app.widgets.slider import WeightSlider
 
 
 class One(App[None]):

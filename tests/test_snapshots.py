@@ -10,8 +10,8 @@ from pathlib import Path
 from typing import Any
 
 from ppp_tui.app.app import PPPApp
-from ppp_tui.app.runs_table import RunsTable
-from ppp_tui.app.slider import WeightSlider
+from ppp_tui.app.widgets.runs_table import RunsTable
+from ppp_tui.app.widgets.slider import WeightSlider
 
 SIZE = (140, 40)
 

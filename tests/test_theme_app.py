@@ -10,7 +10,7 @@ from textual.color import Color
 from textual_plotext import PlotextPlot
 
 from ppp_tui.app.app import PPPApp
-from ppp_tui.app.tuning_screen import TuningScreen
+from ppp_tui.app.screens.tuning import TuningScreen
 
 
 def _colours(plot: PlotextPlot) -> set[str]:

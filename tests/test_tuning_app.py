@@ -9,12 +9,12 @@ from helpers import HeldLoad
 from textual.widgets import DataTable, Select
 
 from ppp_tui.app.app import PPPApp
-from ppp_tui.app.flip_strip import FlipStrip
-from ppp_tui.app.heat_map import RegretHeatMap
-from ppp_tui.app.run_screen import RunScreen
-from ppp_tui.app.slider import WeightSlider
-from ppp_tui.app.tuning_screen import TuningScreen
-from ppp_tui.app.weight_sliders import WeightSliders
+from ppp_tui.app.screens.run import RunScreen
+from ppp_tui.app.screens.tuning import TuningScreen
+from ppp_tui.app.widgets.flip_strip import FlipStrip
+from ppp_tui.app.widgets.heat_map import RegretHeatMap
+from ppp_tui.app.widgets.slider import WeightSlider
+from ppp_tui.app.widgets.weight_sliders import WeightSliders
 from ppp_tui.app.workspace import outcome_under
 from ppp_tui.core.scores import tune_scope
 from ppp_tui.core.sensitivity import run_flips

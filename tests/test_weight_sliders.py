@@ -11,9 +11,9 @@ from hypothesis import strategies as st
 from textual.pilot import Pilot
 
 from ppp_tui.app.app import PPPApp
-from ppp_tui.app.run_screen import RunScreen
-from ppp_tui.app.weight_sliders import FreeWeightSlider, WeightSliders, walk
-from ppp_tui.app.weights_bar import WeightsBar
+from ppp_tui.app.screens.run import RunScreen
+from ppp_tui.app.widgets.weight_sliders import FreeWeightSlider, WeightSliders, walk
+from ppp_tui.app.widgets.weights_bar import WeightsBar
 from ppp_tui.core.regions import plane
 from ppp_tui.core.scoring import rank_run
 from ppp_tui.core.settings import Weights

@@ -1,8 +1,10 @@
 """`ppp-tui browse`: the terminal app.
 
-Longer than most modules, and not split: the app owns the workspace, the database and
-the screen stack, and every message a screen posts (messages.py) is handled here, in
-one place, with the looks for other processes' changes those writes must not undo.
+The app owns the workspace, the database and the screen stack; every message a screen
+posts (messages.py) is handled here, in one place. Its larger jobs have modules of
+their own, joined into the app as its bases: marks and ratings (marking.py), reading
+the database again after another process's or its own changes (rereading.py), and
+grouping runs (regrouping.py).
 """
 
 from __future__ import annotations
@@ -24,10 +26,10 @@ from textual.timer import Timer
 from ..core.errors import PPPError
 from ..core.settings import Settings, Weights, preset
 from ..storage.config import load_settings
-from ..storage.store import DatabaseLocked, Store
+from ..storage.store import Store
 from .commands import AppCommands
 from .first_page import RunRows, first_page
-from .help_screen import HelpScreen
+from .marking import Marking
 from .messages import (
     MarkChanged,
     OpenRun,
@@ -37,18 +39,16 @@ from .messages import (
     WeightsChanged,
     WeightsReset,
 )
-from .quit_screen import QuitScreen
 from .regrouping import Regrouping
-from .runs_screen import RunsScreen
+from .screens.help import HelpScreen
+from .screens.quit import QuitScreen
+from .screens.runs import RunsScreen
+from .services import WorkspaceView
 from .text import inline, literal
-from .workspace_view import WorkspaceView
 
 if TYPE_CHECKING:
     from textual.screen import Screen
 
-    from ..core.model import Run
-    from ..core.scores import Scores
-    from ..storage.store import RunInfo
     from .workspace import Workspace
 
 # What the first page read, for the load worker to go on with: the open database and
@@ -60,14 +60,13 @@ PREVIEW_RUNS = 200  # runs shown while the whole database loads
 # The UI thread shares the database connection: a statement waits at most this long for
 # another process's lock, so the screen never freezes behind one.
 UI_LOCK_WAIT_S = 0.05
-MARK_LOCK_WAIT_S = 5.0  # a mark waits this long for the lock (off the UI thread), as the CLI
 WATCH_INTERVAL_S = 1.0  # how often the app looks for other processes' changes
 
 
 QUIT_HELP = "Quit (asks first if the weights are unsaved)"
 
 
-class PPPApp(Regrouping, App[None]):
+class PPPApp(Marking, Regrouping, App[None]):
     """Browse runs, move the weights, watch rankings, agreement and regret follow."""
 
     TITLE = "ppp-tui"
@@ -256,95 +255,6 @@ class PPPApp(Regrouping, App[None]):
         self._runs_screen().populate()
         self._watch = self.set_interval(WATCH_INTERVAL_S, self._look_for_changes)
 
-    # -- other processes' changes ----------------------------------------------------
-
-    def _look_for_changes(self) -> None:
-        if self.workspace is not None and not self._checking and not self._closed:
-            self._checking = True
-            self._read_changes()
-
-    @work(thread=True, group="watch")
-    def _read_changes(self) -> None:
-        """If another process committed since the shown data was read, read it again
-        (off the UI thread: the load takes about a second at 100k runs)."""
-        workspace = self.workspace
-        assert workspace is not None
-        store = workspace.store
-        own_marks = self._own_marks
-        try:
-            version = store.data_version()
-            if version == self._data_version:
-                self._checking = False
-                return
-            contents = store.contents_key()
-            if contents == workspace.contents:  # only marks: a few ms at 100k runs
-                changes = workspace.mark_changes(store.preferred_agents())
-                # Still "checking" until the change is shown, or the next look reads it again.
-                self.call_from_thread(self._marked_outside, own_marks, version, changes)
-                return
-            settings = workspace.settings  # an import: everything again
-            infos, scores = workspace.read()
-        except (PPPError, sqlite3.Error):
-            self._checking = False  # locked or gone for now: the next look tries again
-            return
-        self.call_from_thread(
-            self._changed_outside, own_marks, version, contents, settings, infos, scores
-        )
-
-    def _still_current(self, own_marks: int) -> bool:
-        """Whether a look's reading still holds (no mark of this app's since it began);
-        if not, the next look reads again."""
-        self._checking = False
-        if own_marks == self._own_marks:
-            return True
-        self._data_version = None
-        return False
-
-    def _marked_outside(
-        self, own_marks: int, version: int, changes: list[tuple[int, str | None]]
-    ) -> None:
-        workspace = self.workspace
-        assert workspace is not None
-        if not self._still_current(own_marks):
-            return
-        self._data_version = version
-        if changes:
-            workspace.apply_marks(changes)
-            self._workspace_changed()
-
-    def _changed_outside(
-        self,
-        own_marks: int,
-        version: int,
-        contents: tuple[int, ...],
-        settings: Settings,
-        infos: list[RunInfo],
-        scores: Scores,
-    ) -> None:
-        """Show the database as another process left it; the open screen, the cursor's
-        run, the filter and the weights being edited stay."""
-        if self._still_current(own_marks):
-            self._show_read(version, contents, settings, infos, scores)
-
-    def _show_read(
-        self,
-        version: int,
-        contents: tuple[int, ...],
-        settings: Settings,
-        infos: list[RunInfo],
-        scores: Scores,
-    ) -> None:
-        """Show the database as read at `version` (with `settings`' penalties)."""
-        workspace = self.workspace
-        assert workspace is not None
-        workspace.replace_data(infos, scores)
-        workspace.contents = contents
-        self._data_version = version
-        if dict(workspace.settings.penalties) != dict(settings.penalties):
-            self._reload_scores()  # a preset changed them while the data was read
-        else:
-            self._workspace_changed()
-
     def on_pppapp_load_failed(self, message: LoadFailed) -> None:
         self.load_done.set()
         self._runs_screen().show_error(message.error)
@@ -397,165 +307,9 @@ class PPPApp(Regrouping, App[None]):
         except PPPError as error:
             self.notify(inline(error), severity="error", markup=False)
             return
-        from .run_screen import run_screen  # its widgets load when the first run opens
+        from .screens.run import run_screen  # its widgets load when the first run opens
 
         self.push_screen(run_screen(run))
-
-    def mark_preferred(self, run_id: str, agent: str | None, stored: bool = False) -> None:
-        """Mark (with None clear) the run's preferred agent; `stored`: the mark waited
-        for a lock and is in the database already."""
-        workspace = self.workspace
-        if workspace is None:
-            return
-        if self._mark_waiting and not stored:
-            self.notify("the last mark is still waiting for the database", severity="warning")
-            return
-        self._own_marks += 1
-        try:
-            if stored:
-                workspace.marked(run_id, agent)
-            else:
-                workspace.mark(run_id, agent)
-        except DatabaseLocked:
-            self._mark_waiting = True
-            self.notify(
-                "another process is writing to the database: the mark is saved when it is done",
-                timeout=3,
-            )
-            self._mark_when_unlocked(run_id, agent, workspace.store.reviewer)
-            return
-        except PPPError as error:
-            self.notify(inline(error), severity="error", markup=False)
-            return
-        shown = f"preferred {literal(agent, True)}" if agent else "mark cleared"
-        self.notify(f"{literal(run_id, True)}: {shown}", markup=False)
-        self._workspace_changed()
-
-    @work(thread=True, group="mark")
-    def _mark_when_unlocked(self, run_id: str, agent: str | None, reviewer: str) -> None:
-        """Record the mark for `reviewer` (the one when `p` was pressed) once the
-        database's lock lets it."""
-        workspace = self.workspace
-        assert workspace is not None
-        deadline = time.monotonic() + MARK_LOCK_WAIT_S
-        try:
-            while True:
-                try:
-                    workspace.store.mark(run_id, agent, source="app", reviewer=reviewer)
-                    break
-                except DatabaseLocked as error:
-                    if time.monotonic() >= deadline:
-                        self._mark_failed(f"{error} (waited {MARK_LOCK_WAIT_S:g} s)")
-                        return
-                    # Each try waits UI_LOCK_WAIT_S inside SQLite; the UI's reads go
-                    # between tries.
-                    time.sleep(0.05)
-                except (PPPError, sqlite3.Error) as error:  # e.g. the run is gone
-                    self._mark_failed(str(error))
-                    return
-        finally:
-            self._mark_waiting = False
-        self.call_from_thread(self.mark_preferred, run_id, agent, True)
-
-    def _mark_failed(self, error: str) -> None:
-        if not self.is_running:
-            return  # quitting closed the database under the wait
-        self.call_from_thread(
-            self.notify, error, title="Mark not saved", severity="error", timeout=10, markup=False
-        )
-
-    # -- technical scores by hand -----------------------------------------------------
-
-    def rate_technical(self, run_id: str, agent: str, technical: float) -> None:
-        """Store the user's own technical score for one agent, then show it on the open
-        run, the runs list and the figures (written off the UI thread: it may wait for
-        another process's lock, as a mark does)."""
-        workspace = self.workspace
-        if workspace is None or not workspace.loaded:
-            self.notify("the database is still loading", severity="warning")
-            return
-        self._rate(run_id, agent, technical)
-
-    @work(thread=True, group="rate")
-    def _rate(self, run_id: str, agent: str, technical: float) -> None:
-        from ..storage.technical import Score
-
-        workspace = self.workspace
-        assert workspace is not None
-        deadline = time.monotonic() + MARK_LOCK_WAIT_S
-        try:
-            while True:
-                try:
-                    workspace.store.set_technical([Score(run_id, agent, technical, "rating")])
-                    break
-                except DatabaseLocked as error:
-                    if time.monotonic() >= deadline:
-                        raise PPPError(f"{error} (waited {MARK_LOCK_WAIT_S:g} s)") from None
-                    time.sleep(0.05)
-            run = workspace.store.get_run(run_id)
-        except (PPPError, sqlite3.Error) as error:
-            if not self._closed:  # else quitting closed the database under the write
-                self.call_from_thread(
-                    self.notify,
-                    inline(error),
-                    title="Rating not saved",
-                    severity="error",
-                    timeout=10,
-                    markup=False,
-                )
-            return
-        self.call_from_thread(self._rated, run, agent, technical)
-
-    def _rated(self, run: Run, agent: str, technical: float) -> None:
-        """A rating is stored: the open run shows it now, the arrays once read again."""
-        from .run_screen import RunScreen  # a run screen asked for the rating
-
-        # A look for outside changes that read the database before the rating would
-        # show it undone: its result is dropped, as after a mark.
-        self._own_marks += 1
-        for screen in self.screen_stack:
-            if isinstance(screen, RunScreen) and screen.run.id == run.id:
-                screen.replace_run(run)
-        self.notify(
-            f"{literal(run.id, True)}: {literal(agent, True)} technical {technical:.2f}"
-            " (your rating)",
-            markup=False,
-        )
-        self._read_again()
-
-    @work(thread=True, exclusive=True, group="reread")
-    def _read_again(self) -> None:
-        """The runs list and the score arrays, read again after this app changed scores
-        (about a second at 100k runs)."""
-        workspace = self.workspace
-        assert workspace is not None
-        own_marks = self._own_marks
-        try:
-            version = workspace.store.data_version()
-            contents = workspace.store.contents_key()
-            settings = workspace.settings
-            infos, scores = workspace.read()
-        except (PPPError, sqlite3.Error) as error:
-            if not self._closed:
-                self.call_from_thread(self.notify, inline(error), severity="error", markup=False)
-            return
-        self.call_from_thread(
-            self._read_again_done, own_marks, version, contents, settings, infos, scores
-        )
-
-    def _read_again_done(
-        self,
-        own_marks: int,
-        version: int,
-        contents: tuple[int, ...],
-        settings: Settings,
-        infos: list[RunInfo],
-        scores: Scores,
-    ) -> None:
-        if own_marks != self._own_marks:  # a mark since the read began: read once more
-            self._read_again()
-            return
-        self._show_read(version, contents, settings, infos, scores)
 
     # -- weights -------------------------------------------------------------------
 
@@ -595,7 +349,7 @@ class PPPApp(Regrouping, App[None]):
         workspace = self.workspace
         if workspace is None or not workspace.loaded:
             return
-        from .weight_sliders import walk  # the run screen's widgets: imported on use
+        from .widgets.weight_sliders import walk  # the run screen's widgets: imported on use
 
         scope = self._scope()
         current = workspace.weights_for(scope)
@@ -710,7 +464,7 @@ class PPPApp(Regrouping, App[None]):
 
     def action_tune(self) -> None:
         """The regret and tuning panel, on the open run's scope (else global)."""
-        from .tuning_screen import TuningScreen
+        from .screens.tuning import TuningScreen
 
         if isinstance(self.screen, TuningScreen):
             return
@@ -718,7 +472,7 @@ class PPPApp(Regrouping, App[None]):
 
     def action_dashboard(self) -> None:
         """The dashboard; if one is open under other screens, back to it."""
-        from .dashboard_screen import DashboardScreen
+        from .screens.dashboard import DashboardScreen
 
         open_ = [s for s in self.screen_stack if isinstance(s, DashboardScreen)]
         if not open_:
@@ -730,7 +484,7 @@ class PPPApp(Regrouping, App[None]):
 
     def action_leaderboard(self) -> None:
         """The leaderboard; if one is open under other screens, back to it."""
-        from .leaderboard_screen import LeaderboardScreen
+        from .screens.leaderboard import LeaderboardScreen
 
         open_ = [s for s in self.screen_stack if isinstance(s, LeaderboardScreen)]
         if not open_:
@@ -742,7 +496,7 @@ class PPPApp(Regrouping, App[None]):
     def action_reviewer(self) -> None:
         """Ask whose marks to show, count and record, and switch to them."""
         from ..storage.reviewers import current
-        from .reviewer_screen import ReviewerScreen
+        from .screens.reviewer import ReviewerScreen
 
         workspace = self.workspace
         if workspace is None or isinstance(self.screen, ReviewerScreen):

@@ -1,121 +1,30 @@
-"""Grouping runs read from sessions in the app: the boxes that ask first (`g` on the runs
-list, `u` on a run), and the app's side, which writes off the UI thread and then shows
-the new run (storage/sessions/regroup.py does the work)."""
+"""Grouping runs read from sessions in the app, the app's side: after the box that asks
+first (screens/regroup.py), the change is written off the UI thread and the runs list
+shows the new run (storage/sessions/regroup.py does the work)."""
 
 from __future__ import annotations
 
 import sqlite3
 import time
-from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, cast
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
-from textual import on, work
-from textual.app import ComposeResult
-from textual.binding import Binding
-from textual.containers import Horizontal, Vertical
-from textual.content import Content
-from textual.screen import ModalScreen
-from textual.widgets import Button, Input, Label, Static
+from textual import work
 
 from ..core.errors import PPPError
 from ..storage.store import DatabaseLocked
 from .messages import GroupRuns, UngroupRun
+from .rereading import Rereading
 from .text import inline, literal
 
 if TYPE_CHECKING:
-    from ..core.model import Run
     from ..storage.sessions.regroup import Grouped, Ungrouped
-    from ..storage.store import RunInfo, Store
-    from .app import PPPApp
+    from ..storage.store import Store
 
-LISTED = 6  # runs the grouping box names; the rest are counted
 WAIT_S = 5.0  # how long a grouping waits for another process's lock (as a mark does)
 
 
-def run_line(run_id: str, agents: int, task: str | None, width: int = 64) -> str:
-    """One run as the boxes name it: its id, its agents and its task, on one line."""
-    from .conversation import cut  # the run screen's module: loaded when a box opens
-
-    head = f"{literal(run_id, True)} · {agents} agent{'s' * (agents != 1)}"
-    shown = literal(task, True)
-    return cut(f"{head} · {shown}" if shown else head, width)
-
-
-class GroupScreen(ModalScreen[str | None]):
-    """Asks before grouping runs, with a field for the grouped run's name; dismissed with
-    the name ("" for the default id) or None if cancelled."""
-
-    BINDINGS = [Binding("escape", "dismiss(None)", "Cancel")]
-
-    def __init__(self, runs: Sequence[RunInfo], default: str, taken: Callable[[str], bool]) -> None:
-        super().__init__()
-        self.runs = runs
-        self.default = default
-        self.taken = taken  # whether a name is another run's id
-
-    def compose(self) -> ComposeResult:
-        lines = [run_line(i.id, i.agents, i.task) for i in self.runs[:LISTED]]
-        if len(self.runs) > LISTED:
-            lines.append(f"… and {len(self.runs) - LISTED} more")
-        with Vertical(id="group"):
-            yield Label(
-                Content.styled(f"Group {len(self.runs)} runs into one run of their agents", "bold")
-            )
-            yield Static(Content("\n".join(lines)), id="group-runs")
-            yield Static(
-                "Marks, their history and ratings by hand go with the agents.",
-                id="group-note",
-                markup=False,
-            )
-            yield Input(placeholder=f"its id (empty: {self.default})", id="group-name")
-            yield Label("", id="group-message", markup=False)
-            yield Label("enter groups · escape cancels", id="group-close")
-
-    @on(Input.Submitted, "#group-name")
-    def _submitted(self, event: Input.Submitted) -> None:
-        name = event.value
-        if not name.strip():
-            self.dismiss("")  # the default id
-        elif self.taken(name):
-            from .conversation import cut
-
-            shown = cut(literal(name, True), 30)
-            self.query_one("#group-message", Label).update(
-                f"run {shown} exists already: choose another name"
-            )
-        else:
-            self.dismiss(name)
-
-
-class UngroupScreen(ModalScreen[bool]):
-    """Asks before giving each session of a run its own run again."""
-
-    BINDINGS = [Binding("escape", "dismiss(False)", "Cancel")]
-
-    def __init__(self, run: Run) -> None:
-        super().__init__()
-        self.run = run
-
-    def compose(self) -> ComposeResult:
-        with Vertical(id="ungroup"):
-            yield Label(Content.styled("Ungroup this run?", "bold"))
-            run = self.run
-            yield Static(Content(run_line(run.id, len(run.agents), run.task)), id="ungroup-run")
-            yield Static(
-                f"Each of its {len(run.agents)} sessions becomes a run of its own again; marks,"
-                " their history and ratings by hand go with the agents.",
-                id="ungroup-note",
-                markup=False,
-            )
-            with Horizontal(id="ungroup-buttons"):
-                yield Button("Ungroup", variant="warning", id="ungroup-yes")
-                yield Button("Cancel", id="ungroup-no")
-
-    def on_button_pressed(self, event: Button.Pressed) -> None:
-        self.dismiss(event.button.id == "ungroup-yes")
-
-
-class Regrouping:
+class Regrouping(Rereading):
     """The app's side (PPPApp is one): a message from the runs list (`GroupRuns`) or a run
     (`UngroupRun`) is written off the UI thread, waiting for another process's lock as
     a mark does; then the runs are read again and the runs list shows the new run."""
@@ -134,7 +43,7 @@ class Regrouping:
 
     @work(thread=True, group="regroup")
     def _regroup(self, change: Callable[[Store], Grouped | Ungrouped], failed: str) -> None:
-        app = cast("PPPApp", self)
+        app = self
         workspace = app.workspace
         if workspace is None:
             return
@@ -164,9 +73,9 @@ class Regrouping:
     def _regrouped(self, done: Grouped | Ungrouped) -> None:
         """Written: the runs list shows the new run once the runs are read again."""
         from ..storage.sessions.regroup import Grouped
-        from .run_screen import RunScreen
+        from .screens.run import RunScreen
 
-        app = cast("PPPApp", self)
+        app = self
         # A look for outside changes that read the database before this would show the
         # old runs: its result is dropped, as after a mark.
         app._own_marks += 1

@@ -21,17 +21,17 @@ from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from ..core.times import compact_time, moments
-from .first_page import RunRows
-from .messages import OpenRun
+from ...core.times import compact_time, moments
+from ..first_page import RunRows
+from ..messages import OpenRun
+from ..text import line_start, literal
 from .runs_columns import BY_KEY, COLUMNS, GAP, Column, fit, fit_middle, layout
-from .text import line_start, literal
 
 if TYPE_CHECKING:
     import numpy as np
     import numpy.typing as npt
 
-    from ..storage.store import RunInfo
+    from ...storage.store import RunInfo
 
 
 # Before every row while runs are selected (space): the mark of a selected run.

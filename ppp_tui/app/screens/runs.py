@@ -22,20 +22,27 @@ from textual.widgets import (
 )
 from textual.worker import get_current_worker
 
-from ..core.errors import PPPError
-from .labels import NO_STAGE, NO_STAGE_VALUE, stage_order, stage_tables, weights_text
-from .messages import GroupRuns, StageFiltered
-from .runs_table import RunsTable
-from .text import inline, literal, plain
-from .workspace_view import WorkspaceView
+from ...core.errors import PPPError
+from ..messages import GroupRuns, StageFiltered
+from ..services import AppServices, WorkspaceView
+from ..text import (
+    NO_STAGE,
+    NO_STAGE_VALUE,
+    inline,
+    literal,
+    plain,
+    stage_order,
+    stage_tables,
+    weights_text,
+)
+from ..widgets.runs_table import RunsTable
 
 if TYPE_CHECKING:
-    from ..core.arrays import Lines
-    from ..core.next_mark import NextMarks
-    from ..core.settings import Settings
-    from ..storage.store import RunInfo, Store
-    from .app import PPPApp
-    from .first_page import RunRows
+    from ...core.arrays import Lines
+    from ...core.next_mark import NextMarks
+    from ...core.settings import Settings
+    from ...storage.store import RunInfo, Store
+    from ..first_page import RunRows
 
 
 class RunsScreen(WorkspaceView):
@@ -79,7 +86,7 @@ class RunsScreen(WorkspaceView):
         ),
     ]
 
-    app: PPPApp
+    app: AppServices
 
     def __init__(self, preview: tuple[RunRows, int] | None = None) -> None:
         super().__init__()
@@ -294,7 +301,7 @@ class RunsScreen(WorkspaceView):
             self._search_now(store, text, stage)
 
     def _search_now(self, store: Store, text: str, stage: str | None) -> None:
-        from ..storage.search import Cancelled
+        from ...storage.search import Cancelled
 
         worker = get_current_worker()
         try:
@@ -376,8 +383,8 @@ class RunsScreen(WorkspaceView):
 
     def action_group(self) -> None:
         """Ask whether to group the selected runs, and under which id."""
-        from ..storage.sessions.regroup import group_id
-        from .regrouping import GroupScreen
+        from ...storage.sessions.regroup import group_id
+        from .regroup import GroupScreen
 
         workspace = self.app.workspace
         if workspace is None or not workspace.loaded:
@@ -434,7 +441,7 @@ class RunsScreen(WorkspaceView):
         workspace = self.app.workspace
         if workspace is None or workspace.scores is None:
             return
-        from ..core.stages import NO_STAGE
+        from ...core.stages import NO_STAGE
 
         self._next_for = self._next_request_key()
         scores = workspace.scores
@@ -458,7 +465,7 @@ class RunsScreen(WorkspaceView):
         key: tuple[object, str | None],
         announce: bool,
     ) -> None:
-        from ..core.next_mark import NEXT_RUNS, scopes, suggest
+        from ...core.next_mark import NEXT_RUNS, scopes, suggest
 
         result = suggest(lines, scopes(lines.arrays, settings, stage), NEXT_RUNS)
         if not get_current_worker().is_cancelled:

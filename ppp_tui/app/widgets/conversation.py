@@ -28,9 +28,9 @@ from textual.geometry import Size
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from ..analysis.describe import answer_text
-from ..core.model import AskedWith, Question, Trajectory
-from .text import literal
+from ...analysis.describe import answer_text
+from ...core.model import AskedWith, Question, Trajectory
+from ..text import literal
 
 STEP_LINES = 20  # a step longer than this shows its first lines, then how many more
 LINE_CHARS = 2000  # a longer line (a minified file, an encoded blob) is cut

@@ -9,9 +9,9 @@ from typing import Any
 
 from textual.content import Content
 
-from ..analysis.describe import answer_text, effort_source, technical_text
-from ..core.model import Agent, AskedWith, Question, Run
-from .text import cell, literal, plain
+from ...analysis.describe import answer_text, effort_source, technical_text
+from ...core.model import Agent, AskedWith, Question, Run
+from ..text import cell, literal, plain
 
 ANSWER_CELLS = 10  # an answer in the questions table, before the time taken
 

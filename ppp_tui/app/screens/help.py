@@ -19,23 +19,23 @@ KEY_WIDTH = 14  # the key column
 LINE_WIDTH = 72  # the help box's text at 80 columns, beside its scroll bar: no line wraps
 
 
-def help_groups() -> list[tuple[str, list[type[DOMNode]]]]:
-    """Each part of the app whose keys the help lists, with the classes that bind them.
+def help_groups(app: type[DOMNode]) -> list[tuple[str, list[type[DOMNode]]]]:
+    """Each part of the app (whose class is `app`) whose keys the help lists, with the
+    classes that bind them.
 
     Imported here, not at the top: a run's screen, the tuning panel and the dashboard
     load when they first open, and the help only when it is asked for.
     """
-    from .app import PPPApp
-    from .dashboard_screen import DashboardScreen
-    from .leaderboard_screen import LeaderboardScreen
-    from .run_screen import RunScreen
-    from .runs_screen import RunsScreen
-    from .runs_table import RunsTable
-    from .slider import WeightSlider
-    from .tuning_screen import TuningScreen
+    from ..widgets.runs_table import RunsTable
+    from ..widgets.slider import WeightSlider
+    from .dashboard import DashboardScreen
+    from .leaderboard import LeaderboardScreen
+    from .run import RunScreen
+    from .runs import RunsScreen
+    from .tuning import TuningScreen
 
     return [
-        ("Everywhere", [PPPApp, App, Screen]),
+        ("Everywhere", [app, App, Screen]),
         ("The runs list", [RunsScreen, RunsTable]),
         ("A run", [RunScreen, WeightSlider]),
         ("The tuning panel", [TuningScreen]),
@@ -72,7 +72,7 @@ def key_lines(app: App[Any]) -> Iterator[tuple[str, str]]:
         "Palette",
         tooltip="Command palette: open a run by id, tune, presets, save, export, themes",
     )
-    for title, classes in help_groups():
+    for title, classes in help_groups(type(app)):
         yield "", title
         # A key the app binds again (ctrl+q) is listed as the app binds it, not also as
         # Textual's base class does.

@@ -18,25 +18,24 @@ from textual.content import Content
 from textual.geometry import Size
 from textual.widgets import DataTable, Footer, Header, Select, Static
 
-from ..analysis.dashboard import Dashboard, StageFigures
-from ..core.ab_test import ABTest
-from ..core.scores import Scores
-from ..core.settings import Settings
-from ..safe_text import number
-from ..storage.store import Store
-from .colours import BAD, CAUTION, CURRENT, GOOD, cell_style, plot_colour, watch_theme
-from .dashboard_widgets import Chart, WholeText, nice_ticks, spread_ticks
-from .labels import stage_tables, weights_text
-from .messages import OpenRun
+from ...analysis.dashboard import Dashboard, StageFigures
+from ...core.ab_test import ABTest
+from ...core.scores import Scores
+from ...core.settings import Settings
+from ...safe_text import number
+from ...storage.store import Store
+from ..messages import OpenRun
+from ..services import AppServices
+from ..text import cell, literal, stage_tables, weights_text
+from ..widgets.colours import BAD, CAUTION, CURRENT, GOOD, cell_style, plot_colour, watch_theme
+from ..widgets.dashboard import Chart, WholeText, nice_ticks, spread_ticks
+from ..widgets.table_rows import refill
 from .recomputing import RecomputingScreen
-from .table_rows import refill
-from .text import cell, literal
 
 if TYPE_CHECKING:
     from rich.text import Text
 
-    from .app import PPPApp
-    from .workspace import Workspace
+    from ..workspace import Workspace
 
 CHANGED_PICKS_SHOWN = 1000  # rows of the changed picks' list (there can be tens of thousands)
 NAME_WIDTH = 16  # preference names in the bar chart
@@ -95,7 +94,7 @@ class DashboardScreen(RecomputingScreen[Request, Dashboard]):
     # Below 110 columns the panels stack (the screen gets the -narrow class).
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (110, "-wide")]
 
-    app: PPPApp
+    app: AppServices
 
     def __init__(self, stage: str | None = None) -> None:
         super().__init__()
@@ -417,7 +416,7 @@ class DashboardScreen(RecomputingScreen[Request, Dashboard]):
         widget.update(Content("\n".join(lines)))
 
     def _agreement(self, dashboard: Dashboard) -> None:
-        from ..storage.reviewers import shown
+        from ...storage.reviewers import shown
 
         figures = dashboard.agreement
         widget = self.query_one("#agreement", Static)

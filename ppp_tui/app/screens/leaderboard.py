@@ -16,17 +16,16 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.content import Content
 from textual.widgets import DataTable, Footer, Header, Select, Static
 
-from ..core.leaderboard import PRIOR_GAMES, Fit, Leaderboard, leaderboard_under
-from ..core.scores import Scores
-from ..core.settings import Settings
-from .labels import stage_tables, weights_text
+from ...core.leaderboard import PRIOR_GAMES, Fit, Leaderboard, leaderboard_under
+from ...core.scores import Scores
+from ...core.settings import Settings
+from ..services import AppServices
+from ..text import cell, literal, stage_tables, weights_text
+from ..widgets.table_rows import refill
 from .recomputing import RecomputingScreen
-from .table_rows import refill
-from .text import cell, literal
 
 if TYPE_CHECKING:
-    from .app import PPPApp
-    from .workspace import Workspace
+    from ..workspace import Workspace
 
 # What the figures mean, under the table.
 NOTES = (
@@ -63,7 +62,7 @@ class LeaderboardScreen(RecomputingScreen[Request, Result]):
     STATUS = "#leaderboard-status"
     STAGE_SELECT = "#leaderboard-stage"
 
-    app: PPPApp
+    app: AppServices
 
     def __init__(self, stage: str | None = None) -> None:
         super().__init__()

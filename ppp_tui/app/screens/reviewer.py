@@ -10,9 +10,9 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, Label, OptionList
 from textual.widgets.option_list import Option
 
-from ..core.errors import PPPError
-from ..storage.reviewers import checked, shown
-from .text import literal
+from ...core.errors import PPPError
+from ...storage.reviewers import checked, shown
+from ..text import literal
 
 
 class ReviewerScreen(ModalScreen[str | None]):

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from textual import on
 from textual.app import ComposeResult
@@ -24,30 +24,32 @@ from textual.widgets import (
     TabPane,
 )
 
-from ..analysis.describe import technical_text
-from ..core.early_stop import analyse
-from ..core.model import Agent, AskedWith, Run
-from ..core.regions import regions
-from ..core.relevance import task_type
-from ..core.scoring import AgentScore, Ranking, rank_run, violation_penalty
-from ..core.sensitivity import flips
-from ..core.settings import Weights
-from ..safe_text import number
-from .colours import CAUTION, colour
-from .conversation import Conversation, Line, conversation_lines
-from .flip_map import FlipMap, FlipMapPanel
-from .messages import MarkChanged, TechnicalRated, UngroupRun, WeightsChanged, WeightsReset
-from .rate_screen import RateScreen
-from .run_texts import agent_facts, consensus_summary, consensus_text, has_steps, question_cells
-from .table_rows import cursor_key, refill
-from .text import cell, literal, plain
-from .weight_sliders import Triple, WeightSliders
-from .weights_bar import WeightsBar
-from .workspace_view import WorkspaceView
-
-if TYPE_CHECKING:
-    from .app import PPPApp
-
+from ...analysis.describe import technical_text
+from ...core.early_stop import analyse
+from ...core.model import Agent, AskedWith, Run
+from ...core.regions import regions
+from ...core.relevance import task_type
+from ...core.scoring import AgentScore, Ranking, rank_run, violation_penalty
+from ...core.sensitivity import flips
+from ...core.settings import Weights
+from ...safe_text import number
+from ..messages import MarkChanged, TechnicalRated, UngroupRun, WeightsChanged, WeightsReset
+from ..services import AppServices, WorkspaceView
+from ..text import cell, literal, plain
+from ..widgets.colours import CAUTION, colour
+from ..widgets.conversation import Conversation, Line, conversation_lines
+from ..widgets.flip_map import FlipMap, FlipMapPanel
+from ..widgets.run_texts import (
+    agent_facts,
+    consensus_summary,
+    consensus_text,
+    has_steps,
+    question_cells,
+)
+from ..widgets.table_rows import cursor_key, refill
+from ..widgets.weight_sliders import Triple, WeightSliders
+from ..widgets.weights_bar import WeightsBar
+from .rate import RateScreen
 
 # The header shows this many lines of the task (a session's first prompt), one below
 # TALL rows of terminal: the agents and the conversation need the room.
@@ -131,7 +133,7 @@ class RunScreen(WorkspaceView):
         ),
     ]
 
-    app: PPPApp
+    app: AppServices
 
     def __init__(self, run: Run) -> None:
         super().__init__()
@@ -591,7 +593,7 @@ class RunScreen(WorkspaceView):
 
     def action_ungroup(self) -> None:
         """Ask, then give each session of this run its own run."""
-        from .regrouping import UngroupScreen
+        from .regroup import UngroupScreen
 
         run = self.run
         if not any(agent.sessions for agent in run.agents):

@@ -17,23 +17,22 @@ from textual.content import Content
 from textual.widgets import Button, DataTable, Footer, Header, Select, Static
 from textual_plotext import PlotextPlot
 
-from ..core.arrays import Lines
-from ..core.scores import Scores, provenance, tune_scope, tune_stages
-from ..core.settings import Weights
-from ..core.tuning import Tuning
-from .colours import BAD, CAUTION, CURRENT, GOOD, plot_colour, watch_theme
-from .heat_map import Heat, RegretHeatMap, heat_figures, regret_heat
-from .labels import stage_order
-from .messages import WeightsChanged
+from ...core.arrays import Lines
+from ...core.scores import Scores, provenance, tune_scope, tune_stages
+from ...core.settings import Weights
+from ...core.tuning import Tuning
+from ..messages import WeightsChanged
+from ..services import AppServices
+from ..text import cell, literal, stage_order
+from ..widgets.colours import BAD, CAUTION, CURRENT, GOOD, plot_colour, watch_theme
+from ..widgets.heat_map import Heat, RegretHeatMap, heat_figures, regret_heat
+from ..widgets.table_rows import refill
 from .recomputing import RecomputingScreen
-from .table_rows import refill
-from .text import cell, literal
 
 if TYPE_CHECKING:
     from rich.text import Text
 
-    from .app import PPPApp
-    from .workspace import Workspace
+    from ..workspace import Workspace
 
 
 @dataclass(frozen=True)
@@ -74,7 +73,7 @@ class TuningScreen(RecomputingScreen[Request, Result]):
         ),
     ]
 
-    app: PPPApp
+    app: AppServices
 
     def __init__(self, scope: str | None = None) -> None:
         super().__init__()

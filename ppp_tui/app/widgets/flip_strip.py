@@ -13,8 +13,8 @@ from textual.content import Content
 from textual.reactive import reactive
 from textual.widget import Widget
 
-from ..core.sensitivity import Flip
-from .text import literal
+from ...core.sensitivity import Flip
+from ..text import literal
 
 # Segment colours, by the order in which agents first win from w = 0.
 PALETTE = ("$primary", "$success", "$warning", "$error", "$secondary", "$accent")

@@ -24,8 +24,8 @@ from textual.reactive import reactive
 from textual.widget import Widget
 from textual.widgets import Static
 
-from ..core.regions import Point, Region, clip_polygon, polygon_area
-from .text import literal
+from ...core.regions import Point, Region, clip_polygon, polygon_area
+from ..text import literal
 
 # Region colours, in the order of the regions (the agents' ranking order).
 PALETTE = ("$primary", "$success", "$warning", "$error", "$secondary", "$accent")

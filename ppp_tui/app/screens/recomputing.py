@@ -15,13 +15,12 @@ from textual.timer import Timer
 from textual.widgets import Static
 from textual.worker import get_current_worker
 
-from ..core.errors import PPPError
-from .text import plain
-from .workspace_view import WorkspaceView
+from ...core.errors import PPPError
+from ..services import AppServices, WorkspaceView
+from ..text import plain
 
 if TYPE_CHECKING:
-    from .app import PPPApp
-    from .workspace import Workspace
+    from ..workspace import Workspace
 
 # Changes closer together than this (a slider held down) are computed for once.
 DEBOUNCE_S = 0.15
@@ -46,7 +45,7 @@ class RecomputingScreen(WorkspaceView, Generic[RequestT, ResultT]):
     runs are there, `started` and `failed` can add to what the status line says.
     """
 
-    app: PPPApp
+    app: AppServices
     STATUS = ""
     STAGE_SELECT = ""  # the stage menu's selector, for a screen that has one
     stage: str | None = None  # the stage its figures are of (None: every stage)
@@ -89,8 +88,7 @@ class RecomputingScreen(WorkspaceView, Generic[RequestT, ResultT]):
             return
         from textual.widgets import Select
 
-        from .labels import stage_order
-        from .text import literal
+        from ..text import literal, stage_order
 
         names = stage_order(info.stage for info in workspace.infos)
         select: Select[str] = self.query_one(self.STAGE_SELECT, Select)

@@ -18,7 +18,7 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Input, Label, Static
 
-from .text import literal
+from ..text import literal
 
 PROMPT = (
     "A score from 0 to 1 (0.8), or stars: a whole number from 1 to 5, mapped onto"

@@ -15,8 +15,8 @@ from textual.content import Content
 from textual.reactive import reactive
 from textual.widget import Widget
 
-from ..core.arrays import Lines
-from ..core.free_optimum import Optimum, Planes, optimum
+from ...core.arrays import Lines
+from ...core.free_optimum import Optimum, Planes, optimum
 
 Point = tuple[float, float]  # (proactivity, personalization)
 

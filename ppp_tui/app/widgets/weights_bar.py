@@ -7,14 +7,14 @@ from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.widgets import Label, Select
 
-from ..core.sensitivity import Flip
-from ..core.settings import PRESETS
+from ...core.sensitivity import Flip
+from ...core.settings import PRESETS
+from ..messages import PresetChosen
+from ..text import literal
+from ..workspace import Figures
 from .flip_strip import FlipStrip
-from .messages import PresetChosen
 from .slider import WeightSlider
-from .text import literal
 from .weight_sliders import Triple, WeightSliders
-from .workspace import Figures
 
 
 class WeightsBar(Horizontal):

@@ -1,0 +1,163 @@
+"""Reading the database again: what another process committed (a mark, an import from
+the command line), looked for every second, and what this app changed itself (a rating
+by hand, a grouping). The screens keep their place (open run, cursor, filter, weights).
+
+A look that read the database before one of this app's own marks would show that mark
+undone, so its result is dropped and the next look reads again (`_own_marks`).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from typing import TYPE_CHECKING
+
+from textual import work
+
+from ..core.errors import PPPError
+from .services import AppServices
+from .text import inline
+
+if TYPE_CHECKING:
+    from ..core.scores import Scores
+    from ..core.settings import Settings
+    from ..storage.store import RunInfo
+    from .screens.runs import RunsScreen
+
+
+class Rereading(AppServices):
+    """The app's side of reading the database again (PPPApp is one)."""
+
+    _checking: bool  # a look for outside changes is under way
+    _closed: bool  # the database is closed (the app ends)
+    # The database's data_version when the shown data was read.
+    _data_version: int | None
+    _own_marks: int  # this app's own marks (and ratings) so far
+
+    if TYPE_CHECKING:
+
+        def _workspace_changed(self) -> None: ...
+
+        def _reload_scores(self) -> object: ...
+
+        def _runs_screen(self) -> RunsScreen: ...
+
+    def _look_for_changes(self) -> None:
+        if self.workspace is not None and not self._checking and not self._closed:
+            self._checking = True
+            self._read_changes()
+
+    @work(thread=True, group="watch")
+    def _read_changes(self) -> None:
+        """If another process committed since the shown data was read, read it again
+        (off the UI thread: the load takes about a second at 100k runs)."""
+        workspace = self.workspace
+        assert workspace is not None
+        store = workspace.store
+        own_marks = self._own_marks
+        try:
+            version = store.data_version()
+            if version == self._data_version:
+                self._checking = False
+                return
+            contents = store.contents_key()
+            if contents == workspace.contents:  # only marks: a few ms at 100k runs
+                changes = workspace.mark_changes(store.preferred_agents())
+                # Still "checking" until the change is shown, or the next look reads it again.
+                self.call_from_thread(self._marked_outside, own_marks, version, changes)
+                return
+            settings = workspace.settings  # an import: everything again
+            infos, scores = workspace.read()
+        except (PPPError, sqlite3.Error):
+            self._checking = False  # locked or gone for now: the next look tries again
+            return
+        self.call_from_thread(
+            self._changed_outside, own_marks, version, contents, settings, infos, scores
+        )
+
+    def _still_current(self, own_marks: int) -> bool:
+        """Whether a look's reading still holds (no mark of this app's since it began);
+        if not, the next look reads again."""
+        self._checking = False
+        if own_marks == self._own_marks:
+            return True
+        self._data_version = None
+        return False
+
+    def _marked_outside(
+        self, own_marks: int, version: int, changes: list[tuple[int, str | None]]
+    ) -> None:
+        workspace = self.workspace
+        assert workspace is not None
+        if not self._still_current(own_marks):
+            return
+        self._data_version = version
+        if changes:
+            workspace.apply_marks(changes)
+            self._workspace_changed()
+
+    def _changed_outside(
+        self,
+        own_marks: int,
+        version: int,
+        contents: tuple[int, ...],
+        settings: Settings,
+        infos: list[RunInfo],
+        scores: Scores,
+    ) -> None:
+        """Show the database as another process left it; the open screen, the cursor's
+        run, the filter and the weights being edited stay."""
+        if self._still_current(own_marks):
+            self._show_read(version, contents, settings, infos, scores)
+
+    def _show_read(
+        self,
+        version: int,
+        contents: tuple[int, ...],
+        settings: Settings,
+        infos: list[RunInfo],
+        scores: Scores,
+    ) -> None:
+        """Show the database as read at `version` (with `settings`' penalties)."""
+        workspace = self.workspace
+        assert workspace is not None
+        workspace.replace_data(infos, scores)
+        workspace.contents = contents
+        self._data_version = version
+        if dict(workspace.settings.penalties) != dict(settings.penalties):
+            self._reload_scores()  # a preset changed them while the data was read
+        else:
+            self._workspace_changed()
+
+    @work(thread=True, exclusive=True, group="reread")
+    def _read_again(self) -> None:
+        """The runs list and the score arrays, read again after this app changed scores
+        (about a second at 100k runs)."""
+        workspace = self.workspace
+        assert workspace is not None
+        own_marks = self._own_marks
+        try:
+            version = workspace.store.data_version()
+            contents = workspace.store.contents_key()
+            settings = workspace.settings
+            infos, scores = workspace.read()
+        except (PPPError, sqlite3.Error) as error:
+            if not self._closed:
+                self.call_from_thread(self.notify, inline(error), severity="error", markup=False)
+            return
+        self.call_from_thread(
+            self._read_again_done, own_marks, version, contents, settings, infos, scores
+        )
+
+    def _read_again_done(
+        self,
+        own_marks: int,
+        version: int,
+        contents: tuple[int, ...],
+        settings: Settings,
+        infos: list[RunInfo],
+        scores: Scores,
+    ) -> None:
+        if own_marks != self._own_marks:  # a mark since the read began: read once more
+            self._read_again()
+            return
+        self._show_read(version, contents, settings, infos, scores)
