@@ -218,7 +218,9 @@ async def test_p_waits_for_another_process_s_write_and_then_saves(db: Path, tmp_
 async def test_a_lock_held_past_the_wait_gives_a_toast_and_the_app_goes_on(
     db: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(app_module, "MARK_LOCK_WAIT_S", 0.3)
+    from ppp_tui.app import marking
+
+    monkeypatch.setattr(marking, "MARK_LOCK_WAIT_S", 0.3)
     app = PPPApp(db, tmp_path / "config.toml")
     async with app.run_test(size=SIZE) as pilot:
         await _loaded_runs(app, pilot)

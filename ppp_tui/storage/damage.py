@@ -20,14 +20,14 @@ from ..core.errors import PPPError
 from ..core.model import MAX_COUNT, MAX_ITERATION_SCORE, MAX_PENALTY, Effort, Severity, Source
 
 if TYPE_CHECKING:
-    from .store import Store
+    from .store_base import StoreBase
 
 # What bad values raise while a read turns rows into runs and arrays.
 _DATA_ERRORS = (TypeError, ValueError, struct.error, IndexError, KeyError, OverflowError)
 
 _P = ParamSpec("_P")
 _R = TypeVar("_R")
-_S = TypeVar("_S", bound="Store")
+_S = TypeVar("_S", bound="StoreBase")
 
 
 def _quoted(values: Iterable[str]) -> str:

@@ -78,7 +78,7 @@ def take_back(conn: sqlite3.Connection) -> None:
     """Clear the retired mark of a database whose replacement never happened."""
     conn.execute("BEGIN IMMEDIATE")
     try:
-        retired = conn.execute("PRAGMA application_id").fetchone()[0] == RETIRED_ID
+        retired = is_retired(conn)
         if retired and conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'runs'").fetchone():
             conn.execute("PRAGMA application_id = 0")
         conn.execute("COMMIT")
@@ -92,3 +92,39 @@ def remove_database(path: Path) -> None:
     """Delete a database file with its WAL and shared-memory files."""
     for suffix in ("", "-wal", "-shm"):
         Path(f"{path}{suffix}").unlink(missing_ok=True)
+
+
+# -- what is SQLite's own: the pragmas a store sets and reads ---------------------------
+
+
+def is_retired(conn: sqlite3.Connection) -> bool:
+    """Whether a replacement (swap.py) marked the database as being replaced."""
+    return bool(conn.execute("PRAGMA application_id").fetchone()[0] == RETIRED_ID)
+
+
+def lock_wait(seconds: float) -> str:
+    """The statement that sets how long one waits for another process's lock."""
+    return f"PRAGMA busy_timeout = {round(seconds * 1000)}"
+
+
+DATA_VERSION = "PRAGMA data_version"  # changes when another connection commits
+
+
+def for_bulk_load(conn: sqlite3.Connection, cache: bool = True) -> None:
+    """Settings for writing many rows at once into a database no reader shares yet."""
+    conn.execute("PRAGMA synchronous = OFF")
+    conn.execute("PRAGMA journal_mode = MEMORY")
+    if cache:
+        conn.execute("PRAGMA cache_size = -65536")
+
+
+def after_bulk_load(conn: sqlite3.Connection) -> None:
+    """The usual settings again: WAL (readers beside a writer), the default cache."""
+    conn.execute("PRAGMA cache_size = -2000")
+    conn.execute("PRAGMA journal_mode = WAL")
+    conn.execute("PRAGMA synchronous = NORMAL")
+
+
+def table_columns(conn: sqlite3.Connection, table: str) -> list[str]:
+    """The columns of `table`, in order."""
+    return [str(row[1]) for row in conn.execute(f"PRAGMA table_info({table})")]

@@ -6,7 +6,7 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
-from .database import StoreError, database_error
+from .database import StoreError, database_error, table_columns
 from .reviewers import UNKNOWN, checked
 
 # (run id, agent or None for a clearing, marked_at, source, reviewer)
@@ -46,7 +46,7 @@ def read_marks(path: Path) -> list[HistoryRow]:
     try:
         conn = _connect(path)
         try:
-            columns = {row[1] for row in conn.execute("PRAGMA table_info(preferred_marks)")}
+            columns = set(table_columns(conn, "preferred_marks"))
             reviewer = "reviewer" if "reviewer" in columns else "''"
             rows = conn.execute(
                 f"SELECT run_id, agent, marked_at, source, {reviewer} FROM preferred_marks"

@@ -42,6 +42,7 @@ from pathlib import Path
 from typing import Any
 
 from ..core.errors import PPPError
+from .database import table_columns
 from .files import Record, RecordFile
 from .speckit_outputs import _technical, canonical_stage, decode, failure_of, model_of
 
@@ -164,7 +165,7 @@ def _connect(path: Path, source: str) -> sqlite3.Connection:
 
 
 def _columns(conn: sqlite3.Connection, table: str) -> set[str]:
-    return {str(row[1]).lower() for row in conn.execute(f"PRAGMA table_info({table})")}
+    return {column.lower() for column in table_columns(conn, table)}
 
 
 def _check_schema(conn: sqlite3.Connection, source: str) -> None:

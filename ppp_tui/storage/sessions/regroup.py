@@ -29,7 +29,7 @@ from ...core.sessions.grouping import (
 from ...core.sessions.model import Session, Tool
 from ...core.times import parse_time
 from .. import packs, search
-from ..database import database_error
+from ..database import database_error, table_columns
 from ..mark_rows import CURRENT_MARK
 
 if TYPE_CHECKING:
@@ -353,7 +353,7 @@ def _place(
     if run_id in sources:
         search.forget_run(conn, run_id, only_run=True)  # its task may change
     else:
-        columns = [row[1] for row in conn.execute("PRAGMA table_info(runs)") if row[1] != "id"]
+        columns = [c for c in table_columns(conn, "runs") if c != "id"]
         listed = ", ".join(columns)
         conn.execute(
             f"INSERT INTO runs (id, {listed}) SELECT ?, {listed} FROM runs WHERE id = ?",
