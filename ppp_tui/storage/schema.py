@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from . import packs
+from . import judge_claims, packs
 from .database import StoreError, switch_to_wal
 
 if TYPE_CHECKING:
@@ -300,7 +300,9 @@ CREATE TABLE IF NOT EXISTS judgments (
 def _add_judge(conn: sqlite3.Connection) -> None:
     """Version 6: what an LLM judge adds (docs/judge.md): questions whose effort a judge gave
     (source 'judged') name its model and prompt version; agents whose technical score a
-    judge gave (technical_source 'judged') name its model; and the judge's cache.
+    judge gave (technical_source 'judged') name its model; the judge's cache; and the
+    claims of the runs judging now (judge_claims.py), which a database made before them
+    gets when it is first judged.
 
     Idempotent (columns added only if missing, the table only if absent): the migration
     may run on a database another branch's migrations already touched.
@@ -314,6 +316,7 @@ def _add_judge(conn: sqlite3.Connection) -> None:
         ),
     )
     conn.execute(JUDGMENTS)
+    judge_claims.ensure(conn)
 
 
 def _add_columns(conn: sqlite3.Connection, columns: tuple[tuple[str, str, str], ...]) -> None:
@@ -347,6 +350,7 @@ OUR_TABLES = frozenset(
         "score_changes",
         "run_scores",
         "judgments",
+        "judge_claims",
     }
 )
 
