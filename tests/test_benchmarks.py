@@ -34,6 +34,7 @@ SMALL: dict[str, tuple[str, ...]] = {
     "bench_store.py": ("--runs", "200", "--import-repeat", "1", "--repeat", "1"),
     "bench_tune2d.py": ("--runs", "1000", "--resamples", "2"),
     "classifier_eval.py": (),
+    "judge_faults.py": ("--only", "echo-key-401,deep-200,gzip-bomb", "--bomb-mb", "8"),
 }
 
 
