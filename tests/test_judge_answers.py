@@ -141,6 +141,7 @@ def test_the_skipped_prompt_is_said_in_the_text(
         "not LOW",
         "a low-effort question",
         "Classify: I think it depends",
+        "LOW: the user answers at once.\nMEDIUM: answering needs information.",
     ],
 )
 def test_an_answer_that_only_mentions_a_label_is_unparseable(answer: str) -> None:
@@ -245,8 +246,9 @@ def test_evaluate_says_the_answered_count_and_their_accuracy_first(
     assert (
         text[1] == f"answered: {answered} of {len(rows)} ({len(rows) - answered} named no effort)"
     )
-    assert text[2].startswith(f"on the {answered} answered")
-    assert text[3].split()[:2] == ["accuracy", "1.000"]
+    assert text[2] == f"on the {answered} answered:"
+    assert text[3].split() == ["judge", "classifier"]
+    assert text[4].split()[:2] == ["accuracy", "1.000"]
 
 
 # -- the model's name --------------------------------------------------------------

@@ -288,12 +288,12 @@ def _render_evaluation(judge: JudgeSettings, report: Report, evaluation: Evaluat
         click.echo("the judge gave no effort: nothing to measure it by")
         click.echo(f"the classifier on all of them: accuracy {evaluation.classifier.accuracy:.3f}")
         return
-    click.echo(f"on the {evaluation.answered:,} answered{'judge':>{max(0, 10)}}{'classifier':>12}")
+    click.echo(f"on the {evaluation.answered:,} answered:")
     _figures(evaluation.judge, evaluation.classifier_on_answered)
     if evaluation.unparseable:
         click.echo(
             f"on all {evaluation.questions:,}, an unanswered one as the classifier's label"
-            " (as judging keeps it)"
+            " (as judging keeps it):"
         )
         _figures(evaluation.judge_or_classifier, evaluation.classifier)
     click.echo(
@@ -310,5 +310,6 @@ def _render_evaluation(judge: JudgeSettings, report: Report, evaluation: Evaluat
 
 
 def _figures(judged: Evaluation, ruled: Evaluation) -> None:
+    click.echo(f"  {'':<10}{'judge':>10}{'classifier':>12}")
     click.echo(f"  {'accuracy':<10}{judged.accuracy:>10.3f}{ruled.accuracy:>12.3f}")
     click.echo(f"  {'macro F1':<10}{judged.macro_f1:>10.3f}{ruled.macro_f1:>12.3f}")

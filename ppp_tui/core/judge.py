@@ -126,6 +126,8 @@ _AFTER = re.compile(
     re.DOTALL | re.IGNORECASE,
 )
 _LABEL_WORDS = frozenset({"low", "medium", "high", "not", "no", "never"})
+_SECOND_LABEL = re.compile(r"(?:low|medium|high)\b", re.IGNORECASE)
+_LABEL_LINE = re.compile(r"\n\W*(?:low|medium|high)\b", re.IGNORECASE)
 
 
 def _answer(text: str) -> str:
@@ -141,9 +143,9 @@ def _whole_answer(pattern: re.Pattern[str], text: str) -> re.Match[str] | None:
     lead = (found.group("lead") or "").lower().replace("-", " ").split()
     if _LABEL_WORDS.intersection(lead):
         return None  # "not LOW", "LOW or HIGH"
-    explanation = _answer(found.group("rest")).lstrip(".!:;,(-\u2013\u2014 \n\t").lower()
-    if explanation.split(" ", 1)[0].rstrip(".,;:!)") in ("low", "medium", "high"):
-        return None  # "LOW. HIGH.": two answers
+    explanation = _answer(found.group("rest")).lstrip(".!:;,(-\u2013\u2014 \n\t")
+    if _SECOND_LABEL.match(explanation) or _LABEL_LINE.search(explanation):
+        return None  # "LOW. HIGH.", or "LOW: ...\nMEDIUM: ..." reciting the definitions
     return found
 
 
