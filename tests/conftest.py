@@ -1,4 +1,5 @@
-"""Fixtures shared by the app's Pilot tests."""
+"""Fixtures shared by several test modules: the demo databases, the app's held load, and
+the judge's fake endpoint."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from pathlib import Path
 
 import pytest
 from helpers import HeldLoad
+from judge_server import Server, serving
 
 from ppp_tui.storage.demo import write_demo
 from ppp_tui.storage.reviewers import REVIEWER_ENV
@@ -73,3 +75,49 @@ def held_load(monkeypatch: pytest.MonkeyPatch) -> Iterator[HeldLoad]:
     monkeypatch.setattr(Workspace, "load", held)
     yield release
     release.set()
+
+
+# -- the judge ---------------------------------------------------------------------
+
+
+@pytest.fixture(scope="session")
+def judge_demo(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A small demo database with the session runs (their agents are unscored)."""
+    path = tmp_path_factory.mktemp("judge") / "demo.db"
+    write_demo(path, 24, seed=5, sessions=True)
+    return path
+
+
+@pytest.fixture
+def judge_db(judge_demo: Path, tmp_path: Path) -> Path:
+    copy = tmp_path / "runs.db"
+    copy.write_bytes(judge_demo.read_bytes())
+    return copy
+
+
+@pytest.fixture
+def fast_retries(monkeypatch: pytest.MonkeyPatch) -> list[float]:
+    """The judge's pauses between tries are recorded, not slept; no proxy stands in the
+    way, and no key is read from the caller's environment."""
+    from ppp_tui.judging import client as judge_client
+
+    for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    pauses: list[float] = []
+
+    def pause(self: judge_client.Client, seconds: float) -> None:
+        pauses.append(seconds)
+        if self.stop.is_set():
+            raise judge_client.Stopped
+
+    monkeypatch.setattr(judge_client.Client, "_pause", pause)
+    monkeypatch.setattr(judge_client, "BACKOFF_BASE_S", 0.01)
+    return pauses
+
+
+@pytest.fixture
+def server() -> Iterator[Server]:
+    """The judge's fake chat-completions endpoint (judge_server.py)."""
+    with serving() as running:
+        yield running

@@ -36,6 +36,7 @@ SMALL: dict[str, tuple[str, ...]] = {
     "classifier_eval.py": (),
     # The project's own transcripts (the real ones it is labelled for are not shipped).
     "questions_realdata.py": ("--realdata", str(BENCHMARKS.parent / "tests/data/sessions")),
+    "judge_faults.py": ("--only", "echo-key-401,deep-200,gzip-bomb", "--bomb-mb", "8"),
 }
 
 

@@ -14,8 +14,17 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from click.testing import CliRunner, Result
-from helpers import UNSAFE
+from click.testing import CliRunner
+from helpers import (
+    SECRET,
+    UNSAFE,
+    check_consistent,
+    classified_count,
+    one_line_error,
+    question_rows,
+    run_judge,
+    write_config,
+)
 from judge_server import Messages, Server, serving
 
 from ppp_tui.cli import cli
@@ -30,124 +39,13 @@ from ppp_tui.core.judge import (
 )
 from ppp_tui.core.model import Effort
 from ppp_tui.judging import client as judge_client
-from ppp_tui.storage import packs
-from ppp_tui.storage.demo import write_demo
 
-SECRET = "sk-test-never-shown-4f1c9a"
-
-
-@pytest.fixture(scope="module")
-def demo_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A small demo database with the session runs (their agents are unscored)."""
-    path = tmp_path_factory.mktemp("judge") / "demo.db"
-    write_demo(path, 24, seed=5, sessions=True)
-    return path
+pytestmark = pytest.mark.usefixtures("fast_retries")
 
 
 @pytest.fixture
-def db(demo_template: Path, tmp_path: Path) -> Path:
-    copy = tmp_path / "runs.db"
-    copy.write_bytes(demo_template.read_bytes())
-    return copy
-
-
-@pytest.fixture(autouse=True)
-def fast_retries(monkeypatch: pytest.MonkeyPatch) -> list[float]:
-    """Pauses between tries are recorded, not slept; no proxy stands in the way."""
-    for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy"):
-        monkeypatch.delenv(name, raising=False)
-    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
-    pauses: list[float] = []
-
-    def pause(self: judge_client.Client, seconds: float) -> None:
-        pauses.append(seconds)
-        if self.stop.is_set():
-            raise judge_client.Stopped
-
-    monkeypatch.setattr(judge_client.Client, "_pause", pause)
-    monkeypatch.setattr(judge_client, "BACKOFF_BASE_S", 0.01)
-    return pauses
-
-
-@pytest.fixture
-def server() -> Iterator[Server]:
-    with serving() as running:
-        yield running
-
-
-def write_config(path: Path, server: Server | None, **keys: Any) -> Path:
-    lines = ["[ppp]", "enabled = true"]
-    if server is not None:
-        values = {
-            "base_url": server.base_url,
-            "model": "judge-model",
-            "concurrency": 1,
-            "timeout_s": 5,
-            **keys,
-        }
-        lines.append("[ppp.judge]")
-        lines += [f"{key} = {json.dumps(value)}" for key, value in values.items()]
-    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    return path
-
-
-def run(db: Path, config: Path, *args: str, env: dict[str, str] | None = None) -> Result:
-    return CliRunner().invoke(
-        cli, ["judge", *args, "--db", str(db), "--config", str(config)], env=env
-    )
-
-
-def one_line_error(result: Result) -> str:
-    assert result.exit_code == 1, result.output
-    assert result.exception is None or isinstance(result.exception, SystemExit)
-    lines = result.stderr.strip().splitlines()
-    assert len(lines) == 1, result.stderr
-    assert "Traceback" not in result.output
-    assert not UNSAFE.search(result.stderr), result.stderr
-    return lines[0]
-
-
-def question_rows(db: Path) -> list[tuple[Any, ...]]:
-    conn = sqlite3.connect(db)
-    try:
-        return conn.execute(
-            "SELECT id, trajectory_id, text, effort, source, judged_model, judged_prompt"
-            " FROM trajectory_questions ORDER BY id"
-        ).fetchall()
-    finally:
-        conn.close()
-
-
-def classified_count(db: Path) -> int:
-    return sum(1 for row in question_rows(db) if row[4] != "label")
-
-
-def check_consistent(db: Path) -> None:
-    """The agents' question counts are their questions', and every pack is what the
-    agents give now (rank and regret read the packs)."""
-    conn = sqlite3.connect(db)
-    try:
-        counts = conn.execute(
-            "SELECT a.id, a.q_low, a.q_medium, a.q_high,"
-            " (SELECT count(*) FROM trajectory_questions q WHERE q.trajectory_id = a.id"
-            "  AND q.effort = 'low'),"
-            " (SELECT count(*) FROM trajectory_questions q WHERE q.trajectory_id = a.id"
-            "  AND q.effort = 'medium'),"
-            " (SELECT count(*) FROM trajectory_questions q WHERE q.trajectory_id = a.id"
-            "  AND q.effort = 'high')"
-            " FROM agents a JOIN trajectories t ON t.id = a.id"
-        ).fetchall()
-        assert counts
-        for row in counts:
-            assert row[1:4] == row[4:7], row
-        stored = conn.execute("SELECT * FROM run_scores ORDER BY run_id").fetchall()
-        fresh = packs.from_agent_rows(
-            conn.execute(f"{packs.AGENT_ROWS} ORDER BY run_id, position").fetchall()
-        )
-        assert stored == [tuple(pack) for pack in fresh]
-        assert conn.execute("SELECT count(*) FROM runs").fetchone()[0] == len(stored)
-    finally:
-        conn.close()
+def db(judge_db: Path) -> Path:
+    return judge_db
 
 
 # -- prompts and answers -----------------------------------------------------------
@@ -183,7 +81,7 @@ def test_answers_are_read_tolerantly(answer: str, effort: Effort | None) -> None
         ("<think>maybe 3</think> 0.25", 0.25),
         ("7", None),
         ("none", None),
-        ("-0.5", 0.5),  # the sign is not a number's part: 0.5 is the first number
+        ("-0.5", None),  # below 0: no score
     ],
 )
 def test_scores_are_read_tolerantly(answer: str, score: float | None) -> None:
@@ -227,7 +125,7 @@ def test_a_bad_judge_table_is_one_line(
 ) -> None:
     config = tmp_path / "config.toml"
     config.write_text(f"[ppp]\n[ppp.judge]\n{table}\n", encoding="utf-8")
-    line = one_line_error(run(db, config))
+    line = one_line_error(run_judge(db, config))
     assert expected in line
     # Every command reads the file: `config validate` says the same.
     validate = CliRunner().invoke(cli, ["config", "validate", "--config", str(config)])
@@ -241,7 +139,7 @@ def test_a_key_in_config_toml_is_refused_without_being_shown(db: Path, tmp_path:
         f'[ppp.judge]\nbase_url = "http://x/v1"\nmodel = "m"\napi_key = "{SECRET}"\n',
         encoding="utf-8",
     )
-    result = run(db, config)
+    result = run_judge(db, config)
     line = one_line_error(result)
     assert "api_key_env" in line and SECRET not in result.output
 
@@ -249,7 +147,7 @@ def test_a_key_in_config_toml_is_refused_without_being_shown(db: Path, tmp_path:
 def test_without_a_judge_table_no_request_is_sent(db: Path, tmp_path: Path, server: Server) -> None:
     config = write_config(tmp_path / "config.toml", None)
     for args in ((), ("--dry-run",), ("--evaluate",), ("--technical",)):
-        line = one_line_error(run(db, config, *args))
+        line = one_line_error(run_judge(db, config, *args))
         assert "no [ppp.judge] table" in line
     assert server.count == 0
 
@@ -266,6 +164,7 @@ def test_config_show_names_the_variable_never_the_key(tmp_path: Path, server: Se
         "api_key_env": "MY_JUDGE_KEY",
         "concurrency": 1,
         "timeout_s": 5.0,
+        "max_tokens": 16,
     }
     text = CliRunner().invoke(cli, ["config", "show", "--config", str(config)], env=env)
     assert "[ppp.judge]" in text.stdout and SECRET not in text.output
@@ -286,7 +185,7 @@ def test_judging_stores_labels_and_keeps_the_data_labels(
     assert labelled and classified
     distinct = {effort_prompt_key(db, row) for row in classified}
 
-    result = run(db, config)
+    result = run_judge(db, config)
     assert result.exit_code == 0, result.output
     assert server.count == len(distinct)
     after = question_rows(db)
@@ -301,7 +200,7 @@ def test_judging_stores_labels_and_keeps_the_data_labels(
     check_consistent(db)
 
     # Again: everything comes from the cache, nothing changes.
-    again = run(db, config, "--json")
+    again = run_judge(db, config, "--json")
     assert again.exit_code == 0, again.output
     document = json.loads(again.stdout)
     assert server.count == len(distinct)
@@ -310,7 +209,7 @@ def test_judging_stores_labels_and_keeps_the_data_labels(
     assert question_rows(db) == after
 
     # --refresh asks again.
-    refreshed = run(db, config, "--refresh")
+    refreshed = run_judge(db, config, "--refresh")
     assert refreshed.exit_code == 0, refreshed.output
     assert server.count == 2 * len(distinct)
     assert question_rows(db) == after
@@ -345,7 +244,7 @@ def test_show_the_dashboard_and_rank_see_the_judged_efforts(
     from ppp_tui.storage.store import Store
 
     config = write_config(tmp_path / "config.toml", server)
-    assert run(db, config).exit_code == 0
+    assert run_judge(db, config).exit_code == 0
     conn = sqlite3.connect(db)
     run_id, agent = conn.execute(
         "SELECT t.run_id, a.name FROM trajectory_questions q JOIN trajectories t"
@@ -382,14 +281,14 @@ def test_dry_run_sends_nothing_and_counts_what_a_run_sends(
 ) -> None:
     config = write_config(tmp_path / "config.toml", server)
     before = question_rows(db)
-    dry = run(db, config, "--dry-run", "--technical", "--json")
+    dry = run_judge(db, config, "--dry-run", "--technical", "--json")
     assert dry.exit_code == 0, dry.output
     planned = json.loads(dry.stdout)
     assert server.count == 0 and question_rows(db) == before
     assert planned["dry_run"] is True and planned["estimated_tokens"] > 0
-    text = run(db, config, "--dry-run")
+    text = run_judge(db, config, "--dry-run")
     assert text.stdout.startswith("dry run: ") and "nothing sent" in text.stdout
-    real = run(db, config, "--technical", "--json")
+    real = run_judge(db, config, "--technical", "--json")
     assert real.exit_code == 0, real.output
     assert server.count == planned["requests"] == json.loads(real.stdout)["requests"]
 
@@ -403,12 +302,12 @@ def test_the_scope_options_limit_the_questions(db: Path, tmp_path: Path, server:
         " ORDER BY t.run_id LIMIT 1"
     ).fetchone()
     conn.close()
-    one = json.loads(run(db, config, "--run", run_id, "--dry-run", "--json").stdout)
+    one = json.loads(run_judge(db, config, "--run", run_id, "--dry-run", "--json").stdout)
     assert one["questions"]["total"] == in_run
-    first = json.loads(run(db, config, "--limit", "1", "--dry-run", "--json").stdout)
+    first = json.loads(run_judge(db, config, "--limit", "1", "--dry-run", "--json").stdout)
     assert first["questions"]["total"] <= in_run
-    assert "unknown run id" in one_line_error(run(db, config, "--run", "no-such-run"))
-    assert "no stage" in one_line_error(run(db, config, "--stage", "no-such-stage"))
+    assert "unknown run id" in one_line_error(run_judge(db, config, "--run", "no-such-run"))
+    assert "no stage" in one_line_error(run_judge(db, config, "--stage", "no-such-stage"))
     assert server.count == 0
 
 
@@ -418,13 +317,13 @@ def test_an_unparseable_answer_keeps_the_classified_effort(
     config = write_config(tmp_path / "config.toml", server)
     server.answer = lambda messages: "I would need to \x1b[2J think about it"
     before = question_rows(db)
-    result = run(db, config, "--json")
+    result = run_judge(db, config, "--json")
     assert result.exit_code == 0, result.output
     document = json.loads(result.stdout)
     assert document["questions"]["unparseable"] == classified_count(db)
     assert document["questions"]["judged"] == 0
     assert question_rows(db) == before
-    text = run(db, config)
+    text = run_judge(db, config)
     assert "named no effort: the classified effort is kept" in text.stdout
     assert not UNSAFE.search(text.output)
 
@@ -432,7 +331,7 @@ def test_an_unparseable_answer_keeps_the_classified_effort(
 def test_up_to_concurrency_requests_are_in_flight(db: Path, tmp_path: Path, server: Server) -> None:
     config = write_config(tmp_path / "config.toml", server, concurrency=3)
     server.delay_s = 0.05
-    result = run(db, config, "--limit", "8")
+    result = run_judge(db, config, "--limit", "8")
     assert result.exit_code == 0, result.output
     assert server.count > 3
     # Never more than `concurrency` (how many overlap depends on the scheduler).
@@ -456,11 +355,11 @@ def test_the_requests_have_a_progress_bar(
 
     monkeypatch.setattr(judging, "progress_bar", bar)
     config = write_config(tmp_path / "config.toml", server)
-    result = run(db, config, "--json")
+    result = run_judge(db, config, "--json")
     assert result.exit_code == 0, result.output
     requests = json.loads(result.stdout)["requests"]
     assert bars == [(requests, "judging", 1)] and steps == [1] * requests
-    assert run(db, config).exit_code == 0  # all cached: no bar
+    assert run_judge(db, config).exit_code == 0  # all cached: no bar
     assert len(bars) == 1
 
 
@@ -483,12 +382,12 @@ def test_the_key_is_sent_but_never_shown_or_stored(
     config = write_config(tmp_path / "config.toml", server, api_key_env="JUDGE_KEY")
     env = {"JUDGE_KEY": SECRET}
     outputs = [
-        run(db, config, "--technical", env=env),
-        run(db, config, "--evaluate", "--json", env=env),
-        run(db, config, "--dry-run", env=env),
+        run_judge(db, config, "--technical", env=env),
+        run_judge(db, config, "--evaluate", "--json", env=env),
+        run_judge(db, config, "--dry-run", env=env),
     ]
     server.faults = ["401"]
-    outputs.append(run(db, config, "--refresh", env=env))
+    outputs.append(run_judge(db, config, "--refresh", env=env))
     assert outputs[-1].exit_code == 1
     assert server.count > 0
     assert all(h.get("Authorization") == f"Bearer {SECRET}" for h in server.headers)
@@ -498,7 +397,7 @@ def test_the_key_is_sent_but_never_shown_or_stored(
         assert SECRET.encode() not in path.read_bytes(), path
     # Without the variable set, no Authorization header is sent at all.
     count = server.count
-    assert run(db, config, "--refresh").exit_code == 0
+    assert run_judge(db, config, "--refresh").exit_code == 0
     assert all("Authorization" not in h for h in server.headers[count:])
 
 
@@ -510,7 +409,7 @@ def test_429_and_500_are_tried_again_honouring_retry_after(
 ) -> None:
     config = write_config(tmp_path / "config.toml", server)
     server.faults = ["429", "500", "500"]
-    result = run(db, config, "--json")
+    result = run_judge(db, config, "--json")
     assert result.exit_code == 0, result.output
     planned = json.loads(result.stdout)["requests"]
     assert server.count == planned + 3
@@ -524,16 +423,16 @@ def test_retry_after_is_capped_and_read_as_a_date() -> None:
 
     assert judge_client.pause_before(1, 600.0) == judge_client.MAX_WAIT_S
     assert judge_client.pause_before(3, None) == judge_client.BACKOFF_BASE_S * 4
-    date = httpx.Response(429, headers={"Retry-After": "Wed, 21 Oct 2015 07:28:00 GMT"})
+    date = httpx.Headers({"Retry-After": "Wed, 21 Oct 2015 07:28:00 GMT"})
     assert judge_client.retry_after(date) == 0.0  # a date in the past: no wait
-    assert judge_client.retry_after(httpx.Response(429, headers={"Retry-After": "x"})) is None
-    assert judge_client.retry_after(httpx.Response(429)) is None
+    assert judge_client.retry_after(httpx.Headers({"Retry-After": "x"})) is None
+    assert judge_client.retry_after(httpx.Headers()) is None
 
 
 def test_a_lasting_5xx_stops_with_one_line(db: Path, tmp_path: Path, server: Server) -> None:
     config = write_config(tmp_path / "config.toml", server)
     server.faults = ["500"] * judge_client.STATUS_TRIES
-    line = one_line_error(run(db, config))
+    line = one_line_error(run_judge(db, config))
     assert server.base_url in line and "500" in line and "try again later" in line
     assert server.count == judge_client.STATUS_TRIES
 
@@ -546,7 +445,7 @@ def test_a_timeout_stops_the_command_keeps_what_came_and_a_later_run_continues(
     total = classified_count(db)
     answered = 5
     server.faults = ["ok"] * answered + ["slow"] * judge_client.TRANSPORT_TRIES
-    line = one_line_error(run(db, config))
+    line = one_line_error(run_judge(db, config))
     assert server.base_url in line and "no answer within 0.3 s" in line
     assert "kept" in line and "run the command again" in line
     kept = [row for row in question_rows(db) if row[4] == "judged"]
@@ -554,7 +453,7 @@ def test_a_timeout_stops_the_command_keeps_what_came_and_a_later_run_continues(
     check_consistent(db)
     sent = server.count
     # The later run asks only for the rest.
-    resumed = run(db, config, "--json")
+    resumed = run_judge(db, config, "--json")
     assert resumed.exit_code == 0, resumed.output
     document = json.loads(resumed.stdout)
     assert document["questions"]["cached"] >= len(kept)
@@ -566,11 +465,11 @@ def test_a_timeout_stops_the_command_keeps_what_came_and_a_later_run_continues(
 def test_a_dropped_connection_is_tried_again(db: Path, tmp_path: Path, server: Server) -> None:
     config = write_config(tmp_path / "config.toml", server)
     server.faults = ["drop"]
-    result = run(db, config, "--json")
+    result = run_judge(db, config, "--json")
     assert result.exit_code == 0, result.output
     assert server.count == json.loads(result.stdout)["requests"] + 1
     server.faults = ["drop"] * judge_client.TRANSPORT_TRIES
-    line = one_line_error(run(db, config, "--refresh"))
+    line = one_line_error(run_judge(db, config, "--refresh"))
     assert server.base_url in line and "closed without a complete reply" in line
 
 
@@ -580,7 +479,7 @@ def test_an_unreachable_endpoint_is_one_line(db: Path, tmp_path: Path) -> None:
     config = tmp_path / "config.toml"
     config.write_text(f'[ppp.judge]\nbase_url = "{url}"\nmodel = "m"\n', encoding="utf-8")
     before = question_rows(db)
-    line = one_line_error(run(db, config))
+    line = one_line_error(run_judge(db, config))
     assert url in line and "cannot connect" in line
     assert question_rows(db) == before
 
@@ -599,7 +498,7 @@ def test_a_reply_outside_the_protocol_is_one_line(
     config = write_config(tmp_path / "config.toml", server)
     server.faults = [fault]
     before = question_rows(db)
-    line = one_line_error(run(db, config))
+    line = one_line_error(run_judge(db, config))
     assert server.base_url in line and expected in line
     assert server.count == 1
     assert question_rows(db) == before
@@ -607,7 +506,7 @@ def test_a_reply_outside_the_protocol_is_one_line(
 
 def test_a_wrong_path_names_the_setting(db: Path, tmp_path: Path, server: Server) -> None:
     config = write_config(tmp_path / "config.toml", server, base_url=server.base_url + "/x")
-    line = one_line_error(run(db, config))
+    line = one_line_error(run_judge(db, config))
     assert "404" in line and "no such path" in line and "ppp.judge.base_url" in line
 
 
@@ -645,7 +544,7 @@ def test_technical_scores_unscored_agents_and_a_hand_rating_wins(
     rated = CliRunner().invoke(cli, ["technical", str(ratings), "--db", str(db)])
     assert rated.exit_code == 0, rated.output
 
-    result = run(db, config, "--technical", "--json")
+    result = run_judge(db, config, "--technical", "--json")
     assert result.exit_code == 0, result.output
     technical = json.loads(result.stdout)["technical"]
     after = technical_rows(db)
@@ -673,7 +572,7 @@ def test_technical_scores_unscored_agents_and_a_hand_rating_wins(
         f"run_id,agent,technical\n{judged[0][0]},{judged[0][1]},0.2\n", encoding="utf-8"
     )
     assert CliRunner().invoke(cli, ["technical", str(ratings), "--db", str(db)]).exit_code == 0
-    assert run(db, config, "--technical", "--refresh").exit_code == 0
+    assert run_judge(db, config, "--technical", "--refresh").exit_code == 0
     assert technical_rows(db)[judged[0]] == (0.2, "hand", None)
     check_consistent(db)
 
@@ -697,7 +596,7 @@ def test_evaluate_compares_the_judge_with_the_classifier_on_the_labels(
         return str(labels[prompt.input_hash]).upper()
 
     server.answer = oracle
-    result = run(db, config, "--evaluate", "--json")
+    result = run_judge(db, config, "--evaluate", "--json")
     assert result.exit_code == 0, result.output
     document = json.loads(result.stdout)
     assert document["questions"] == len(labelled)
@@ -714,7 +613,7 @@ def test_evaluate_compares_the_judge_with_the_classifier_on_the_labels(
             )
     assert question_rows(db) == rows  # nothing relabelled
     sent = server.count
-    text = run(db, config, "--evaluate")
+    text = run_judge(db, config, "--evaluate")
     assert text.exit_code == 0 and server.count == sent  # cached
     assert "accuracy" in text.stdout and "macro F1" in text.stdout
     assert "confusion" in text.stdout
@@ -727,9 +626,9 @@ def test_the_json_documents_are_the_documented_shapes(
 
     shapes = _documented()
     config = write_config(tmp_path / "config.toml", server)
-    judged = json.loads(run(db, config, "--technical", "--json").stdout)
-    evaluated = json.loads(run(db, config, "--evaluate", "--json").stdout)
-    dry = json.loads(run(db, config, "--evaluate", "--dry-run", "--json").stdout)
+    judged = json.loads(run_judge(db, config, "--technical", "--json").stdout)
+    evaluated = json.loads(run_judge(db, config, "--evaluate", "--json").stdout)
+    dry = json.loads(run_judge(db, config, "--evaluate", "--dry-run", "--json").stdout)
     assert not list(_differences(shapes["judge"], judged, "judge"))
     assert not list(_differences(shapes["judge-evaluate"], evaluated, "judge-evaluate"))
     assert not list(_differences(shapes["judge-evaluate"], dry, "judge-evaluate"))

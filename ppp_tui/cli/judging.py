@@ -84,7 +84,7 @@ def judge(
         stage = stage_filter(store, stage)
         if run_id is not None:
             run_id = store.resolve_run_id(run_id)  # an unknown id is one error line
-        work = Judging(store, settings.judge, refresh=refresh)
+        work = Judging(store, settings.judge, refresh=refresh, warn=_warn)
         questions = judgments.questions(store, stage, run_id, limit, labelled=evaluate)
         with _progress(evaluate) as progress:
             try:
@@ -114,6 +114,11 @@ def judge(
         _render_evaluation(settings.judge, report, evaluation)
     else:
         _render(settings.judge, report)
+
+
+def _warn(line: str) -> None:
+    """A warning about the endpoint (already made safe), on standard error."""
+    click.echo(f"warning: {line}", err=True)
 
 
 @contextmanager
@@ -155,13 +160,22 @@ def _evaluation_document(
         **base,
         "questions": report.questions.total,
         "cached": report.questions.cached,
+        "answered": None if evaluation is None else evaluation.answered,
         "unparseable": None if evaluation is None else evaluation.unparseable,
         "judge": None if evaluation is None else _metrics(evaluation.judge),
+        "classifier_on_answered": (
+            None if evaluation is None else _metrics(evaluation.classifier_on_answered)
+        ),
+        "judge_or_classifier": (
+            None if evaluation is None else _metrics(evaluation.judge_or_classifier)
+        ),
         "classifier": None if evaluation is None else _metrics(evaluation.classifier),
     }
 
 
-def _metrics(result: Evaluation) -> dict[str, Any]:
+def _metrics(result: Evaluation | None) -> dict[str, Any] | None:
+    if result is None:
+        return None
     return {
         "accuracy": result.accuracy,
         "macro_f1": result.macro_f1,
@@ -190,11 +204,19 @@ def _plural(count: int, word: str) -> str:
 
 def _render_dry_run(judge: JudgeSettings, endpoint: str, report: Report, evaluate: bool) -> None:
     kind = "labelled" if evaluate else "classified"
-    parts = [f"{_plural(report.questions.total, kind + ' question')}"]
-    if report.questions.cached:
-        parts.append(f"{report.questions.cached:,} answered from the cache")
+    tallies = [(report.questions, f"{kind} question")]
     if report.technical is not None:
-        parts.append(_plural(report.technical.total, "unscored agent"))
+        tallies.append((report.technical, "unscored agent"))
+    parts = []
+    for tally, word in tallies:
+        part = _plural(tally.total, word)
+        if tally.cached and tally.cached == tally.total - tally.no_output:
+            part += (
+                ", all answered from the cache" if tally.cached > 1 else ", answered from the cache"
+            )
+        elif tally.cached:
+            part += f", {tally.cached:,} answered from the cache"
+        parts.append(part)
     click.echo(
         f"dry run: {_plural(report.requests, 'request')} to {endpoint} for {inline(judge.model)}"
         f" ({'; '.join(parts)}); about {report.estimated_tokens:,} tokens in; nothing sent"
@@ -217,22 +239,38 @@ def _render(judge: JudgeSettings, report: Report) -> None:
     click.echo(f"judge: {inline(judge.model)}")
     line = _tally_line("questions", questions, "classified question")
     click.echo(f"{line}; {_plural(questions.changed, 'effort')} changed")
-    if questions.unparseable:
-        click.echo(
-            f"  {_plural(questions.unparseable, 'answer')} named no effort:"
-            " the classified effort is kept"
-        )
+    _render_left(judge, questions, "question", "named no effort: the classified effort is kept")
     if technical is not None:
         click.echo(_tally_line("technical", technical, "unscored agent"))
-        if technical.unparseable:
-            click.echo(
-                f"  {_plural(technical.unparseable, 'answer')} gave no score in [0, 1]:"
-                " those agents stay unscored"
-            )
+        _render_left(
+            judge, technical, "agent", "gave no score in [0, 1]: those agents stay unscored"
+        )
         if technical.no_output:
             click.echo(
                 f"  {_plural(technical.no_output, 'agent')} without output to judge: unscored"
             )
+
+
+def _render_left(judge: JudgeSettings, tally: Tally, word: str, unparseable: str) -> None:
+    """The lines on what the judge left as it was, and why."""
+    if tally.unparseable:
+        click.echo(f"  {_plural(tally.unparseable, 'answer')} {unparseable}")
+    if tally.cut_off:
+        click.echo(
+            f"  {_plural(tally.cut_off, 'answer')} of those stopped at ppp.judge.max_tokens"
+            f" ({judge.max_tokens:,}) before it ended: not kept; a model that explains first"
+            " needs a larger cap"
+        )
+    if tally.too_long:
+        click.echo(
+            f"  {_plural(tally.too_long, word)} skipped: the prompt is longer than the"
+            " model's context"
+        )
+    if tally.taken:
+        click.echo(
+            f"  {_plural(tally.taken, word)} left to another judge run asking the same at"
+            " the same time: judge again after it ends to read its answers from the cache"
+        )
 
 
 def _render_evaluation(judge: JudgeSettings, report: Report, evaluation: EvaluationReport) -> None:
@@ -242,21 +280,36 @@ def _render_evaluation(judge: JudgeSettings, report: Report, evaluation: Evaluat
         f"judge {inline(judge.model)} on {_plural(evaluation.questions, 'labelled question')}"
         f" ({_plural(report.requests, 'request')}, {report.questions.cached:,} from the cache)"
     )
+    click.echo(
+        f"answered: {evaluation.answered:,} of {evaluation.questions:,}"
+        + (f" ({evaluation.unparseable:,} named no effort)" if evaluation.unparseable else "")
+    )
+    if evaluation.judge is None or evaluation.classifier_on_answered is None:
+        click.echo("the judge gave no effort: nothing to measure it by")
+        click.echo(f"the classifier on all of them: accuracy {evaluation.classifier.accuracy:.3f}")
+        return
+    click.echo(f"on the {evaluation.answered:,} answered:")
+    _figures(evaluation.judge, evaluation.classifier_on_answered)
     if evaluation.unparseable:
         click.echo(
-            f"  {_plural(evaluation.unparseable, 'answer')} named no effort: counted as the"
-            " classifier's label, as judging keeps it"
+            f"on all {evaluation.questions:,}, an unanswered one as the classifier's label"
+            " (as judging keeps it):"
         )
-    click.echo(f"{'':<10}{'judge':>10}{'classifier':>12}")
+        _figures(evaluation.judge_or_classifier, evaluation.classifier)
     click.echo(
-        f"{'accuracy':<10}{evaluation.judge.accuracy:>10.3f}{evaluation.classifier.accuracy:>12.3f}"
+        f"confusion on the {evaluation.answered:,} answered (rows: the label; columns: low,"
+        " medium, high)"
     )
-    click.echo(
-        f"{'macro F1':<10}{evaluation.judge.macro_f1:>10.3f}{evaluation.classifier.macro_f1:>12.3f}"
-    )
-    click.echo("confusion (rows: the label; columns: low, medium, high)")
     click.echo(f"{'':<10}{'judge':<20}classifier")
     for expected in Effort:
         judged = "".join(f"{evaluation.judge.confusion[expected, p]:>6}" for p in Effort)
-        ruled = "".join(f"{evaluation.classifier.confusion[expected, p]:>6}" for p in Effort)
+        ruled = "".join(
+            f"{evaluation.classifier_on_answered.confusion[expected, p]:>6}" for p in Effort
+        )
         click.echo(f"{expected.value:<10}{judged:<20}{ruled}")
+
+
+def _figures(judged: Evaluation, ruled: Evaluation) -> None:
+    click.echo(f"  {'':<10}{'judge':>10}{'classifier':>12}")
+    click.echo(f"  {'accuracy':<10}{judged.accuracy:>10.3f}{ruled.accuracy:>12.3f}")
+    click.echo(f"  {'macro F1':<10}{judged.macro_f1:>10.3f}{ruled.macro_f1:>12.3f}")

@@ -5,8 +5,9 @@ text as context (the definitions are the classifier's, docs/effort.md, after the
 paper), and a technical score from 0 to 1 for an agent no test run scored, from the task
 and the agent's final output. Each has a version: a judgment is kept by (model, prompt
 version, hash of the prompt's input), so changing a prompt's words means a new version.
-Answers are read tolerantly (case, punctuation, a reasoning model's <think> block); an
-answer that says none (or more than one) of the labels is unparseable, never guessed.
+An answer counts when it is the label (or the number) itself, read tolerantly (case,
+punctuation, emphasis, a short lead-in, a reasoning model's <think> block, an
+explanation after it); anything else is unparseable, never guessed.
 No I/O here: the requests are sent by `ppp_tui.judging`.
 """
 
@@ -103,38 +104,70 @@ def technical_prompt(task: str | None, output: str) -> Prompt:
 
 # A reasoning model's thoughts come before its answer; they may name every label.
 _THINKING = re.compile(r"<think(?:ing)?>.*?(?:</think(?:ing)?>|\Z)", re.DOTALL | re.IGNORECASE)
-_LABEL = re.compile(r"\b(low|medium|high)\b", re.IGNORECASE)
-_FIRST_LABEL = re.compile(r"\W*(low|medium|high)\b(?!\s*(?:or\b|and\b|/|,|-))", re.IGNORECASE)
-_NUMBER = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?|\.\d+)(\s*%)?(?![\w.])")
+# Emphasis and quotes around an answer: **High**, `LOW`, "medium", [0.7].
+_MARKUP = re.compile(r"[*_`#\"'\u2018\u2019\u201c\u201d\u00ab\u00bb\[\]]")
+# A short lead-in before the answer: "Effort: ", "The effort is ", "Score = ".
+_LEAD_IN = (
+    r"(?:(?P<lead>[^\W\d_]+(?:[ \t-]+[^\W\d_]+){0,7}?)"
+    r"\s*(?:\s(?:is|would be)\b|[:=\u2013\u2014-])\s*)?"
+)
+_EFFORT_ANSWER = re.compile(
+    rf"{_LEAD_IN}(?P<answer>low|medium|high)(?:\s+effort\b)?(?P<rest>.*)", re.IGNORECASE | re.DOTALL
+)
+_SCORE_ANSWER = re.compile(
+    rf"{_LEAD_IN}(?P<answer>\d{{1,6}}(?:\.\d{{1,12}})?|\.\d{{1,12}})(?P<percent>\s*%)?"
+    r"(?:\s*(?:/|out of)\s*1(?:\.0+)?(?![\d.]))?(?P<rest>.*)",
+    re.IGNORECASE | re.DOTALL,
+)
+# What may follow an answer: nothing but a full stop, or an explanation set apart from it
+# ("HIGH. The user must...", "0.8 - mostly done", "LOW (an option is offered)").
+_AFTER = re.compile(
+    r"[\s.!]*|[.!]?(?:\s*\n|\s*\(|\s+[\u2013\u2014-]\s|[:;,]?\s+because\s|[.:;]\s).*",
+    re.DOTALL | re.IGNORECASE,
+)
+_LABEL_WORDS = frozenset({"low", "medium", "high", "not", "no", "never"})
+_SECOND_LABEL = re.compile(r"(?:low|medium|high)\b", re.IGNORECASE)
+_LABEL_LINE = re.compile(r"\n\W*(?:low|medium|high)\b", re.IGNORECASE)
 
 
 def _answer(text: str) -> str:
-    return _THINKING.sub(" ", text).strip()
+    return _MARKUP.sub("", _THINKING.sub(" ", text)).strip()
+
+
+def _whole_answer(pattern: re.Pattern[str], text: str) -> re.Match[str] | None:
+    """The match of an answer that is `pattern`'s answer and nothing else, but for a
+    short lead-in and an explanation set apart after it."""
+    found = pattern.fullmatch(_answer(text))
+    if found is None or not _AFTER.fullmatch(found.group("rest")):
+        return None
+    lead = (found.group("lead") or "").lower().replace("-", " ").split()
+    if _LABEL_WORDS.intersection(lead):
+        return None  # "not LOW", "LOW or HIGH"
+    explanation = _answer(found.group("rest")).lstrip(".!:;,(-\u2013\u2014 \n\t")
+    if _SECOND_LABEL.match(explanation) or _LABEL_LINE.search(explanation):
+        return None  # "LOW. HIGH.", or "LOW: ...\nMEDIUM: ..." reciting the definitions
+    return found
 
 
 def parse_effort(text: str) -> Effort | None:
-    """The effort an answer names: LOW, MEDIUM or HIGH whatever the case and punctuation
-    ("**High**.", "Effort: medium"); None when it names none, or more than one."""
-    answer = _answer(text)
-    found = {match.lower() for match in _LABEL.findall(answer)}
-    if len(found) == 1:
-        return Effort(found.pop())
-    if found:
-        # "HIGH (not low)", "HIGH. A low-effort ...": a first word that is a label is the
-        # answer, unless a choice follows it ("low or high", "low/medium").
-        first = _FIRST_LABEL.match(answer)
-        if first:
-            return Effort(first.group(1).lower())
-    return None
+    """The effort an answer gives: the answer must be LOW, MEDIUM or HIGH itself, in any
+    case, with punctuation or emphasis ("**High**.", "low"), a short lead-in ("Effort:
+    medium", "The effort is HIGH") and an explanation set apart after it ("HIGH. The
+    user must..."). Anything else, such as a sentence that mentions a label in passing
+    or a list of them ("LOW, MEDIUM"), is None: unparseable, never guessed."""
+    found = _whole_answer(_EFFORT_ANSWER, text)
+    return None if found is None else Effort(found.group("answer").lower())
 
 
 def parse_score(text: str) -> float | None:
-    """The score an answer gives: its first number, if it is in [0, 1] ("0.8",
-    "Score: 0.75 out of 1", "80%" is 0.8); None when it gives none or one outside."""
-    match = _NUMBER.search(_answer(text))
-    if match is None:
+    """The score an answer gives: the answer must be a number in [0, 1] itself ("0.8",
+    "Score: 0.75 out of 1", "80%" is 0.8), with the same lead-in and explanation an
+    effort may have; None for anything else (a number mentioned in passing, one
+    outside [0, 1], a sign)."""
+    found = _whole_answer(_SCORE_ANSWER, text)
+    if found is None:
         return None
-    value = float(match.group(1)) / (100 if match.group(2) else 1)
+    value = float(found.group("answer")) / (100 if found.group("percent") else 1)
     return value if 0.0 <= value <= 1.0 else None
 
 

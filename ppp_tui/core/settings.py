@@ -168,7 +168,10 @@ class JudgeSettings:
     model: str
     api_key_env: str | None = "OPENAI_API_KEY"
     concurrency: int = 4  # requests in flight at once
-    timeout_s: float = 60.0  # per request
+    timeout_s: float = 60.0  # the whole of one request: sending it and reading its reply
+    # The answer's length cap sent with each request (an effort is a word, a score a
+    # number); 0 sends none.
+    max_tokens: int = 16
 
 
 def _frozen(mapping: Mapping[str, float] | None = None) -> Mapping[str, float]:

@@ -2,16 +2,21 @@
 
 Each distinct prompt is one request (questions with the same text and task share it);
 what the cache holds for (model, prompt version, input hash) is used without a request,
-unless `refresh`. Requests run `concurrency` at a time in threads; this thread alone
-writes, `BATCH` judgments per transaction, so a failure keeps every judgment received
-before it and a later run continues from there. An answer that names no label (or no
-score) leaves the question's classified effort (or the agent unscored) and is counted.
+unless `refresh`. The prompts to send are claimed first (judge_claims.py): one that
+another run is asking at the same time is left to it and counted. Requests run
+`concurrency` at a time in threads; this thread alone writes, `BATCH` judgments per
+transaction, so a failure keeps every judgment received before it and a later run
+continues from there. An answer that is not a label (or a score) leaves the question's
+classified effort (or the agent unscored) and is counted; one cut off at max_tokens is
+not cached either, and a prompt longer than the model's context is skipped and counted.
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor, as_completed
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from contextlib import suppress
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -27,8 +32,10 @@ from ..core.judge import (
 )
 from ..core.model import Effort
 from ..core.settings import JudgeSettings
+from ..storage import judge_claims as claims
 from ..storage import judgments as stored
-from .client import Client, JudgeError, Stopped
+from ..storage.database import StoreError, now
+from .client import Answer, Client, JudgeError, Stopped, TooLong
 
 if TYPE_CHECKING:
     from ..storage.store import Store
@@ -50,7 +57,10 @@ class Tally:
     requests: int = 0  # distinct prompts sent (or, in a dry run, to send) for them
     judged: int = 0  # given a label (or score) by the judge, from the cache or a request
     changed: int = 0  # whose effort (or technical score) the judgment changed
-    unparseable: int = 0  # whose answer named no label (no score): left as they were
+    unparseable: int = 0  # whose answer was no label (no score): left as they were
+    cut_off: int = 0  # of those, whose answer was cut off at max_tokens (never cached)
+    too_long: int = 0  # whose prompt is longer than the model's context: skipped
+    taken: int = 0  # another run was asking their prompt at the same time: left to it
     no_output: int = 0  # agents with no output to judge (technical only)
 
     def document(self) -> dict[str, int]:
@@ -61,6 +71,9 @@ class Tally:
             "judged": self.judged,
             "changed": self.changed,
             "unparseable": self.unparseable,
+            "cut_off": self.cut_off,
+            "too_long": self.too_long,
+            "taken": self.taken,
         }
 
 
@@ -71,8 +84,17 @@ class _Task:
     prompt: Prompt
     questions: list[stored.QuestionRow] = field(default_factory=list)
     agents: list[stored.AgentRow] = field(default_factory=list)
-    answer: str | None = None
+    answer: str | None = None  # None: no usable answer (none came, or it was cut off)
     cached: bool = False
+    kept: str = ""  # the answer as the cache keeps it: cut short, secrets hidden
+
+    @property
+    def size(self) -> int:
+        """The questions (or agents) this prompt is for."""
+        return len(self.questions) or len(self.agents)
+
+    def tally(self, report: Report) -> Tally:
+        return report.questions if self.questions else report.technical or Tally()
 
 
 @dataclass
@@ -87,9 +109,12 @@ class Report:
 class EvaluationReport:
     questions: int
     requests: int
-    unparseable: int  # judged as the classifier's label, as a judging run keeps it
-    judge: Evaluation
-    classifier: Evaluation
+    answered: int  # questions whose answer gave an effort
+    unparseable: int  # the others: no usable answer
+    judge: Evaluation | None  # on the answered questions (None: none)
+    classifier_on_answered: Evaluation | None  # the classifier on the same questions
+    judge_or_classifier: Evaluation  # on all: no answer counts as the classifier's label
+    classifier: Evaluation  # on all
 
 
 def _effort_tasks(rows: Sequence[stored.QuestionRow]) -> dict[str, _Task]:
@@ -114,10 +139,19 @@ def _technical_tasks(rows: Sequence[stored.AgentRow], tally: Tally) -> dict[str,
 class Judging:
     """The judge's work on one store, with one endpoint and model."""
 
-    def __init__(self, store: Store, judge: JudgeSettings, refresh: bool = False) -> None:
+    def __init__(
+        self,
+        store: Store,
+        judge: JudgeSettings,
+        refresh: bool = False,
+        warn: Callable[[str], None] | None = None,
+    ) -> None:
         self.store = store
         self.judge = judge
         self.refresh = refresh
+        self.warn = warn
+        self.owner = claims.Owner.this_run()
+        self.started = now()
         self.pending: list[stored.Judgment] = []
         self.efforts: list[tuple[int, int, Effort, str, str]] = []
         self.scores: list[tuple[int, float, str]] = []
@@ -153,6 +187,7 @@ class Judging:
         else:
             to_send = []
         report.questions.requests = len(to_send)
+        report.questions.cached = sum(len(t.questions) for t in effort_tasks.values() if t.cached)
         technical_tasks: dict[str, _Task] = {}
         if agents is not None:
             report.technical = Tally(total=len(agents))
@@ -161,6 +196,9 @@ class Judging:
                 version = next(iter(technical_tasks.values())).prompt.version
                 sent = self._look_up(technical_tasks, version)
                 report.technical.requests = len(sent)
+                report.technical.cached = sum(
+                    len(t.agents) for t in technical_tasks.values() if t.cached
+                )
                 to_send += sent
         report.requests = len(to_send)
         report.estimated_tokens = sum(
@@ -177,37 +215,93 @@ class Judging:
             if task.cached:
                 self._apply(task, report)
         self._flush()
-        step = progress(len(to_send)) if progress is not None and to_send else None
-        self._send(to_send, report, step)
+        self._send(to_send, report, progress)
         return report
 
-    def _send(self, tasks: Sequence[_Task], report: Report, step: Progress | None) -> None:
+    def _send(
+        self,
+        tasks: Sequence[_Task],
+        report: Report,
+        progress: Callable[[int], Callable[[int], None] | None] | None,
+    ) -> None:
+        """Claim `tasks`, ask for those this run now holds, and note each answer."""
         if not tasks:
             return
+        mine = self._claim(tasks, report)
+        step = progress(len(mine)) if progress is not None and mine else None
+        try:
+            if mine:
+                self._ask_all(mine, report, step)
+        except BaseException:
+            # Unreleased claims lapse on their own: a dead process's at once.
+            with suppress(StoreError):
+                claims.release(self.store, self.owner)
+            raise
+        claims.release(self.store, self.owner)
+
+    def _claim(self, tasks: Sequence[_Task], report: Report) -> list[_Task]:
+        """The tasks this run is to send: the others were answered meanwhile (read from
+        the cache) or are being asked by another run (left to it)."""
+        groups: dict[str, dict[str, _Task]] = {}
+        for task in tasks:
+            groups.setdefault(task.prompt.version, {})[task.prompt.input_hash] = task
+        mine: list[_Task] = []
+        for version, group in groups.items():
+            since = self.started if self.refresh else None
+            got = claims.claim(
+                self.store, self.owner, self.judge.model, version, list(group), since
+            )
+            for input_hash, hit in got.answered.items():
+                task = group[input_hash]
+                task.answer, task.cached = hit.answer, True
+                self._not_sent(task, report).cached += task.size
+                self._apply(task, report)
+            for input_hash in got.taken:
+                self._not_sent(group[input_hash], report).taken += group[input_hash].size
+            mine += [group[input_hash] for input_hash in got.mine]
+        self._flush()
+        return mine
+
+    @staticmethod
+    def _not_sent(task: _Task, report: Report) -> Tally:
+        """Count `task` out of the requests; its tally."""
+        tally = task.tally(report)
+        tally.requests -= 1
+        report.requests -= 1
+        return tally
+
+    def _ask_all(self, tasks: Sequence[_Task], report: Report, step: Progress | None) -> None:
         failure: BaseException | None = None
-        with Client(self.judge) as client:
+        with Client(self.judge, warn=self.warn) as client:
+            client.check_model()
             pool = ThreadPoolExecutor(max_workers=self.judge.concurrency)
             try:
-                futures: dict[Future[str], _Task] = {
+                pending: dict[Future[Answer], _Task] = {
                     pool.submit(client.ask, task.prompt): task for task in tasks
                 }
-                for future in as_completed(futures):
-                    try:
-                        answer = future.result()
-                    except Stopped:
-                        continue
-                    except JudgeError as error:
-                        # The first failure stops the others; what came before stays.
-                        failure = failure or error
-                        client.stop.set()
-                        continue
-                    task = futures[future]
-                    task.answer = answer
-                    self._apply(task, report)
-                    if step is not None:
-                        step(1)
-                    if len(self.pending) >= BATCH:
-                        self._flush()
+                beat = time.monotonic()
+                while pending:
+                    done, _ = wait(pending, timeout=claims.HEARTBEAT_S, return_when=FIRST_COMPLETED)
+                    for future in done:
+                        task = pending.pop(future)
+                        try:
+                            self._take(task, future.result(), client, report)
+                        except Stopped:
+                            continue
+                        except TooLong:
+                            task.tally(report).too_long += task.size
+                        except JudgeError as error:
+                            # The first failure stops the others; what came before stays.
+                            failure = failure or error
+                            client.stop.set()
+                            continue
+                        if step is not None:
+                            step(1)
+                        if len(self.pending) >= BATCH:
+                            self._flush()
+                    if time.monotonic() - beat >= claims.HEARTBEAT_S:
+                        claims.refresh(self.store, self.owner)
+                        beat = time.monotonic()
             except BaseException:  # ctrl+c, or a database error: keep what came
                 client.stop.set()
                 pool.shutdown(wait=False, cancel_futures=True)
@@ -218,6 +312,17 @@ class Judging:
         if failure is not None:
             raise failure
 
+    def _take(self, task: _Task, answer: Answer, client: Client, report: Report) -> None:
+        """Note an answer received: one cut off at max_tokens counts as none."""
+        if answer.cut_off:
+            task.tally(report).cut_off += task.size
+            task.answer = None
+        else:
+            task.answer = answer.text
+            head = answer.text[: MAX_ANSWER_CHARS + client.secrets.longest]
+            task.kept = client.secrets.mask(head)[:MAX_ANSWER_CHARS]
+        self._apply(task, report)
+
     def _apply(self, task: _Task, report: Report) -> None:
         """Note what `task`'s answer says, for the next write."""
         answer = task.answer or ""
@@ -226,7 +331,6 @@ class Judging:
             label = parse_effort(answer)
             tally = report.questions
             for question in [] if self.cache_only else task.questions:
-                tally.cached += task.cached
                 if label is None:
                     tally.unparseable += 1
                     continue
@@ -237,14 +341,13 @@ class Judging:
                 model,
                 version,
                 task.prompt.input_hash,
-                answer[:MAX_ANSWER_CHARS],
+                task.kept,
                 label=label.value if label else None,
             )
         else:
             score = parse_score(answer)
             tally = report.technical or Tally()
             for agent in task.agents:
-                tally.cached += task.cached
                 if score is None:
                     tally.unparseable += 1
                     continue
@@ -252,9 +355,9 @@ class Judging:
                 tally.changed += 1
                 self.scores.append((agent.id, score, model))
             judgment = stored.Judgment(
-                model, version, task.prompt.input_hash, answer[:MAX_ANSWER_CHARS], score=score
+                model, version, task.prompt.input_hash, task.kept, score=score
             )
-        if not task.cached:
+        if not task.cached and task.answer is not None:
             self.pending.append(judgment)
 
     def _flush(self) -> None:
@@ -282,24 +385,35 @@ class Judging:
         )
         if dry_run or not questions:
             return report, None
-        step = progress(len(to_send)) if progress is not None and to_send else None
         # The labelled questions are never written: only the answers, to the cache.
         self.cache_only = True
-        self._send(to_send, report, step)
-        expected, judged, classified = [], [], []
-        unparseable = 0
+        self._send(to_send, report, progress)
+        expected: list[Effort] = []
+        judged: list[Effort] = []
+        classified: list[Effort] = []
+        answered: list[int] = []  # indexes of the questions the judge gave an effort
         for task in tasks.values():
             label = parse_effort(task.answer or "")
             for question in task.questions:
                 rule = classify_effort(question.text, question.task)
+                if label is not None:
+                    answered.append(len(expected))
                 expected.append(question.effort)
                 classified.append(rule)
                 judged.append(label or rule)
-                unparseable += label is None
+
+        def on_answered(labels: list[Effort]) -> Evaluation | None:
+            if not answered:
+                return None
+            return evaluate([expected[i] for i in answered], [labels[i] for i in answered])
+
         return report, EvaluationReport(
             questions=len(questions),
-            requests=len(to_send),
-            unparseable=unparseable,
-            judge=evaluate(expected, judged),
+            requests=report.requests,
+            answered=len(answered),
+            unparseable=len(questions) - len(answered),
+            judge=on_answered(judged),
+            classifier_on_answered=on_answered(classified),
+            judge_or_classifier=evaluate(expected, judged),
             classifier=evaluate(expected, classified),
         )

@@ -24,6 +24,7 @@ from typing import Any, TypeVar
 import platformdirs
 
 from ..core.errors import ConfigError, PPPError
+from ..core.masking import masked_url
 from ..core.model import MAX_PENALTY
 from ..core.settings import (
     MISSING_TRAJECTORY_MODES,
@@ -279,8 +280,9 @@ def _settings_from(data: Mapping[str, Any]) -> Settings:
 
 
 # [ppp.judge]'s keys; `concurrency` and `timeout_s` have bounds.
-JUDGE_KEYS = ("base_url", "model", "api_key_env", "concurrency", "timeout_s")
+JUDGE_KEYS = ("base_url", "model", "api_key_env", "concurrency", "timeout_s", "max_tokens")
 MAX_JUDGE_CONCURRENCY = 64
+MAX_JUDGE_TOKENS = 100_000
 MAX_JUDGE_TIMEOUT_S = 3600.0
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _URL = re.compile(r"https?://[^\s/?#]+(/[^\s?#]*)?", re.IGNORECASE)
@@ -302,9 +304,10 @@ def _judge(ppp: Mapping[str, Any]) -> JudgeSettings | None:
             raise ConfigError(f"ppp.judge: {key} is missing (base_url and model are required)")
     base_url = table["base_url"]
     if not isinstance(base_url, str) or not _URL.fullmatch(base_url.strip()) or not _host(base_url):
+        shown = masked_url(base_url) if isinstance(base_url, str) else base_url
         raise ConfigError(
             "ppp.judge.base_url: expected an http:// or https:// URL such as"
-            f' "http://localhost:11434/v1", got {_show(base_url)}'
+            f' "http://localhost:11434/v1", got {_show(shown)}'
         )
     model = table["model"]
     if not isinstance(model, str) or not model.strip():
@@ -331,12 +334,23 @@ def _judge(ppp: Mapping[str, Any]) -> JudgeSettings | None:
             f"ppp.judge.timeout_s: expected seconds above 0 and at most {MAX_JUDGE_TIMEOUT_S:g},"
             f" got {_show(table['timeout_s'])}"
         )
+    max_tokens = table.get("max_tokens", JudgeSettings.max_tokens)
+    if (
+        isinstance(max_tokens, bool)
+        or not isinstance(max_tokens, int)
+        or not 0 <= max_tokens <= MAX_JUDGE_TOKENS
+    ):
+        raise ConfigError(
+            f"ppp.judge.max_tokens: expected a whole number from 0 (no cap) to"
+            f" {MAX_JUDGE_TOKENS:,}, got {_show(max_tokens)}"
+        )
     return JudgeSettings(
         base_url=base_url.strip().rstrip("/"),
         model=model.strip(),
         api_key_env=key_env or None,
         concurrency=concurrency,
         timeout_s=JudgeSettings.timeout_s if timeout is None else timeout,
+        max_tokens=max_tokens,
     )
 
 

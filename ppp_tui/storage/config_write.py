@@ -28,6 +28,7 @@ from tomlkit.container import Container
 from tomlkit.items import Comment, InlineTable, Item, Key, Null, Table
 
 from ..core.errors import ConfigError
+from ..core.masking import masked_url
 from ..core.preferences import CATALOGUE
 from ..core.scoring import penalty_for
 from ..core.settings import (
@@ -501,13 +502,15 @@ def settings_document(settings: Settings) -> dict[str, Any]:
 
 
 def judge_document(judge: JudgeSettings) -> dict[str, Any]:
-    """[ppp.judge] as config.toml spells it: the key's variable name, never the key."""
+    """[ppp.judge] as config.toml spells it: the key's variable name, never the key, and
+    the URL with any password in it hidden."""
     return {
-        "base_url": judge.base_url,
+        "base_url": masked_url(judge.base_url),
         "model": judge.model,
         "api_key_env": judge.api_key_env or "",
         "concurrency": judge.concurrency,
         "timeout_s": float(judge.timeout_s),
+        "max_tokens": judge.max_tokens,
     }
 
 

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..core.model import JUDGED, UNSCORED, Effort, Source
-from . import packs
+from . import judge_claims, packs
 from .database import database_error, now, stage_condition
 
 if TYPE_CHECKING:
@@ -157,11 +157,11 @@ def save(
     efforts: Sequence[tuple[int, int, Effort, str, str]] = (),
     scores: Sequence[tuple[int, float, str]] = (),
 ) -> None:
-    """In one transaction: keep `judgments` in the cache; set each (question id,
-    trajectory id, effort, model, prompt version) of `efforts` (a labelled question is
-    left alone) and bring its agent's question counts up to date; set each (agent id,
-    technical, model) of `scores` on an agent still unscored or judged; then pack the
-    runs again."""
+    """In one transaction: keep `judgments` in the cache (and drop their claims); set
+    each (question id, trajectory id, effort, model, prompt version) of `efforts` (a
+    labelled question is left alone) and bring its agent's question counts up to date;
+    set each (agent id, technical, model) of `scores` on an agent still unscored or
+    judged; then pack the runs again."""
     if not (judgments or efforts or scores):
         return
     stamp = now()
@@ -175,6 +175,9 @@ def save(
                     (j.model, j.prompt_version, j.input_hash, j.answer, j.label, j.score, stamp)
                     for j in judgments
                 ],
+            )
+            judge_claims.drop_answered(
+                conn, [(j.model, j.prompt_version, j.input_hash) for j in judgments]
             )
             touched = _set_efforts(conn, efforts)
             _count_questions(conn, touched)

@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from . import packs
+from . import judge_claims, packs
 from .database import StoreError, switch_to_wal
 
 if TYPE_CHECKING:
@@ -301,7 +301,9 @@ CREATE TABLE IF NOT EXISTS judgments (
 def _add_judge(conn: sqlite3.Connection) -> None:
     """Version 6: what an LLM judge adds (docs/judge.md): questions whose effort a judge gave
     (source 'judged') name its model and prompt version; agents whose technical score a
-    judge gave (technical_source 'judged') name its model; and the judge's cache.
+    judge gave (technical_source 'judged') name its model; the judge's cache; and the
+    claims of the runs judging now (judge_claims.py), which a database made before them
+    gets when it is first judged.
 
     Idempotent (columns added only if missing, the table only if absent): the migration
     may run on a database another branch's migrations already touched.
@@ -315,6 +317,7 @@ def _add_judge(conn: sqlite3.Connection) -> None:
         ),
     )
     conn.execute(JUDGMENTS)
+    judge_claims.ensure(conn)
 
 
 # Each edit of a file by an agent read from a session (docs/sessions.md, "Changes"), in
@@ -377,6 +380,7 @@ OUR_TABLES = frozenset(
         "run_scores",
         "judgments",
         "agent_edits",
+        "judge_claims",
     }
 )
 
