@@ -422,3 +422,17 @@ async def test_a_spec_kit_run_shows_its_consensus_and_failed_agents(tmp_path: Pa
         await pilot.pause()
     with Store.open(db) as store:
         assert store.marks("sk") == []
+
+
+async def test_the_quit_question_names_the_file_saving_writes(db: Path, tmp_path: Path) -> None:
+    from textual.widgets import Label
+
+    config = tmp_path / "demo.config.toml"  # the demo's own, as `browse --demo` opens it
+    app = PPPApp(db, config)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await _loaded(app, pilot)
+        await pilot.press("right_square_bracket", "q")
+        await pilot.pause()
+        assert isinstance(app.screen, QuitScreen)
+        question = str(app.screen.query_one(Label).render())
+        assert question.endswith("Save them to demo.config.toml?")

@@ -575,7 +575,7 @@ class PPPApp(Marking, Regrouping, App[None]):
             if choice == "discard" or (choice == "save" and self.save_weights()):
                 self.exit()
 
-        self.push_screen(QuitScreen(), decided)
+        self.push_screen(QuitScreen(self.config_path.name), decided)
 
     def on_unmount(self) -> None:
         """Close the database safely: worker threads may be reading it (a look for changes,
