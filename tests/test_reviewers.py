@@ -357,7 +357,7 @@ def test_marks_come_from_standard_input_with_a_dash(db: Path) -> None:
         ["prefer", "--file", "-", "--db", str(db)],
         input="run_id,agent,reviewer\nseed-003,gpt,ana\n",
     )
-    assert result.stdout == "-: 1 marks recorded\n"
+    assert result.stdout == "-: 1 mark recorded\n"
     with Store.open(db) as store:
         assert store.current_marks("seed-003") == {"ana": "gpt"}
 
@@ -456,7 +456,7 @@ def test_reviewers_lists_everyone_and_rename_gives_marks_to_another(db: Path) ->
     assert "* tester" in ppp(db, "reviewers").stdout
     renamed = ppp(db, "reviewers", "--rename", "ana", "tester")
     assert renamed.stdout == (
-        "3 marks of ana are tester's now; 1 runs both had marked keep the later mark\n"
+        "3 marks of ana are tester's now; 1 run both had marked: the later mark stays\n"
     )
     with Store.open(db) as store:
         assert store.current_marks("seed-003") == {"tester": "gemini"}

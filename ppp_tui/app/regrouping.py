@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 from textual import work
 
 from ..core.errors import PPPError
+from ..core.wording import counted
 from ..storage.store import DatabaseLocked
 from .messages import GroupRuns, UngroupRun
 from .rereading import Rereading
@@ -89,7 +90,7 @@ class Regrouping(Rereading):
                 note += "; a reviewer's latest of their marks stays current"
         else:
             shown = done.runs[0][0]
-            note = f"{literal(done.run_id, True)} ungrouped into {len(done.runs)} runs"
+            note = f"{literal(done.run_id, True)} ungrouped into {counted(len(done.runs), 'run')}"
         app._runs_screen().grouped(shown)
         app.notify(note, markup=False)
         app._read_again()

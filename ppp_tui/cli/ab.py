@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from ..core.wording import counted
 from .common import (
     STAGE_HELP,
     Env,
@@ -122,7 +123,7 @@ def _render(overall: ABTest, per_stage: list[tuple[str | None, Weights, ABTest]]
     from .tables import cut
 
     click.echo(
-        f"PPP on vs off over {overall.marked_runs:,} marked runs"
+        f"PPP on vs off over {counted(overall.marked_runs, 'marked run')}"
         " (PPP off: the technical-only ranking)"
     )
     click.echo(
@@ -131,7 +132,7 @@ def _render(overall: ABTest, per_stage: list[tuple[str | None, Weights, ABTest]]
         f" ({overall.technical_agreement:.1%})"
     )
     click.echo(
-        f"  only one of them does in {overall.discordant:,} runs:"
+        f"  only one of them does in {counted(overall.discordant, 'run')}:"
         f" PPP on in {overall.ppp_only:,}, PPP off in {overall.technical_only:,}"
     )
     click.echo(f"  McNemar's exact test: p = {_p(overall.p_value)}; {_verdict(overall)}")

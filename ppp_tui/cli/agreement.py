@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from ..core.wording import counted
 from ..safe_text import inline
 from .common import STAGE_HELP, Env, db_options, emit_json, stage_filter
 
@@ -58,7 +59,8 @@ def agreement(stage: str | None, as_json: bool, db: str | None, config: str | No
     if not overall.shared_runs:
         raise click.ClickException(
             f"no run{where} is marked by two or more reviewers"
-            f" ({len(overall.reviewers)} reviewer(s), {overall.marked_runs} marked runs);"
+            f" ({counted(len(overall.reviewers), 'reviewer')},"
+            f" {counted(overall.marked_runs, 'marked run')});"
             " agreement needs runs marked by several"
         )
     _render(overall, per_stage if stage is None else [])
@@ -102,8 +104,9 @@ def _render(overall: Agreement, per_stage: list[tuple[str | None, Agreement]]) -
 
     raw = "—" if overall.raw is None else f"{overall.raw:.1%}"
     click.echo(
-        f"{overall.shared_runs} runs marked by two or more of {len(overall.reviewers)}"
-        f" reviewers ({overall.marks} marks; {overall.marked_runs} marked runs in all)"
+        f"{counted(overall.shared_runs, 'run')} marked by two or more of"
+        f" {counted(len(overall.reviewers), 'reviewer')} ({counted(overall.marks, 'mark')};"
+        f" {counted(overall.marked_runs, 'marked run')} in all)"
     )
     click.echo(f"Krippendorff's alpha {figure(overall.alpha)}; raw agreement {raw}")
     if overall.alpha is None:

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from ..core.wording import counted
 from ..safe_text import clean, inline, is_terminal, literal
 from .common import Env, byte_progress, db_options, progress_bar, report_import, reviewer_options
 
@@ -162,7 +163,7 @@ def _merge_databases(files: Sequence[str], env: Env) -> bool:
             if absent:
                 notes.append(f"{absent} of runs or agents not in this database")
             extra = f" ({'; '.join(notes)})" if notes else ""
-            click.echo(f"{inline(name)}: {added} marks merged{extra}")
+            click.echo(f"{inline(name)}: {counted(added, 'mark')} merged{extra}")
     return True
 
 

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from ..core.wording import counted
 from .common import (
     STAGE_HELP,
     Env,
@@ -127,7 +128,10 @@ def _render(board: Leaderboard, stage: str | None, settings: Settings) -> None:
     room = longest if columns is None else columns - _FIGURES_WIDTH
     width = max(AGENT_WIDTH, min(longest, room))
     scope = "all stages" if stage is None else f"stage {inline(stage)}"
-    click.echo(f"{board.marked_runs:,} marked runs ({board.comparisons:,} pairwise wins), {scope}")
+    click.echo(
+        f"{counted(board.marked_runs, 'marked run')}"
+        f" ({counted(board.comparisons, 'pairwise win')}), {scope}"
+    )
     click.echo(f"{'':<{width}} {'your marks':-^37} {'the picks':-^26}")
     click.echo(
         f"{'agent':<{width}} {'rating':>6} {'95% interval':>12} {'won':>4}"

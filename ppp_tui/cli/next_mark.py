@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from ..core.wording import counted
 from ..safe_text import inline
 from .common import STAGE_HELP, Env, db_options, emit_json, reviewer_options, stage_filter
 
@@ -137,7 +138,7 @@ def _render(result: NextMarks) -> None:
     for line in table_lines(columns, width, gap=2):
         click.echo(line)
     click.echo(
-        f"{len(runs)} of the {result.changing_runs:,} runs whose pick changes"
+        f"{len(runs)} of the {counted(result.changing_runs, 'run')} whose pick changes"
         f" ({result.unmarked_runs:,} unmarked)",
         err=True,
     )

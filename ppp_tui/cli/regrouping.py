@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import click
 
+from ..core.wording import counted
 from ..safe_text import inline
 from .common import Env, db_options
 
@@ -46,7 +47,7 @@ def group(run_ids: tuple[str, ...], name: str | None, db: str | None, config: st
     _index_for_search(env)
     count = len(done.agents)
     click.echo(
-        f"grouped {len(done.runs)} runs into {inline(done.run_id)}"
+        f"grouped {counted(len(done.runs), 'run')} into {inline(done.run_id)}"
         f" ({count} agent{'s' * (count != 1)}: {inline(', '.join(done.agents))})"
     )
     for reviewer in done.marked_twice:
@@ -77,6 +78,6 @@ def ungroup(run_id: str, db: str | None, config: str | None) -> None:
     with env.store() as store:
         done = ungroup_run(store, store.resolve_run_id(run_id))
     _index_for_search(env)
-    click.echo(f"ungrouped {inline(done.run_id)} into {len(done.runs)} runs:")
+    click.echo(f"ungrouped {inline(done.run_id)} into {counted(len(done.runs), 'run')}:")
     for new, agent in done.runs:
         click.echo(f"  {inline(new)}  {inline(agent)}")

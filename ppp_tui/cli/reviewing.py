@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import click
 
+from ..core.wording import counted
 from ..safe_text import inline
 from .common import Env, db_options, emit_json
 
@@ -39,10 +40,11 @@ def reviewers(
         if rename is not None:
             old, new = (checked(name, "--rename") for name in rename)
             moved, both = store.rename_reviewer(old, new)
-            extra = f"; {both} runs both had marked keep the later mark" if both else ""
-            click.echo(
-                f"{moved} marks of {inline(shown(old))} are {inline(shown(new))}'s now{extra}"
+            extra = (
+                f"; {counted(both, 'run')} both had marked: the later mark stays" if both else ""
             )
+            whose = f"of {inline(shown(old))} are {inline(shown(new))}'s now"
+            click.echo(f"{counted(moved, 'mark')} {whose}{extra}")
             return
         listed = store.reviewers()
         me = env.scope().reviewer

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 
 import click
 
+from ..core.wording import counted
 from ..safe_text import inline
 from ..storage.reviewers import shown
 from .common import (
@@ -105,7 +106,7 @@ def _prefer_file(env: Env, marks_file: str) -> None:
         added = store.add_marks(marks, source="file")
     repeats = len(marks) - added
     skipped = f"; {repeats} exact repeats skipped" if repeats else ""
-    click.echo(f"{inline(marks_file)}: {added} marks recorded{skipped}")
+    click.echo(f"{inline(marks_file)}: {counted(added, 'mark')} recorded{skipped}")
 
 
 @click.command()
@@ -154,11 +155,13 @@ def regret(
         )
         return
     w = document["weights"]
-    counted = f"{document['marked_runs']} marked runs"
+    over = counted(document["marked_runs"], "marked run")
     if all_reviewers:
-        counted = f"{document['marked_runs']} marks by every reviewer (each one observation)"
+        over = (
+            f"{counted(document['marked_runs'], 'mark')} by every reviewer (each one observation)"
+        )
     click.echo(
-        f"weights {_label(w)}: {counted}, mean regret {number(document['mean_regret'], 4)},"
+        f"weights {_label(w)}: {over}, mean regret {number(document['mean_regret'], 4)},"
         f" agreement {document['agreement']:.1%}"
     )
     click.echo(
@@ -193,7 +196,7 @@ def _render_tuning(scope: str | None, tuning: Tuning) -> None:
             f" agreement {tuning.cv_agreement:.1%}"
         )
     click.echo(
-        f"{inline(scope_label(scope))}: {tuning.marked_runs} marked runs;"
+        f"{inline(scope_label(scope))}: {counted(tuning.marked_runs, 'marked run')};"
         f" technical {tuning.before_technical:.4g}"
         f" -> {tuning.technical:.4f} (interaction {tuning.interaction:.4f}); mean regret"
         f" {tuning.before_mean_regret:.4f} -> {tuning.mean_regret:.4f}; agreement"
@@ -218,7 +221,7 @@ def _render_free_tuning(scope: str | None, tuning: Tuning2D) -> None:
             f" agreement {tuning.cv_agreement:.1%}"
         )
     click.echo(
-        f"{inline(scope_label(scope))}: {tuning.marked_runs} marked runs;"
+        f"{inline(scope_label(scope))}: {counted(tuning.marked_runs, 'marked run')};"
         f" technical {before.technical:.4g} -> {tuning.technical:.4f},"
         f" proactivity {before.proactivity:.4g} -> {tuning.proactivity:.4f},"
         f" personalization {before.personalization:.4g} -> {tuning.personalization:.4f};"
@@ -442,7 +445,7 @@ def _render_inverse_error(scope: str | None, tuning: InverseErrorTuning) -> None
     estimate = tuning.estimate
     click.echo(
         f"{inline(scope_label(scope))}: inverse-error weights from {estimate.agents:,}"
-        f" agents with a trajectory in {tuning.runs:,} runs"
+        f" agents with a trajectory in {counted(tuning.runs, 'run')}"
     )
     click.echo(
         f"  error_t = 1 - {estimate.technical_norm:.4f} = {estimate.technical_error:.4f},"
@@ -450,7 +453,7 @@ def _render_inverse_error(scope: str | None, tuning: InverseErrorTuning) -> None
         " (mean norms)"
     )
     click.echo(
-        f"  over {tuning.marked_runs:,} marked runs:"
+        f"  over {counted(tuning.marked_runs, 'marked run')}:"
         f" {'technical':>10} {'interaction':>12} {'mean regret':>12} {'agreement':>10}"
     )
     for name, choice in (
@@ -470,8 +473,9 @@ def _inverse_error_note(tuning: InverseErrorTuning) -> str:
 
     stamp = datetime.now().astimezone().strftime("%Y-%m-%d %H:%M")
     return (
-        f"inverse-error weights {stamp} from {tuning.estimate.agents} agents in"
-        f" {tuning.runs} runs; mean regret over {tuning.marked_runs} marked runs"
+        f"inverse-error weights {stamp} from {counted(tuning.estimate.agents, 'agent')} in"
+        f" {counted(tuning.runs, 'run')};"
+        f" mean regret over {counted(tuning.marked_runs, 'marked run')}"
         f" {tuning.before.mean_regret:.4f} -> {tuning.inverse_error.mean_regret:.4f}"
     )
 

@@ -20,6 +20,7 @@ from .settings import Settings
 from .stages import ordered
 from .tuning import Tuning, tune
 from .tuning2d import Tuning2D, tune2d
+from .wording import counted
 
 
 class ColumnSource(Protocol):
@@ -67,7 +68,7 @@ def provenance(tuning: Tuning | Tuning2D) -> str:
 
     stamp = datetime.now().astimezone().strftime("%Y-%m-%d %H:%M")
     return (
-        f"tuned {stamp} from {tuning.marked_runs} marked runs;"
+        f"tuned {stamp} from {counted(tuning.marked_runs, 'marked run')};"
         f" mean regret {tuning.before_mean_regret:.4f} -> {tuning.mean_regret:.4f}"
     )
 

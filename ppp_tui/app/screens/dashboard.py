@@ -22,6 +22,7 @@ from ...analysis.dashboard import Dashboard, StageFigures
 from ...core.ab_test import ABTest
 from ...core.scores import Scores
 from ...core.settings import Settings
+from ...core.wording import counted
 from ...safe_text import number
 from ...storage.store import Store
 from ..messages import OpenRun
@@ -254,7 +255,9 @@ class DashboardScreen(RecomputingScreen[Request, Dashboard]):
             ),
         )
         chart.border_subtitle = (
-            f"{timeline.undated:,} runs without a date left out" if timeline.undated else ""
+            f"{counted(timeline.undated, 'run')} without a date left out"
+            if timeline.undated
+            else ""
         )
         periods = timeline.periods
 
@@ -401,7 +404,7 @@ class DashboardScreen(RecomputingScreen[Request, Dashboard]):
             widget.update("No run has an iteration series.")
             return
         lines = [
-            f"{figures.runs:,} runs with iterations, {figures.iterations:,} in all",
+            f"{counted(figures.runs, 'run')} with iterations, {figures.iterations:,} in all",
             f"{figures.stopped:,} would stop early:",
             *(f"  {r.reason:<10} {r.runs:>6,} runs, {r.saved:,} saved" for r in figures.reasons),
             f"saved {figures.saved:,} iterations ({_percent(figures.saved_share)}):",
@@ -431,7 +434,8 @@ class DashboardScreen(RecomputingScreen[Request, Dashboard]):
             return
         alpha = "undefined" if figures.alpha is None else f"{figures.alpha:.3f}"
         lines = [
-            f"{figures.shared_runs:,} runs marked by 2+ of {len(figures.reviewers)} reviewers",
+            f"{counted(figures.shared_runs, 'run')} marked by 2+ of"
+            f" {counted(len(figures.reviewers), 'reviewer')}",
             f"Krippendorff's alpha {alpha}",
             f"raw agreement {_percent(figures.raw)}",
             "Cohen's kappa:",

@@ -19,6 +19,7 @@ from textual.widgets import DataTable, Footer, Header, Select, Static
 from ...core.leaderboard import PRIOR_GAMES, Fit, Leaderboard, leaderboard_under
 from ...core.scores import Scores
 from ...core.settings import Settings
+from ...core.wording import counted
 from ..services import AppServices
 from ..text import cell, literal, stage_tables, weights_text
 from ..widgets.table_rows import refill
@@ -134,8 +135,8 @@ class LeaderboardScreen(RecomputingScreen[Request, Result]):
         scope = "all stages" if result.stage is None else f"stage {result.stage}"
         parts = [literal(scope, True)]
         if board is not None:
-            parts.append(f"{board.marked_runs:,} marked runs")
-            parts.append(f"{board.comparisons:,} pairwise wins")
+            parts.append(f"{counted(board.marked_runs, 'marked run')}")
+            parts.append(counted(board.comparisons, "pairwise win"))
         parts.append(f"weights {weights_text(settings.weights_for(result.stage))}")
         if result.stage is None and settings.stage_weights:
             parts.append(stage_tables(len(settings.stage_weights)))

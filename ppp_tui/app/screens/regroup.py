@@ -14,6 +14,7 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Static
 
+from ...core.wording import counted
 from ..text import literal
 
 if TYPE_CHECKING:
@@ -50,7 +51,9 @@ class GroupScreen(ModalScreen[str | None]):
             lines.append(f"… and {len(self.runs) - LISTED} more")
         with Vertical(id="group"):
             yield Label(
-                Content.styled(f"Group {len(self.runs)} runs into one run of their agents", "bold")
+                Content.styled(
+                    f"Group {counted(len(self.runs), 'run')} into one run of their agents", "bold"
+                )
             )
             yield Static(Content("\n".join(lines)), id="group-runs")
             yield Static(
@@ -93,8 +96,8 @@ class UngroupScreen(ModalScreen[bool]):
             run = self.run
             yield Static(Content(run_line(run.id, len(run.agents), run.task)), id="ungroup-run")
             yield Static(
-                f"Each of its {len(run.agents)} sessions becomes a run of its own again; marks,"
-                " their history and ratings by hand go with the agents.",
+                f"Each of its {counted(len(run.agents), 'session')} becomes a run of its own"
+                " again; marks, their history and ratings by hand go with the agents.",
                 id="ungroup-note",
                 markup=False,
             )

@@ -23,6 +23,7 @@ from textual.widgets import (
 from textual.worker import get_current_worker
 
 from ...core.errors import PPPError
+from ...core.wording import counted
 from ..messages import GroupRuns, StageFiltered
 from ..services import AppServices, WorkspaceView
 from ..text import (
@@ -179,7 +180,7 @@ class RunsScreen(WorkspaceView):
         self.table.set_rows(rows)
         self.table.display = True
         self.query_one("#runs-status", Static).update(
-            f"first {len(rows.infos):,} of {total:,} runs shown · loading the rest…"
+            f"first {len(rows.infos):,} of {counted(total, 'run')} shown · loading the rest…"
         )
 
     def workspace_changed(self) -> None:
@@ -228,9 +229,13 @@ class RunsScreen(WorkspaceView):
         total = len(workspace.infos)
         weights = workspace.settings.weights
         if self._searching_more:
-            count = f"the first {shown:,} matches of {total:,} runs · searching on…"
+            count = f"the first {shown:,} matches of {counted(total, 'run')} · searching on…"
         else:
-            count = f"{shown:,} of {total:,} runs" if shown != total else f"{total:,} runs"
+            count = (
+                f"{shown:,} of {counted(total, 'run')}"
+                if shown != total
+                else f"{counted(total, 'run')}"
+            )
         parts = [
             count,
             f"global weights {weights_text(weights)}",

@@ -21,6 +21,7 @@ from ...core.arrays import Lines
 from ...core.scores import Scores, provenance, tune_scope, tune_stages
 from ...core.settings import Weights
 from ...core.tuning import Tuning
+from ...core.wording import counted
 from ..messages import WeightsChanged
 from ..services import AppServices
 from ..text import cell, literal, stage_order
@@ -210,7 +211,7 @@ class TuningScreen(RecomputingScreen[Request, Result]):
         else:
             status.update(
                 Content(
-                    f"{literal(name, True)}: {tuning.marked_runs:,} marked runs ·"
+                    f"{literal(name, True)}: {counted(tuning.marked_runs, 'marked run')} ·"
                     f" tuned {time.strftime('%H:%M:%S')}"
                 )
             )

@@ -9,6 +9,7 @@ from textual.widgets import Label, Select
 
 from ...core.sensitivity import Flip
 from ...core.settings import PRESETS
+from ...core.wording import counted
 from ..messages import PresetChosen
 from ..text import literal
 from ..workspace import Figures
@@ -114,7 +115,7 @@ class WeightsBar(Horizontal):
         else:
             text = (
                 f"agreement {figures.agreement:.1%} · mean regret {figures.mean_regret:.4f}"
-                f" over {figures.marked_runs:,} marked runs"
+                f" over {counted(figures.marked_runs, 'marked run')}"
             )
         self._set("#weights-figures", text)
 
