@@ -148,7 +148,7 @@ async def test_the_tuning_panel_scope_menu_and_stage_table(
         await pilot.press("escape")
         screen.choose_scope("st[/bold]")
         status = screen.query_one("#tuning-status")
-        while "stage st[/bold]: 1 marked runs" not in str(status.render()):
+        while "stage st[/bold]: 1 marked run ·" not in str(status.render()):
             await pilot.pause(0.05)
         await pilot.press("u")  # use the optimum: a toast names the stage
         await pilot.pause()
