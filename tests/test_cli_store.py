@@ -576,7 +576,8 @@ def test_tune_per_stage_write_notes_each_stage_with_its_own_figures(
     for tuned in documents:
         table = document["ppp"]["weights"][tuned["scope"]]
         note = table["technical"].trivia.comment
-        assert f"from {tuned['marked_runs']} marked runs" in note
+        runs = tuned["marked_runs"]
+        assert f"from {runs} marked run{'s' * (runs != 1)}" in note
         assert f"-> {tuned['mean_regret']:.4f}" in note
 
 
