@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import html
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from ..core.model import Agent, AskedWith, Edit, Question, Run
@@ -141,6 +141,14 @@ def _file_diffs(report: Report, agent: str) -> Iterator[tuple[FileChange, str]]:
         yield change, "".join(by_path.get(change.path, []))
 
 
+_FILE_HEADS = ["File", "Added", "Removed", "Edits"]
+
+
+def _file_cells(files: Sequence[FileChange]) -> list[list[str]]:
+    """A row for each changed file: its path and counts (both renderers)."""
+    return [[c.path, f"+{c.added}", f"-{c.removed}", str(c.edits)] for c in files]
+
+
 def _file_summary(change: FileChange) -> str:
     edits = "edit" if change.edits == 1 else "edits"
     return f"{_one_line(change.path)} (+{change.added} -{change.removed}, {change.edits} {edits})"
@@ -200,12 +208,7 @@ def markdown(report: Report) -> str:
             continue
         out.append(f"### {md(agent.name)}\n")
         files = report.files[agent.name]
-        out.append(
-            _md_table(
-                ["File", "Added", "Removed", "Edits"],
-                [[c.path, f"+{c.added}", f"-{c.removed}", str(c.edits)] for c in files],
-            )
-        )
+        out.append(_md_table(_FILE_HEADS, _file_cells(files)))
         for change, diffs in _file_diffs(report, agent.name):
             out.append(
                 "<details>\n"
@@ -317,12 +320,7 @@ def html_page(report: Report) -> str:
             continue
         out.append(f"<h3>{h(agent.name)}</h3>")
         files = report.files[agent.name]
-        out.append(
-            _html_table(
-                ["File", "Added", "Removed", "Edits"],
-                [[c.path, f"+{c.added}", f"-{c.removed}", str(c.edits)] for c in files],
-            )
-        )
+        out.append(_html_table(_FILE_HEADS, _file_cells(files)))
         for change, diffs in _file_diffs(report, agent.name):
             out.append(
                 f"<details><summary>{h(_file_summary(change))}</summary>"
