@@ -20,6 +20,37 @@ if TYPE_CHECKING:
     from ppp_tui.app.app import PPPApp
 
 
+# The keys of each agent in `rank --json` and `show --json` (docs/json.md).
+AGENT_KEYS = frozenset(
+    [
+        "name",
+        "rank",
+        "technical",
+        "technical_source",
+        "r_proact",
+        "r_pers",
+        "interaction",
+        "final",
+        "has_trajectory",
+        "questions",
+        "violations",
+        "failed",
+        "failure",
+    ]
+)
+
+
+SHAPE = re.compile(r"<!-- shape: (\S+) -->\n```json\n(.*?)\n```", re.DOTALL)
+
+
+def documented_shapes() -> dict[str, Any]:
+    """The `--json` documents docs/json.md shows, by the name in their shape marker."""
+    text = (Path(__file__).resolve().parent.parent / "docs" / "json.md").read_text("utf-8")
+    shapes = {name: json.loads(body) for name, body in SHAPE.findall(text)}
+    assert shapes, "docs/json.md has no <!-- shape: NAME --> blocks"
+    return shapes
+
+
 class HeldLoad(threading.Event):
     """Set it to let the app's whole-database load go on."""
 

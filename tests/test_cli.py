@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner, Result
+from helpers import AGENT_KEYS
 
 from ppp_tui.cli import cli
 
@@ -22,21 +23,6 @@ RANK_KEYS = {
     "margin",
     "agents",
     "consensus",
-}
-AGENT_KEYS = {
-    "name",
-    "rank",
-    "technical",
-    "technical_source",
-    "r_proact",
-    "r_pers",
-    "interaction",
-    "final",
-    "has_trajectory",
-    "questions",
-    "violations",
-    "failed",
-    "failure",
 }
 
 

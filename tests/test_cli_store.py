@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 import tomlkit
 from click.testing import CliRunner, Result
+from helpers import AGENT_KEYS, documented_shapes
 
 from ppp_tui.cli import cli
 from ppp_tui.core.settings import Weights
@@ -46,21 +47,6 @@ RANK_KEYS = {
     "regions",
     "consensus",
 }
-RANK_AGENT_KEYS = {
-    "name",
-    "rank",
-    "technical",
-    "technical_source",
-    "r_proact",
-    "r_pers",
-    "interaction",
-    "final",
-    "has_trajectory",
-    "questions",
-    "violations",
-    "failed",
-    "failure",
-}
 REGRET_KEYS = {"weights", "marked_runs", "mean_regret", "agreement", "per_stage", "runs"} | {
     "reviewer",
     "all_reviewers",
@@ -81,33 +67,9 @@ TUNE_KEYS = {
 TUNE_BEFORE_KEYS = {"technical", "interaction", "mean_regret", "agreement"}
 TUNE_CV_KEYS = {"folds", "mean_regret", "agreement"}
 TUNE_CURVE_KEYS = {"technical", "mean_regret", "agreement"}
-EXPORT_KEYS = {
-    "run_id",
-    "spec_id",
-    "stage",
-    "task_type",
-    "created_at",
-    "agent",
-    "rank",
-    "technical",
-    "r_proact",
-    "r_pers",
-    "interaction",
-    "final",
-    "weight_technical",
-    "weight_interaction",
-    "weight_proactivity",
-    "weight_personalization",
-    "has_trajectory",
-    "questions_low",
-    "questions_medium",
-    "questions_high",
-    "violations",
-    "penalty",
-    "selected",
-    "preferred",
-    "failed",
-}
+
+# The export's columns, in order, as docs/json.md shows them.
+EXPORT_COLUMNS = list(documented_shapes()["export"][0])
 
 Invoke = Callable[..., Result]
 
@@ -289,7 +251,7 @@ def test_runs_table_has_a_row_per_run(imported: Invoke) -> None:
 def test_rank_json_is_the_spec_document(imported: Invoke) -> None:
     document = as_json(imported("rank", "seed-003", "--json"))
     assert set(document) == RANK_KEYS
-    assert [set(agent) for agent in document["agents"]] == [RANK_AGENT_KEYS] * 3
+    assert [set(agent) for agent in document["agents"]] == [AGENT_KEYS] * 3
     assert document["weights"] == {"technical": 0.7, "interaction": 0.3}
     assert document["best_agent"] == "gemini"
     assert document["confidence"] == 0.625
@@ -718,7 +680,7 @@ def test_export_csv_has_a_header_and_a_row_per_agent(marked: Invoke) -> None:
     result = marked("export")
     assert result.exit_code == 0
     rows = list(csv.DictReader(io.StringIO(result.stdout)))
-    assert set(rows[0]) == EXPORT_KEYS
+    assert list(rows[0]) == EXPORT_COLUMNS
     assert len(rows) == 7  # 2 + 3 + 2 agents
     gpt = next(r for r in rows if r["run_id"] == "seed-003" and r["agent"] == "gpt")
     assert (gpt["rank"], gpt["final"], gpt["penalty"], gpt["violations"]) == (
@@ -747,7 +709,7 @@ def test_export_json_parses_and_agrees_with_rank(marked: Invoke, tmp_path: Path)
     assert result.exit_code == 0
     assert f"exported 7 rows to {out}" in result.stderr
     rows = json.loads(out.read_text())
-    assert len(rows) == 7 and all(set(row) == EXPORT_KEYS for row in rows)
+    assert len(rows) == 7 and all(list(row) == EXPORT_COLUMNS for row in rows)
     rank = as_json(marked("rank", "seed-000", "--json"))
     exported = {r["agent"]: r for r in rows if r["run_id"] == "seed-000"}
     for agent in rank["agents"]:

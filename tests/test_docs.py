@@ -18,13 +18,13 @@ from typing import Any
 import click
 import pytest
 from click.testing import CliRunner
+from helpers import documented_shapes
 
 from ppp_tui.cli import cli
 from ppp_tui.storage.config_write import example_config
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
-SHAPE = re.compile(r"<!-- shape: (\S+) -->\n```json\n(.*?)\n```", re.DOTALL)
 
 # Objects whose keys are data (stage or preference names): only their values' shapes count.
 MAPS = {"regret.per_stage", "ab.per_stage", "config-show.weights", "config-show.penalties"} | {
@@ -33,13 +33,6 @@ MAPS = {"regret.per_stage", "ab.per_stage", "config-show.weights", "config-show.
 }
 # Objects that hold what the source had: their keys are among the documented ones.
 OPEN = {"rank.consensus"}
-
-
-def _documented() -> dict[str, Any]:
-    text = (DOCS / "json.md").read_text(encoding="utf-8")
-    shapes = {name: json.loads(body) for name, body in SHAPE.findall(text)}
-    assert shapes, "docs/json.md has no <!-- shape: NAME --> blocks"
-    return shapes
 
 
 def _kind(value: Any) -> str:
@@ -162,7 +155,7 @@ def _asked_with_tool(runs: list[dict[str, Any]]) -> str:
 
 
 def test_every_documented_json_shape_is_the_real_output(workspace: dict[str, str]) -> None:
-    shapes = _documented()
+    shapes = documented_shapes()
     outputs = _outputs(workspace)
     assert set(shapes) == {name for name in outputs if " " not in name}
     problems = []

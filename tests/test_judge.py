@@ -622,9 +622,10 @@ def test_evaluate_compares_the_judge_with_the_classifier_on_the_labels(
 def test_the_json_documents_are_the_documented_shapes(
     db: Path, tmp_path: Path, server: Server
 ) -> None:
-    from test_docs import _differences, _documented
+    from helpers import documented_shapes
+    from test_docs import _differences
 
-    shapes = _documented()
+    shapes = documented_shapes()
     config = write_config(tmp_path / "config.toml", server)
     judged = json.loads(run_judge(db, config, "--technical", "--json").stdout)
     evaluated = json.loads(run_judge(db, config, "--evaluate", "--json").stdout)
