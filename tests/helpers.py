@@ -39,6 +39,20 @@ AGENT_KEYS = frozenset(
     ]
 )
 
+# The keys of `rank --json` (with --flips, also "flips" and "regions").
+RANK_KEYS = frozenset(
+    [
+        "run_id",
+        "stage",
+        "weights",
+        "ppp_enabled",
+        "best_agent",
+        "confidence",
+        "margin",
+        "agents",
+        "consensus",
+    ]
+)
 
 SHAPE = re.compile(r"<!-- shape: (\S+) -->\n```json\n(.*?)\n```", re.DOTALL)
 

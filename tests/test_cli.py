@@ -7,23 +7,11 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner, Result
-from helpers import AGENT_KEYS
+from helpers import AGENT_KEYS, RANK_KEYS
 
 from ppp_tui.cli import cli
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "runs.jsonl"
-
-RANK_KEYS = {
-    "run_id",
-    "stage",
-    "weights",
-    "ppp_enabled",
-    "best_agent",
-    "confidence",
-    "margin",
-    "agents",
-    "consensus",
-}
 
 
 def run(*args: str, input: str | None = None) -> Result:
