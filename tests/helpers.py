@@ -8,7 +8,7 @@ import re
 import sqlite3
 import threading
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from textual.pilot import Pilot
 
     from ppp_tui.app.app import PPPApp
+    from ppp_tui.app.screens.recomputing import RecomputingScreen
 
 
 # The keys of each agent in `rank --json` and `show --json` (docs/json.md).
@@ -63,6 +64,24 @@ def documented_shapes() -> dict[str, Any]:
     shapes = {name: json.loads(body) for name, body in SHAPE.findall(text)}
     assert shapes, "docs/json.md has no <!-- shape: NAME --> blocks"
     return shapes
+
+
+ScreenT = TypeVar("ScreenT", bound="RecomputingScreen[Any, Any]")
+
+
+async def computed(app: PPPApp, pilot: Pilot[None], kind: type[ScreenT]) -> ScreenT:
+    """The screen on top, of `kind`, once the figures it computes are shown (at most 20 s)."""
+    screen = app.screen
+    assert isinstance(screen, kind), f"{type(screen).__name__} is on top, not {kind.__name__}"
+    await pilot.pause()
+    for _ in range(1000):
+        if not screen.computing:
+            break
+        await app.workers.wait_for_complete()
+        await pilot.pause(0.02)
+    assert not screen.computing, f"{kind.__name__} still computing after 20 s"
+    await pilot.pause()
+    return screen
 
 
 class HeldLoad(threading.Event):

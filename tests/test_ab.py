@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 import pytest
 from click.testing import CliRunner, Result
+from helpers import computed
 from scipy.stats import binomtest
 from textual.widgets import DataTable
 
@@ -270,14 +271,7 @@ async def test_the_dashboard_shows_mcnemar_under_the_stage_table(db: Path, tmp_p
     async with app.run_test(size=(80, 24)) as pilot:
         await app.load_done.wait()
         await pilot.press("d")
-        screen = app.screen
-        assert isinstance(screen, DashboardScreen)
-        for _ in range(200):
-            await pilot.pause(0.02)
-            if not screen.computing and screen.dashboard is not None:
-                break
-        await app.workers.wait_for_complete()
-        await pilot.pause()
+        screen = await computed(app, pilot, DashboardScreen)
         assert screen.dashboard is not None
         test = screen.dashboard.total.ab
         assert test.discordant > 0

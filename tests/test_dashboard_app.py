@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any, cast
 
 import pytest
-from helpers import HeldLoad
+from helpers import HeldLoad, computed
 from rich.style import Style
 from rich.text import Text
 from textual.color import Color
@@ -26,15 +26,8 @@ SIZE = (140, 45)
 
 async def _dashboard(app: PPPApp, pilot: Any) -> DashboardScreen:
     """The dashboard on screen, once its figures are shown."""
-    screen = app.screen
-    assert isinstance(screen, DashboardScreen)
-    for _ in range(200):
-        await pilot.pause(0.02)
-        if not screen.computing:
-            break
-    await app.workers.wait_for_complete()
-    await pilot.pause()
-    assert not screen.computing and screen.dashboard is not None
+    screen = await computed(app, pilot, DashboardScreen)
+    assert screen.dashboard is not None
     return screen
 
 

@@ -8,6 +8,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from helpers import computed
 from rich.text import Text
 from textual import on
 from textual.app import App, ComposeResult
@@ -181,12 +182,7 @@ async def test_the_detail_shows_the_penalties_a_preset_brings(db: Path, tmp_path
 
 
 async def _leaderboard(app: PPPApp, pilot: Pilot[None]) -> LeaderboardScreen:
-    screen = app.screen
-    assert isinstance(screen, LeaderboardScreen)
-    while screen.computing:
-        await app.workers.wait_for_complete()
-        await pilot.pause(0.02)
-    await pilot.pause()
+    screen = await computed(app, pilot, LeaderboardScreen)
     assert screen.result is not None and screen.result.board is not None
     return screen
 

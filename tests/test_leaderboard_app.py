@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from helpers import computed
 from textual.widgets import DataTable, Select, Static
 
 from ppp_tui.app.app import PPPApp
@@ -21,15 +22,8 @@ EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "runs.jsonl"
 
 async def _leaderboard(app: PPPApp, pilot: Any) -> LeaderboardScreen:
     """The leaderboard on screen, once its figures are shown."""
-    screen = app.screen
-    assert isinstance(screen, LeaderboardScreen)
-    for _ in range(200):
-        await pilot.pause(0.02)
-        if not screen.computing:
-            break
-    await app.workers.wait_for_complete()
-    await pilot.pause()
-    assert not screen.computing and screen.result is not None
+    screen = await computed(app, pilot, LeaderboardScreen)
+    assert screen.result is not None
     return screen
 
 

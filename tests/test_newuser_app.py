@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from helpers import computed
 from textual import events
 from textual.widget import Widget
 from textual.widgets import DataTable, Input, Label, Select, Static
@@ -49,12 +50,7 @@ async def _open_run(app: PPPApp, pilot, stage: str | None, marked: bool = True) 
 
 
 async def _tuned(app: PPPApp, pilot) -> TuningScreen:  # type: ignore[no-untyped-def]
-    screen = app.screen
-    assert isinstance(screen, TuningScreen)
-    await pilot.pause()
-    while screen.computing:
-        await app.workers.wait_for_complete()
-        await pilot.pause(0.02)
+    screen = await computed(app, pilot, TuningScreen)
     return screen
 
 
@@ -417,12 +413,7 @@ async def test_80x24_dashboard_shows_every_panel(db: Path, tmp_path: Path) -> No
     async with app.run_test(size=SMALL) as pilot:
         await _loaded(app, pilot)
         await pilot.press("d")
-        await pilot.pause()
-        screen = app.screen
-        assert isinstance(screen, DashboardScreen)
-        while screen.computing:
-            await pilot.pause(0.05)
-        await pilot.pause()
+        screen = await computed(app, pilot, DashboardScreen)
         for selector in (
             "#timeline",
             "#violations",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from helpers import computed
 from rich.style import Style
 from rich.text import Text
 from textual.color import Color
@@ -28,12 +29,7 @@ async def test_the_tuning_plots_follow_the_theme(db: Path, tmp_path: Path) -> No
     async with app.run_test(size=(140, 45)) as pilot:
         await app.load_done.wait()
         await pilot.press("t")
-        screen = app.screen
-        assert isinstance(screen, TuningScreen)
-        while screen.computing:
-            await app.workers.wait_for_complete()
-            await pilot.pause(0.02)
-        await pilot.pause()
+        screen = await computed(app, pilot, TuningScreen)
         regret = screen.query_one("#regret-plot", PlotextPlot)
         agreement = screen.query_one("#agreement-plot", PlotextPlot)
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from helpers import HeldLoad
+from helpers import HeldLoad, computed
 from textual.widgets import DataTable, Select
 
 from ppp_tui.app.app import PPPApp
@@ -24,11 +24,7 @@ SIZE = (150, 45)
 
 
 async def _tuned(app: PPPApp, pilot) -> TuningScreen:  # type: ignore[no-untyped-def]
-    screen = app.screen
-    assert isinstance(screen, TuningScreen)
-    while screen.computing:
-        await app.workers.wait_for_complete()
-        await pilot.pause(0.02)
+    screen = await computed(app, pilot, TuningScreen)
     assert screen.result is not None
     return screen
 
