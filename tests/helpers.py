@@ -7,6 +7,8 @@ import json
 import re
 import sqlite3
 import threading
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -64,6 +66,20 @@ def documented_shapes() -> dict[str, Any]:
     shapes = {name: json.loads(body) for name, body in SHAPE.findall(text)}
     assert shapes, "docs/json.md has no <!-- shape: NAME --> blocks"
     return shapes
+
+
+@asynccontextmanager
+async def opened(
+    db: Path, tmp_path: Path, size: tuple[int, int]
+) -> AsyncIterator[tuple[PPPApp, Pilot[None]]]:
+    """The app on `db` at `size` (its config.toml in `tmp_path`), every run loaded."""
+    from ppp_tui.app.app import PPPApp
+
+    app = PPPApp(db, tmp_path / "config.toml")
+    async with app.run_test(size=size) as pilot:
+        await app.load_done.wait()
+        await pilot.pause()
+        yield app, pilot
 
 
 ScreenT = TypeVar("ScreenT", bound="RecomputingScreen[Any, Any]")

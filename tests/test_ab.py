@@ -15,12 +15,11 @@ from typing import Any
 import numpy as np
 import pytest
 from click.testing import CliRunner, Result
-from helpers import computed
+from helpers import computed, opened
 from scipy.stats import binomtest
 from textual.widgets import DataTable
 
 from ppp_tui.analysis.dashboard import Dashboard
-from ppp_tui.app.app import PPPApp
 from ppp_tui.app.screens.dashboard import DashboardScreen
 from ppp_tui.cli import cli
 from ppp_tui.core.ab_test import ABTest, ab_test, mcnemar_p, ppp_outcomes
@@ -267,9 +266,7 @@ def test_ab_refuses_no_marks_and_unknown_stages(where: list[str], tmp_path: Path
 
 
 async def test_the_dashboard_shows_mcnemar_under_the_stage_table(db: Path, tmp_path: Path) -> None:
-    app = PPPApp(db, tmp_path / "config.toml")
-    async with app.run_test(size=(80, 24)) as pilot:
-        await app.load_done.wait()
+    async with opened(db, tmp_path, (80, 24)) as (app, pilot):
         await pilot.press("d")
         screen = await computed(app, pilot, DashboardScreen)
         assert screen.dashboard is not None

@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
-from helpers import HeldLoad
+from helpers import HeldLoad, opened
 from textual.widgets import OptionList, Select, Static
 
 from ppp_tui.app.app import PPPApp
@@ -39,9 +39,7 @@ async def _runs_screen(app: PPPApp, pilot) -> RunsScreen:  # type: ignore[no-unt
 
 
 async def test_runs_screen_lists_every_run_with_selected_agent(db: Path, tmp_path: Path) -> None:
-    app = PPPApp(db, tmp_path / "config.toml")
-    async with app.run_test(size=SIZE) as pilot:
-        await _loaded(app, pilot)
+    async with opened(db, tmp_path, SIZE) as (app, _pilot):
         table = app.screen.query_one(RunsTable)
         assert len(table.order) == 300
         assert table.rows.infos[0].id == "demo-000001"
@@ -126,9 +124,7 @@ async def test_the_stage_menu_comes_with_the_runs(
 
 
 async def test_enter_opens_a_run_and_escape_goes_back(db: Path, tmp_path: Path) -> None:
-    app = PPPApp(db, tmp_path / "config.toml")
-    async with app.run_test(size=SIZE) as pilot:
-        await _loaded(app, pilot)
+    async with opened(db, tmp_path, SIZE) as (app, pilot):
         await pilot.press("down", "enter")
         await pilot.pause()
         assert isinstance(app.screen, RunScreen)
@@ -138,9 +134,7 @@ async def test_enter_opens_a_run_and_escape_goes_back(db: Path, tmp_path: Path) 
 
 
 async def test_slider_keys_rerank_and_update_figures(db: Path, tmp_path: Path) -> None:
-    app = PPPApp(db, tmp_path / "config.toml")
-    async with app.run_test(size=SIZE) as pilot:
-        await _loaded(app, pilot)
+    async with opened(db, tmp_path, SIZE) as (app, pilot):
         await pilot.press("enter")
         await pilot.pause()
         screen = app.screen
@@ -161,9 +155,7 @@ async def test_slider_keys_rerank_and_update_figures(db: Path, tmp_path: Path) -
 
 
 async def test_dragging_the_slider_with_the_mouse(db: Path, tmp_path: Path) -> None:
-    app = PPPApp(db, tmp_path / "config.toml")
-    async with app.run_test(size=SIZE) as pilot:
-        await _loaded(app, pilot)
+    async with opened(db, tmp_path, SIZE) as (app, pilot):
         await pilot.press("enter")
         await pilot.pause()
         slider = app.screen.query_one(WeightSlider)
@@ -176,9 +168,7 @@ async def test_dragging_the_slider_with_the_mouse(db: Path, tmp_path: Path) -> N
 
 
 async def test_p_marks_the_preferred_agent_with_history(db: Path, tmp_path: Path) -> None:
-    app = PPPApp(db, tmp_path / "config.toml")
-    async with app.run_test(size=SIZE) as pilot:
-        await _loaded(app, pilot)
+    async with opened(db, tmp_path, SIZE) as (app, pilot):
         assert app.workspace is not None
         before = app.workspace.figures().marked_runs
         await pilot.press("enter")
@@ -271,9 +261,7 @@ async def test_missing_database_shows_a_message(tmp_path: Path) -> None:
 
 
 async def test_help_screen(db: Path, tmp_path: Path) -> None:
-    app = PPPApp(db, tmp_path / "config.toml")
-    async with app.run_test(size=SIZE) as pilot:
-        await _loaded(app, pilot)
+    async with opened(db, tmp_path, SIZE) as (app, pilot):
         await pilot.press("question_mark")
         await pilot.pause()
         assert isinstance(app.screen, HelpScreen)
@@ -282,9 +270,7 @@ async def test_help_screen(db: Path, tmp_path: Path) -> None:
 
 
 async def test_the_help_is_built_from_the_bindings(db: Path, tmp_path: Path) -> None:
-    app = PPPApp(db, tmp_path / "config.toml")
-    async with app.run_test(size=SIZE) as pilot:
-        await _loaded(app, pilot)
+    async with opened(db, tmp_path, SIZE) as (app, pilot):
         await pilot.press("question_mark")
         await pilot.pause()
         shown = str(app.screen.query_one("#help-keys", Static).content).splitlines()
@@ -333,9 +319,7 @@ async def test_markup_and_escape_sequences_in_agent_text_stay_literal(tmp_path: 
     }
     with Store.open(db, create=True) as store:
         store.import_records([Record("t", None, "$", json.loads(json.dumps(raw)))])
-    app = PPPApp(db, tmp_path / "config.toml")
-    async with app.run_test(size=SIZE) as pilot:
-        await _loaded(app, pilot)
+    async with opened(db, tmp_path, SIZE) as (app, pilot):
         await pilot.press("enter")
         await pilot.pause()
         header = str(app.screen.query_one("#run-header").render())
@@ -403,9 +387,7 @@ async def test_a_spec_kit_run_shows_its_consensus_and_failed_agents(tmp_path: Pa
     }
     with Store.open(db, create=True) as store:
         store.import_records([Record("t", None, "$", raw)])
-    app = PPPApp(db, tmp_path / "config.toml")
-    async with app.run_test(size=SIZE) as pilot:
-        await _loaded(app, pilot)
+    async with opened(db, tmp_path, SIZE) as (app, pilot):
         assert app.screen.query_one(RunsTable).rows.selected[0] == "claude"
         await pilot.press("enter")
         await pilot.pause()

@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from helpers import HeldLoad
+from helpers import HeldLoad, opened
 from textual.pilot import Pilot
 
 from ppp_tui.app import app as app_module
@@ -173,9 +173,7 @@ async def _loaded(app: PPPApp, pilot: Pilot[None]) -> RunsScreen:
 async def test_quitting_while_a_look_and_a_search_read_closes_the_database_after_them(
     db: Path, tmp_path: Path, pauses: Pauses
 ) -> None:
-    app = PPPApp(db, tmp_path / "config.toml")
-    async with app.run_test(size=SIZE) as pilot:
-        await _loaded(app, pilot)
+    async with opened(db, tmp_path, SIZE) as (app, pilot):
         pauses.armed.set()
         await pilot.press("slash", "a")  # a search worker, beside the once-a-tick look
         deadline = time.monotonic() + 5
@@ -240,9 +238,7 @@ async def test_quitting_while_scores_are_read_again_stops_quietly(
             finished.set()
 
     monkeypatch.setattr(Workspace, "reload_scores", paused_reload)
-    app = PPPApp(db, tmp_path / "config.toml")
-    async with app.run_test(size=SIZE) as pilot:
-        await _loaded(app, pilot)
+    async with opened(db, tmp_path, SIZE) as (app, pilot):
         pauses.armed.set()
         app._reload_scores()
         deadline = time.monotonic() + 5

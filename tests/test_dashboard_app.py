@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any, cast
 
 import pytest
-from helpers import HeldLoad, computed
+from helpers import HeldLoad, computed, opened
 from rich.style import Style
 from rich.text import Text
 from textual.color import Color
@@ -54,9 +54,7 @@ def _text(app: PPPApp, selector: str) -> str:
 
 
 async def test_d_shows_the_computed_figures(db: Path, tmp_path: Path) -> None:
-    app = PPPApp(db, tmp_path / "config.toml")
-    async with app.run_test(size=SIZE) as pilot:
-        await app.load_done.wait()
+    async with opened(db, tmp_path, SIZE) as (app, pilot):
         await pilot.press("d")
         screen = await _dashboard(app, pilot)
         expected = _expected(app)
@@ -99,9 +97,7 @@ async def test_d_shows_the_computed_figures(db: Path, tmp_path: Path) -> None:
 
 
 async def test_the_stage_filter_changes_every_figure(db: Path, tmp_path: Path) -> None:
-    app = PPPApp(db, tmp_path / "config.toml")
-    async with app.run_test(size=SIZE) as pilot:
-        await app.load_done.wait()
+    async with opened(db, tmp_path, SIZE) as (app, pilot):
         await pilot.press("d")
         screen = await _dashboard(app, pilot)
         everything = screen.dashboard
@@ -122,9 +118,7 @@ async def test_the_stage_filter_changes_every_figure(db: Path, tmp_path: Path) -
 
 
 async def test_the_runs_screen_s_stage_filter_is_the_starting_one(db: Path, tmp_path: Path) -> None:
-    app = PPPApp(db, tmp_path / "config.toml")
-    async with app.run_test(size=SIZE) as pilot:
-        await app.load_done.wait()
+    async with opened(db, tmp_path, SIZE) as (app, pilot):
         await pilot.pause()
         app.screen.query_one("#stage-filter", Select).value = "validate"
         await pilot.press("d")
@@ -137,9 +131,7 @@ async def test_the_runs_screen_s_stage_filter_is_the_starting_one(db: Path, tmp_
 async def test_marking_a_run_from_the_changed_picks_list_changes_agreement(
     db: Path, tmp_path: Path
 ) -> None:
-    app = PPPApp(db, tmp_path / "config.toml")
-    async with app.run_test(size=SIZE) as pilot:
-        await app.load_done.wait()
+    async with opened(db, tmp_path, SIZE) as (app, pilot):
         await pilot.press("d")
         screen = await _dashboard(app, pilot)
         before = screen.dashboard
@@ -177,9 +169,7 @@ async def test_marking_a_run_from_the_changed_picks_list_changes_agreement(
 
 
 async def test_weights_recompute_the_figures(db: Path, tmp_path: Path) -> None:
-    app = PPPApp(db, tmp_path / "config.toml")
-    async with app.run_test(size=SIZE) as pilot:
-        await app.load_done.wait()
+    async with opened(db, tmp_path, SIZE) as (app, pilot):
         await pilot.press("d")
         screen = await _dashboard(app, pilot)
         table = screen.query_one("#pick-changes", DataTable)
@@ -220,9 +210,7 @@ async def test_d_while_the_database_loads_waits_for_it(
 
 
 async def test_help_lists_the_dashboard_key(db: Path, tmp_path: Path) -> None:
-    app = PPPApp(db, tmp_path / "config.toml")
-    async with app.run_test(size=SIZE) as pilot:
-        await app.load_done.wait()
+    async with opened(db, tmp_path, SIZE) as (app, pilot):
         await pilot.press("question_mark")
         await pilot.pause()
         assert isinstance(app.screen, HelpScreen)
@@ -242,9 +230,7 @@ def _chart_colours(chart: Chart) -> set[str]:
 
 
 async def test_chart_and_cell_colours_follow_the_theme(db: Path, tmp_path: Path) -> None:
-    app = PPPApp(db, tmp_path / "config.toml")
-    async with app.run_test(size=SIZE) as pilot:
-        await app.load_done.wait()
+    async with opened(db, tmp_path, SIZE) as (app, pilot):
         await pilot.press("d")
         screen = await _dashboard(app, pilot)
         chart = screen.query_one("#violations", Chart)

@@ -8,7 +8,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from helpers import computed
+from helpers import computed, opened
 from rich.text import Text
 from textual import on
 from textual.app import App, ComposeResult
@@ -30,11 +30,6 @@ from ppp_tui.storage.store import Store
 
 SIZE = (140, 45)
 STEPS = 6  # `]` presses a flip is looked for within
-
-
-async def _loaded(app: PPPApp, pilot: Pilot[None]) -> None:
-    await app.load_done.wait()
-    await pilot.pause()
 
 
 def _run_whose_first_place_flips(app: PPPApp, db: Path) -> str:
@@ -99,9 +94,7 @@ async def _prefer(app: PPPApp, pilot: Pilot[None], db: Path, run_id: str) -> str
 async def test_the_highlight_follows_its_agent_when_a_weight_step_reorders(
     db: Path, tmp_path: Path
 ) -> None:
-    app = PPPApp(db, tmp_path / "config.toml")
-    async with app.run_test(size=SIZE) as pilot:
-        await _loaded(app, pilot)
+    async with opened(db, tmp_path, SIZE) as (app, pilot):
         run_id = _run_whose_first_place_flips(app, db)
         screen = await _open(app, pilot, run_id)
         first = _order(screen)[0]
@@ -123,9 +116,7 @@ async def test_the_highlight_follows_its_agent_when_a_weight_step_reorders(
 
 
 async def test_the_highlight_follows_its_agent_after_a_rating(db: Path, tmp_path: Path) -> None:
-    app = PPPApp(db, tmp_path / "config.toml")
-    async with app.run_test(size=SIZE) as pilot:
-        await _loaded(app, pilot)
+    async with opened(db, tmp_path, SIZE) as (app, pilot):
         run_id = _run_whose_first_place_flips(app, db)
         screen = await _open(app, pilot, run_id)
         first = _order(screen)[0]
@@ -164,9 +155,7 @@ def _violation_the_paper_penalties_change(app: PPPApp, db: Path) -> tuple[str, s
 
 
 async def test_the_detail_shows_the_penalties_a_preset_brings(db: Path, tmp_path: Path) -> None:
-    app = PPPApp(db, tmp_path / "config.toml")
-    async with app.run_test(size=SIZE) as pilot:
-        await _loaded(app, pilot)
+    async with opened(db, tmp_path, SIZE) as (app, pilot):
         run_id, name, paper = _violation_the_paper_penalties_change(app, db)
         screen = await _open(app, pilot, run_id)
         table = screen.query_one("#agents", DataTable)
@@ -190,9 +179,7 @@ async def _leaderboard(app: PPPApp, pilot: Pilot[None]) -> LeaderboardScreen:
 async def test_the_leaderboard_keeps_its_agent_highlighted_when_marks_reorder(
     db: Path, tmp_path: Path
 ) -> None:
-    app = PPPApp(db, tmp_path / "config.toml")
-    async with app.run_test(size=SIZE) as pilot:
-        await _loaded(app, pilot)
+    async with opened(db, tmp_path, SIZE) as (app, pilot):
         await pilot.press("b")
         screen = await _leaderboard(app, pilot)
         table = screen.query_one("#leaderboard-table", DataTable)
@@ -218,9 +205,7 @@ async def test_the_leaderboard_keeps_its_agent_highlighted_when_marks_reorder(
 async def test_the_runs_list_sorted_by_regret_keeps_its_run_under_new_weights(
     db: Path, tmp_path: Path
 ) -> None:
-    app = PPPApp(db, tmp_path / "config.toml")
-    async with app.run_test(size=SIZE) as pilot:
-        await _loaded(app, pilot)
+    async with opened(db, tmp_path, SIZE) as (app, pilot):
         screen = app.screen
         assert isinstance(screen, RunsScreen)
         table = screen.table
@@ -243,9 +228,7 @@ async def test_the_runs_list_sorted_by_regret_keeps_its_run_under_new_weights(
 
 
 async def test_the_stages_optima_keep_their_stage_highlighted(db: Path, tmp_path: Path) -> None:
-    app = PPPApp(db, tmp_path / "config.toml")
-    async with app.run_test(size=(150, 45)) as pilot:
-        await _loaded(app, pilot)
+    async with opened(db, tmp_path, (150, 45)) as (app, pilot):
         await pilot.press("t")
         screen = app.screen
         assert isinstance(screen, TuningScreen)

@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from helpers import computed
+from helpers import computed, opened
 from textual.widgets import DataTable, Select, Static
 
 from ppp_tui.app.app import PPPApp
@@ -57,9 +57,7 @@ def _shown(rows: list[list[str]], board: Leaderboard) -> None:
 
 
 async def test_b_shows_the_fit_to_the_marks_and_to_the_picks(db: Path, tmp_path: Path) -> None:
-    app = PPPApp(db, tmp_path / "config.toml")
-    async with app.run_test(size=(140, 45)) as pilot:
-        await app.load_done.wait()
+    async with opened(db, tmp_path, (140, 45)) as (app, pilot):
         await pilot.press("b")
         screen = await _leaderboard(app, pilot)
         expected = _expected(app)
@@ -73,9 +71,7 @@ async def test_b_shows_the_fit_to_the_marks_and_to_the_picks(db: Path, tmp_path:
 
 
 async def test_the_table_fits_80x24(db: Path, tmp_path: Path) -> None:
-    app = PPPApp(db, tmp_path / "config.toml")
-    async with app.run_test(size=(80, 24)) as pilot:
-        await app.load_done.wait()
+    async with opened(db, tmp_path, (80, 24)) as (app, pilot):
         await pilot.press("b")
         screen = await _leaderboard(app, pilot)
         table = screen.query_one("#leaderboard-table", DataTable)
@@ -87,9 +83,7 @@ async def test_the_table_fits_80x24(db: Path, tmp_path: Path) -> None:
 
 
 async def test_the_stage_menu_and_the_weights_change_the_figures(db: Path, tmp_path: Path) -> None:
-    app = PPPApp(db, tmp_path / "config.toml")
-    async with app.run_test(size=(140, 45)) as pilot:
-        await app.load_done.wait()
+    async with opened(db, tmp_path, (140, 45)) as (app, pilot):
         await pilot.press("b")
         screen = await _leaderboard(app, pilot)
         screen.query_one("#leaderboard-stage", Select).value = "implement"
@@ -110,9 +104,7 @@ async def test_the_stage_menu_and_the_weights_change_the_figures(db: Path, tmp_p
 
 
 async def test_a_mark_changes_the_leaderboard(db: Path, tmp_path: Path) -> None:
-    app = PPPApp(db, tmp_path / "config.toml")
-    async with app.run_test(size=(140, 45)) as pilot:
-        await app.load_done.wait()
+    async with opened(db, tmp_path, (140, 45)) as (app, pilot):
         await pilot.press("b")
         screen = await _leaderboard(app, pilot)
         before = _expected(app)
@@ -135,9 +127,7 @@ async def test_without_marks_it_says_how_to_mark(tmp_path: Path) -> None:
     with Store.open(db, create=True) as store:
         lines = EXAMPLES.read_text(encoding="utf-8").splitlines()
         store.import_records([Record("t", None, "$", json.loads(line)) for line in lines])
-    app = PPPApp(db, tmp_path / "config.toml")
-    async with app.run_test(size=(80, 24)) as pilot:
-        await app.load_done.wait()
+    async with opened(db, tmp_path, (80, 24)) as (app, pilot):
         await pilot.press("b")
         screen = await _leaderboard(app, pilot)
         assert screen.query_one("#leaderboard-table", DataTable).row_count == 0

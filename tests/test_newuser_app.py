@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from helpers import computed
+from helpers import computed, opened
 from textual import events
 from textual.widget import Widget
 from textual.widgets import DataTable, Input, Label, Select, Static
@@ -61,9 +61,7 @@ async def _tuned(app: PPPApp, pilot) -> TuningScreen:  # type: ignore[no-untyped
 async def test_every_quit_path_asks_when_weights_are_unsaved(
     db: Path, tmp_path: Path, how: str
 ) -> None:
-    app = PPPApp(db, tmp_path / "config.toml")
-    async with app.run_test(size=SIZE) as pilot:
-        await _loaded(app, pilot)
+    async with opened(db, tmp_path, SIZE) as (app, pilot):
         await pilot.press("right_square_bracket")
         await pilot.pause()
         assert app.workspace is not None and app.workspace.dirty
@@ -87,9 +85,7 @@ async def test_every_quit_path_asks_when_weights_are_unsaved(
 
 
 async def test_ctrl_q_quits_at_once_without_changes(db: Path, tmp_path: Path) -> None:
-    app = PPPApp(db, tmp_path / "config.toml")
-    async with app.run_test(size=SIZE) as pilot:
-        await _loaded(app, pilot)
+    async with opened(db, tmp_path, SIZE) as (app, pilot):
         await pilot.press("ctrl+q")
         await pilot.pause()
     assert not app.is_running
@@ -100,9 +96,7 @@ async def test_the_help_and_the_palette_say_that_quitting_asks_first(
 ) -> None:
     from ppp_tui.app.screens.help import key_lines
 
-    app = PPPApp(db, tmp_path / "config.toml")
-    async with app.run_test(size=(80, 24)) as pilot:
-        await _loaded(app, pilot)
+    async with opened(db, tmp_path, (80, 24)) as (app, _pilot):
         quits = [(keys, text) for keys, text in key_lines(app) if "Quit" in text]
         # One line for q and ctrl+q, and not Textual's "return to the command prompt".
         assert quits == [("q/^q", "Quit (asks first if the weights are unsaved)")]
@@ -145,9 +139,7 @@ async def test_the_tuning_panel_tunes_the_stage_its_menu_shows(db: Path, tmp_pat
 async def test_d_on_an_empty_database_opens_the_dashboard(tmp_path: Path) -> None:
     db = tmp_path / "empty.db"
     Store.open(db, create=True).close()
-    app = PPPApp(db, tmp_path / "config.toml")
-    async with app.run_test(size=(80, 24)) as pilot:
-        await _loaded(app, pilot)
+    async with opened(db, tmp_path, (80, 24)) as (app, pilot):
         await pilot.press("d")
         await pilot.pause()
         while getattr(app.screen, "computing", False):
@@ -160,9 +152,7 @@ async def test_d_on_an_empty_database_opens_the_dashboard(tmp_path: Path) -> Non
 
 
 async def test_the_dashboard_starts_on_the_runs_lists_stage(db: Path, tmp_path: Path) -> None:
-    app = PPPApp(db, tmp_path / "config.toml")
-    async with app.run_test(size=SIZE) as pilot:
-        await _loaded(app, pilot)
+    async with opened(db, tmp_path, SIZE) as (app, pilot):
         app.screen.query_one("#stage-filter", Select).value = "tasks"
         await pilot.pause()
         await pilot.press("d")
@@ -176,9 +166,7 @@ async def test_the_dashboard_starts_on_the_runs_lists_stage(db: Path, tmp_path: 
 
 
 async def test_stage_menus_follow_the_pipeline_and_offer_no_stage(db: Path, tmp_path: Path) -> None:
-    app = PPPApp(db, tmp_path / "config.toml")
-    async with app.run_test(size=SIZE) as pilot:
-        await _loaded(app, pilot)
+    async with opened(db, tmp_path, SIZE) as (app, pilot):
         menu = app.screen.query_one("#stage-filter", Select)
         labels = [str(prompt) for prompt, _ in menu._options[1:]]
         assert labels == ["plan", "tasks", "implement", "validate", "audit", "unlock", "(no stage)"]
@@ -277,9 +265,7 @@ async def test_the_paper_preset_is_marked_unsaved_and_saved(db: Path, tmp_path: 
 async def test_keys_typed_in_one_burst_after_slash_go_to_the_search_box(
     db: Path, tmp_path: Path
 ) -> None:
-    app = PPPApp(db, tmp_path / "config.toml")
-    async with app.run_test(size=(80, 24)) as pilot:
-        await _loaded(app, pilot)
+    async with opened(db, tmp_path, (80, 24)) as (app, pilot):
         screen = app.screen
         # All six keys arrive before any is handled, as when typed fast or pasted.
         for character in "/tasks":
@@ -309,9 +295,7 @@ async def _reveal(widget: Widget, pilot) -> None:  # type: ignore[no-untyped-def
 
 
 async def test_80x24_runs_list_shows_the_columns_that_matter(db: Path, tmp_path: Path) -> None:
-    app = PPPApp(db, tmp_path / "config.toml")
-    async with app.run_test(size=SMALL) as pilot:
-        await _loaded(app, pilot)
+    async with opened(db, tmp_path, SMALL) as (app, pilot):
         screen = app.screen
         assert isinstance(screen, RunsScreen)
         table = screen.table
@@ -336,9 +320,7 @@ async def test_80x24_runs_list_shows_the_columns_that_matter(db: Path, tmp_path:
 
 
 async def test_80x24_run_screen_shows_the_pick_and_the_weights(db: Path, tmp_path: Path) -> None:
-    app = PPPApp(db, tmp_path / "config.toml")
-    async with app.run_test(size=SMALL) as pilot:
-        await _loaded(app, pilot)
+    async with opened(db, tmp_path, SMALL) as (app, pilot):
         await pilot.press("enter")
         await pilot.pause()
         screen = app.screen
@@ -369,9 +351,7 @@ async def test_80x24_run_screen_shows_the_pick_and_the_weights(db: Path, tmp_pat
 
 
 async def test_80x24_help_fits_and_scrolls(db: Path, tmp_path: Path) -> None:
-    app = PPPApp(db, tmp_path / "config.toml")
-    async with app.run_test(size=SMALL) as pilot:
-        await _loaded(app, pilot)
+    async with opened(db, tmp_path, SMALL) as (app, pilot):
         await pilot.press("question_mark")
         await pilot.pause()
         screen = app.screen
@@ -392,9 +372,7 @@ async def test_80x24_help_fits_and_scrolls(db: Path, tmp_path: Path) -> None:
 
 
 async def test_80x24_tuning_panel_scrolls_to_every_part(db: Path, tmp_path: Path) -> None:
-    app = PPPApp(db, tmp_path / "config.toml")
-    async with app.run_test(size=SMALL) as pilot:
-        await _loaded(app, pilot)
+    async with opened(db, tmp_path, SMALL) as (app, pilot):
         await pilot.press("t")
         screen = await _tuned(app, pilot)
         for selector in ("#regret-plot", "#agreement-plot"):
@@ -409,9 +387,7 @@ async def test_80x24_tuning_panel_scrolls_to_every_part(db: Path, tmp_path: Path
 
 
 async def test_80x24_dashboard_shows_every_panel(db: Path, tmp_path: Path) -> None:
-    app = PPPApp(db, tmp_path / "config.toml")
-    async with app.run_test(size=SMALL) as pilot:
-        await _loaded(app, pilot)
+    async with opened(db, tmp_path, SMALL) as (app, pilot):
         await pilot.press("d")
         screen = await computed(app, pilot, DashboardScreen)
         for selector in (
@@ -443,9 +419,7 @@ async def test_80x24_dashboard_shows_every_panel(db: Path, tmp_path: Path) -> No
 async def test_rank_flashes_and_negative_finals_keep_the_columns_width(
     db: Path, tmp_path: Path
 ) -> None:
-    app = PPPApp(db, tmp_path / "config.toml")
-    async with app.run_test(size=SIZE) as pilot:
-        await _loaded(app, pilot)
+    async with opened(db, tmp_path, SIZE) as (app, pilot):
         app.open_run("demo-000003")
         await pilot.pause()
         screen = app.screen
@@ -489,9 +463,7 @@ async def test_one_stage_table_is_singular(db: Path, tmp_path: Path) -> None:
 
 
 async def test_the_preset_menu_shows_each_name_on_one_line(db: Path, tmp_path: Path) -> None:
-    app = PPPApp(db, tmp_path / "config.toml")
-    async with app.run_test(size=SIZE) as pilot:
-        await _loaded(app, pilot)
+    async with opened(db, tmp_path, SIZE) as (app, pilot):
         await pilot.press("enter")
         await pilot.pause()
         menu = app.screen.query_one("#weights-preset", Select)
@@ -505,9 +477,7 @@ async def test_the_preset_menu_shows_each_name_on_one_line(db: Path, tmp_path: P
 
 
 async def test_dragging_the_slider_selects_no_text(db: Path, tmp_path: Path) -> None:
-    app = PPPApp(db, tmp_path / "config.toml")
-    async with app.run_test(size=SIZE) as pilot:
-        await _loaded(app, pilot)
+    async with opened(db, tmp_path, SIZE) as (app, pilot):
         await pilot.press("enter")
         await pilot.pause()
         slider = app.screen.query_one(WeightSlider)
@@ -521,9 +491,7 @@ async def test_dragging_the_slider_selects_no_text(db: Path, tmp_path: Path) -> 
 
 
 async def test_80x24_dashboard_scrolls_with_the_keys(db: Path, tmp_path: Path) -> None:
-    app = PPPApp(db, tmp_path / "config.toml")
-    async with app.run_test(size=SMALL) as pilot:
-        await _loaded(app, pilot)
+    async with opened(db, tmp_path, SMALL) as (app, pilot):
         await pilot.press("d")
         await pilot.pause()
         screen = app.screen

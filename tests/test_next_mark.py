@@ -10,9 +10,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 from click.testing import CliRunner, Result
+from helpers import opened
 from textual.widgets import Select
 
-from ppp_tui.app.app import PPPApp
 from ppp_tui.app.screens.runs import RunsScreen
 from ppp_tui.cli import cli
 from ppp_tui.cli.next_mark import next_
@@ -410,9 +410,7 @@ def test_the_default_count_is_the_cores() -> None:
 
 
 async def test_n_shows_the_runs_to_mark_next_and_escape_all_runs(db: Path, tmp_path: Path) -> None:
-    app = PPPApp(db, tmp_path / "config.toml")
-    async with app.run_test(size=(80, 24)) as pilot:
-        await app.load_done.wait()
+    async with opened(db, tmp_path, (80, 24)) as (app, pilot):
         await pilot.pause()
         screen = app.screen
         assert isinstance(screen, RunsScreen)

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers import opened
 from textual.command import CommandList, CommandPalette
 
 from ppp_tui.app.app import PPPApp
@@ -87,9 +88,7 @@ async def test_export_from_the_palette_writes_the_runs_on_screen(
     db: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.chdir(tmp_path)
-    app = PPPApp(db, tmp_path / "config.toml")
-    async with app.run_test(size=SIZE) as pilot:
-        await app.load_done.wait()
+    async with opened(db, tmp_path, SIZE) as (app, pilot):
         await pilot.pause()
         runs = app.screen
         assert isinstance(runs, RunsScreen)
@@ -122,9 +121,7 @@ async def test_a_screen_s_weights_changed_message_moves_its_scope_only(
 ) -> None:
     # A screen asks the app with a message carrying the weights and the scope; the app
     # changes that scope's table and shows the result on the screen that asked.
-    app = PPPApp(db, tmp_path / "config.toml")
-    async with app.run_test(size=SIZE) as pilot:
-        await app.load_done.wait()
+    async with opened(db, tmp_path, SIZE) as (app, pilot):
         await pilot.pause()
         assert app.workspace is not None
         run_id = next(i.id for i in app.workspace.infos if i.stage == "plan")

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from helpers import opened
 from textual.widgets import Input, OptionList
 
 from ppp_tui.app.app import PPPApp
@@ -25,9 +26,7 @@ async def _settle(app: PPPApp, pilot: object) -> None:
 
 
 async def test_w_switches_to_a_colleagues_marks_and_back(db: Path, tmp_path: Path) -> None:
-    app = PPPApp(db, tmp_path / "config.toml")
-    async with app.run_test(size=(100, 30)) as pilot:
-        await app.load_done.wait()
+    async with opened(db, tmp_path, (100, 30)) as (app, pilot):
         workspace = app.workspace
         assert workspace is not None and workspace.scores is not None
         assert app.sub_title.startswith("reviewer tester · ")
@@ -63,9 +62,7 @@ async def test_w_switches_to_a_colleagues_marks_and_back(db: Path, tmp_path: Pat
 async def test_a_new_reviewer_starts_with_no_marks_and_marks_for_themself(
     db: Path, tmp_path: Path
 ) -> None:
-    app = PPPApp(db, tmp_path / "config.toml")
-    async with app.run_test(size=(100, 30)) as pilot:
-        await app.load_done.wait()
+    async with opened(db, tmp_path, (100, 30)) as (app, pilot):
         workspace = app.workspace
         assert workspace is not None and workspace.scores is not None
         await pilot.press("w")
@@ -104,9 +101,7 @@ async def test_reviewer_names_are_shown_as_written_never_as_markup(
     marks = tmp_path / "marks.csv"
     marks.write_text(f"run_id,agent,reviewer\n{run_id},{agent},[/]\n{run_id},{agent},[red]x\n")
     assert run_cli("prefer", "--file", str(marks), "--db", str(db)).exit_code == 0
-    app = PPPApp(db, tmp_path / "config.toml")
-    async with app.run_test(size=(80, 24)) as pilot:
-        await app.load_done.wait()
+    async with opened(db, tmp_path, (80, 24)) as (app, pilot):
         await pilot.press("w")
         await pilot.pause()
         listing = app.screen.query_one(OptionList)

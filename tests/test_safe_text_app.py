@@ -14,7 +14,7 @@ import re
 from pathlib import Path
 
 import pytest
-from helpers import HOSTILE, UNSAFE, hostile_runs, toml_key
+from helpers import HOSTILE, UNSAFE, hostile_runs, opened, toml_key
 from textual.pilot import Pilot
 from textual.widgets import Select
 
@@ -92,9 +92,7 @@ async def test_the_runs_list_shows_hostile_tasks_and_dates_literally(tmp_path: P
         run["created_at"] = f"at{text}"  # not a time: shown as written
     with Store.open(db, create=True) as store:
         store.import_records(Record("t", None, "$", run) for run in runs)
-    app = PPPApp(db, tmp_path / "config.toml")
-    async with app.run_test(size=(200, 50)) as pilot:
-        await _loaded(app, pilot)
+    async with opened(db, tmp_path, (200, 50)) as (app, _pilot):
         shown = _assert_drawn_safely(app)
         for text in MARKUP:
             assert f" at{text} " in shown and f" task {text} " in shown

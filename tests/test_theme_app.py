@@ -4,13 +4,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from helpers import computed
+from helpers import computed, opened
 from rich.style import Style
 from rich.text import Text
 from textual.color import Color
 from textual_plotext import PlotextPlot
 
-from ppp_tui.app.app import PPPApp
 from ppp_tui.app.screens.tuning import TuningScreen
 
 
@@ -25,9 +24,7 @@ def _colours(plot: PlotextPlot) -> set[str]:
 
 
 async def test_the_tuning_plots_follow_the_theme(db: Path, tmp_path: Path) -> None:
-    app = PPPApp(db, tmp_path / "config.toml")
-    async with app.run_test(size=(140, 45)) as pilot:
-        await app.load_done.wait()
+    async with opened(db, tmp_path, (140, 45)) as (app, pilot):
         await pilot.press("t")
         screen = await computed(app, pilot, TuningScreen)
         regret = screen.query_one("#regret-plot", PlotextPlot)

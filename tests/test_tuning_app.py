@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from helpers import HeldLoad, computed
+from helpers import HeldLoad, computed, opened
 from textual.widgets import DataTable, Select
 
 from ppp_tui.app.app import PPPApp
@@ -30,9 +30,7 @@ async def _tuned(app: PPPApp, pilot) -> TuningScreen:  # type: ignore[no-untyped
 
 
 async def test_t_opens_the_panel_with_the_exact_optimum(db: Path, tmp_path: Path) -> None:
-    app = PPPApp(db, tmp_path / "config.toml")
-    async with app.run_test(size=SIZE) as pilot:
-        await app.load_done.wait()
+    async with opened(db, tmp_path, SIZE) as (app, pilot):
         await pilot.press("t")
         screen = await _tuned(app, pilot)
         assert app.workspace is not None and app.workspace.scores is not None
@@ -59,9 +57,7 @@ async def test_t_opens_the_panel_with_the_exact_optimum(db: Path, tmp_path: Path
 
 
 async def test_the_panel_follows_the_scope_and_new_marks(db: Path, tmp_path: Path) -> None:
-    app = PPPApp(db, tmp_path / "config.toml")
-    async with app.run_test(size=SIZE) as pilot:
-        await app.load_done.wait()
+    async with opened(db, tmp_path, SIZE) as (app, pilot):
         await pilot.press("t")
         screen = await _tuned(app, pilot)
         assert screen.result is not None and screen.result.tuning is not None
@@ -90,9 +86,7 @@ async def test_the_panel_follows_the_scope_and_new_marks(db: Path, tmp_path: Pat
 
 
 async def test_the_flip_strip_shows_who_wins_where(db: Path, tmp_path: Path) -> None:
-    app = PPPApp(db, tmp_path / "config.toml")
-    async with app.run_test(size=SIZE) as pilot:
-        await app.load_done.wait()
+    async with opened(db, tmp_path, SIZE) as (app, pilot):
         await pilot.press("enter")
         await pilot.pause()
         screen = app.screen
@@ -204,9 +198,7 @@ async def test_the_plots_y_labels_start_one_cell_from_the_left_edge(
     db: Path, tmp_path: Path, size: tuple[int, int]
 ) -> None:
     """In a browser the terminal has no margin: a label in column 0 lost its first digit."""
-    app = PPPApp(db, tmp_path / "config.toml")
-    async with app.run_test(size=size) as pilot:
-        await app.load_done.wait()
+    async with opened(db, tmp_path, size) as (app, pilot):
         await pilot.press("t")
         screen = await _tuned(app, pilot)
         await pilot.pause()
@@ -222,9 +214,7 @@ async def test_the_heat_map_of_both_free_weights_and_use_optimal_moves_all_three
 ) -> None:
     """At 80x24: the heat map's pixels are mean regret at their weights, the exact
     optimum is no worse than any of them, and u moves the open run's three sliders to it."""
-    app = PPPApp(db, tmp_path / "config.toml")
-    async with app.run_test(size=(80, 24)) as pilot:
-        await app.load_done.wait()
+    async with opened(db, tmp_path, (80, 24)) as (app, pilot):
         await pilot.press("enter")
         await pilot.pause()
         run_screen = app.screen

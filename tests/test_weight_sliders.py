@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from helpers import opened
 from hypothesis import given
 from hypothesis import strategies as st
 from textual.pilot import Pilot
@@ -224,9 +225,7 @@ async def test_agreement_and_regret_follow_all_three_weights(db: Path, tmp_path:
 async def test_brackets_anywhere_keep_the_free_weights_ratio(db: Path, tmp_path: Path) -> None:
     """On the runs list `]` moves technical; proactivity and personalization walk as on
     the sliders (their 4:1 ratio stays) rather than falling back to the pair form."""
-    app = PPPApp(db, tmp_path / "config.toml")
-    async with app.run_test(size=SIZE) as pilot:
-        await app.load_done.wait()
+    async with opened(db, tmp_path, SIZE) as (app, pilot):
         await pilot.pause()
         app.change_weights(Weights(0.5, 0.8, 0.2), None, started=0.0)
         await pilot.press("right_square_bracket")
