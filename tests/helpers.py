@@ -70,13 +70,15 @@ def documented_shapes() -> dict[str, Any]:
 
 @asynccontextmanager
 async def opened(
-    db: Path, tmp_path: Path, size: tuple[int, int]
+    db: Path, where: Path, size: tuple[int, int], notifications: bool = False
 ) -> AsyncIterator[tuple[PPPApp, Pilot[None]]]:
-    """The app on `db` at `size` (its config.toml in `tmp_path`), every run loaded."""
+    """The app on `db` at `size`, every run loaded; `where` is its config.toml, or the
+    folder that holds it."""
     from ppp_tui.app.app import PPPApp
 
-    app = PPPApp(db, tmp_path / "config.toml")
-    async with app.run_test(size=size) as pilot:
+    config = where if where.suffix == ".toml" else where / "config.toml"
+    app = PPPApp(db, config)
+    async with app.run_test(size=size, notifications=notifications) as pilot:
         await app.load_done.wait()
         await pilot.pause()
         yield app, pilot

@@ -53,8 +53,7 @@ async def test_runs_screen_lists_every_run_with_selected_agent(db: Path, tmp_pat
 
 
 async def test_sort_filter_and_search(db: Path, tmp_path: Path) -> None:
-    app = PPPApp(db, tmp_path / "config.toml")
-    async with app.run_test(size=SIZE) as pilot:
+    async with opened(db, tmp_path, SIZE) as (app, pilot):
         screen = await _runs_screen(app, pilot)
         table = screen.table
         table.sort_by("agents", descending=True)
@@ -70,8 +69,7 @@ async def test_sort_filter_and_search(db: Path, tmp_path: Path) -> None:
 
 
 async def test_the_stage_menu_filters_runs_by_stage(db: Path, tmp_path: Path) -> None:
-    app = PPPApp(db, tmp_path / "config.toml")
-    async with app.run_test(size=SIZE) as pilot:
+    async with opened(db, tmp_path, SIZE) as (app, pilot):
         screen = await _runs_screen(app, pilot)
         table = screen.table
         assert app.workspace is not None
@@ -196,9 +194,7 @@ async def test_ctrl_s_saves_and_unsaved_changes_ask_before_quitting(
 ) -> None:
     config = tmp_path / "config.toml"
     config.write_text("# my settings\n[ppp.weights]\ntechnical = 0.7\ninteraction = 0.3\n")
-    app = PPPApp(db, config)
-    async with app.run_test(size=SIZE) as pilot:
-        await _loaded(app, pilot)
+    async with opened(db, config, SIZE) as (app, pilot):
         await pilot.press("right_square_bracket")
         await pilot.pause()
         assert app.workspace is not None and app.workspace.dirty
@@ -219,9 +215,7 @@ async def test_invalid_config_uses_defaults_and_refuses_to_save(db: Path, tmp_pa
     config = tmp_path / "config.toml"
     broken = "[ppp.weights]\ntechnical = 0.5\ninteraction = 0.6\n"
     config.write_text(broken)
-    app = PPPApp(db, config)
-    async with app.run_test(size=SIZE) as pilot:
-        await _loaded(app, pilot)
+    async with opened(db, config, SIZE) as (app, pilot):
         assert app.workspace is not None
         assert app.workspace.settings.weights.technical == 0.7
         assert "must sum to 1.0" in (app.workspace.config_error or "")
@@ -235,9 +229,7 @@ async def test_a_config_fixed_while_the_app_runs_takes_the_next_save(
 ) -> None:
     config = tmp_path / "config.toml"
     config.write_text("[ppp.weights]\ntechnical = 0.5\ninteraction = 0.6\n")
-    app = PPPApp(db, config)
-    async with app.run_test(size=SIZE) as pilot:
-        await _loaded(app, pilot)
+    async with opened(db, config, SIZE) as (app, pilot):
         assert app.workspace is not None and app.workspace.config_error
         await pilot.press("right_square_bracket", "ctrl+s")  # 0.75: refused, file invalid
         await pilot.pause()
@@ -250,9 +242,7 @@ async def test_a_config_fixed_while_the_app_runs_takes_the_next_save(
 
 
 async def test_missing_database_shows_a_message(tmp_path: Path) -> None:
-    app = PPPApp(tmp_path / "nothing.db", tmp_path / "config.toml")
-    async with app.run_test(size=SIZE) as pilot:
-        await _loaded(app, pilot)
+    async with opened(tmp_path / "nothing.db", tmp_path, SIZE) as (app, _pilot):
         message = app.screen.query_one("#runs-message")
         assert "no database here" in str(message.render())
         # No runs, no stages: the menu's place no longer says they are loading.
@@ -410,9 +400,7 @@ async def test_the_quit_question_names_the_file_saving_writes(db: Path, tmp_path
     from textual.widgets import Label
 
     config = tmp_path / "demo.config.toml"  # the demo's own, as `browse --demo` opens it
-    app = PPPApp(db, config)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await _loaded(app, pilot)
+    async with opened(db, config, (80, 24)) as (app, pilot):
         await pilot.press("right_square_bracket", "q")
         await pilot.pause()
         assert isinstance(app.screen, QuitScreen)

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from helpers import opened
 from textual.pilot import Pilot
 from textual.widgets import DataTable
 
@@ -92,8 +93,7 @@ def full_reads(monkeypatch: pytest.MonkeyPatch) -> list[int]:
 async def test_a_mark_from_the_command_line_shows_and_the_cursor_stays(
     db: Path, tmp_path: Path, full_reads: list[int]
 ) -> None:
-    app = PPPApp(db, tmp_path / "config.toml")
-    async with app.run_test(size=SIZE) as pilot:
+    async with opened(db, tmp_path, SIZE) as (app, pilot):
         screen = await _loaded_runs(app, pilot)
         workspace = app.workspace
         assert workspace is not None
@@ -130,8 +130,7 @@ async def test_a_run_imported_from_outside_appears_under_the_search(
     }
     file = tmp_path / "new.json"
     file.write_text(json.dumps(run))
-    app = PPPApp(db, tmp_path / "config.toml")
-    async with app.run_test(size=SIZE) as pilot:
+    async with opened(db, tmp_path, SIZE) as (app, pilot):
         screen = await _loaded_runs(app, pilot)
         await pilot.press("slash", *"zz-from")
         await pilot.pause()
@@ -149,8 +148,7 @@ async def test_a_run_imported_from_outside_appears_under_the_search(
 async def test_a_look_that_read_before_the_app_s_own_mark_is_read_again(
     db: Path, tmp_path: Path
 ) -> None:
-    app = PPPApp(db, tmp_path / "config.toml")
-    async with app.run_test(size=SIZE) as pilot:
+    async with opened(db, tmp_path, SIZE) as (app, pilot):
         await _loaded_runs(app, pilot)
         workspace = app.workspace
         assert workspace is not None
@@ -176,8 +174,7 @@ async def test_a_look_that_read_before_the_app_s_own_mark_is_read_again(
 
 
 async def test_a_run_screen_shows_a_mark_made_outside(db: Path, tmp_path: Path) -> None:
-    app = PPPApp(db, tmp_path / "config.toml")
-    async with app.run_test(size=SIZE) as pilot:
+    async with opened(db, tmp_path, SIZE) as (app, pilot):
         await _loaded_runs(app, pilot)
         await pilot.press("enter")
         await pilot.pause()
@@ -193,8 +190,7 @@ async def test_a_run_screen_shows_a_mark_made_outside(db: Path, tmp_path: Path) 
 
 
 async def test_p_waits_for_another_process_s_write_and_then_saves(db: Path, tmp_path: Path) -> None:
-    app = PPPApp(db, tmp_path / "config.toml")
-    async with app.run_test(size=SIZE) as pilot:
+    async with opened(db, tmp_path, SIZE) as (app, pilot):
         await _loaded_runs(app, pilot)
         workspace = app.workspace
         assert workspace is not None
@@ -221,8 +217,7 @@ async def test_a_lock_held_past_the_wait_gives_a_toast_and_the_app_goes_on(
     from ppp_tui.app import marking
 
     monkeypatch.setattr(marking, "MARK_LOCK_WAIT_S", 0.3)
-    app = PPPApp(db, tmp_path / "config.toml")
-    async with app.run_test(size=SIZE) as pilot:
+    async with opened(db, tmp_path, SIZE) as (app, pilot):
         await _loaded_runs(app, pilot)
         await pilot.press("enter")
         await pilot.pause()
@@ -248,8 +243,7 @@ async def test_a_lock_held_past_the_wait_gives_a_toast_and_the_app_goes_on(
 async def test_a_rating_from_the_command_line_reranks_the_run(
     db: Path, tmp_path: Path, full_reads: list[int]
 ) -> None:
-    app = PPPApp(db, tmp_path / "config.toml")
-    async with app.run_test(size=SIZE) as pilot:
+    async with opened(db, tmp_path, SIZE) as (app, pilot):
         await _loaded_runs(app, pilot)
         workspace = app.workspace
         assert workspace is not None and workspace.scores is not None

@@ -18,6 +18,7 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner, Result
+from helpers import opened
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -447,14 +448,11 @@ def test_each_outside_edit_is_one_error_line(edit: str, seeded: Path, tmp_path: 
 
 
 async def test_the_app_shows_an_outside_edit_as_an_error(seeded: Path, tmp_path: Path) -> None:
-    from ppp_tui.app.app import PPPApp
     from ppp_tui.app.screens.runs import RunsScreen
 
     with sqlite3.connect(seeded) as conn:
         conn.execute("UPDATE agents SET technical = 'abc'")
-    app = PPPApp(seeded, tmp_path / "config.toml")
-    async with app.run_test(size=(120, 40)) as pilot:
-        await app.load_done.wait()
+    async with opened(seeded, tmp_path, (120, 40)) as (app, pilot):
         await pilot.pause()
         screen = app.screen
         assert isinstance(screen, RunsScreen)
@@ -466,14 +464,11 @@ async def test_the_app_shows_an_outside_edit_as_an_error(seeded: Path, tmp_path:
 async def test_opening_a_run_with_an_edited_penalty_is_a_toast(
     seeded: Path, tmp_path: Path
 ) -> None:
-    from ppp_tui.app.app import PPPApp
     from ppp_tui.app.screens.runs import RunsScreen
 
     with sqlite3.connect(seeded) as conn:
         conn.execute("UPDATE trajectory_violations SET penalty = 'x'")  # SUM reads it as 0
-    app = PPPApp(seeded, tmp_path / "config.toml")
-    async with app.run_test(size=(120, 40)) as pilot:
-        await app.load_done.wait()
+    async with opened(seeded, tmp_path, (120, 40)) as (app, pilot):
         await pilot.pause()
         app.open_run("seed")
         await pilot.pause()

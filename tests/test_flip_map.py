@@ -7,6 +7,7 @@ import random
 from pathlib import Path
 
 import pytest
+from helpers import opened
 from test_sensitivity import random_run, random_settings
 from textual.pilot import Pilot
 
@@ -74,8 +75,7 @@ async def _map(app: PPPApp, pilot: Pilot[None]) -> tuple[RunScreen, FlipMap]:
 async def test_the_map_shows_the_runs_regions_and_the_current_weights(
     db: Path, tmp_path: Path
 ) -> None:
-    app = PPPApp(db, tmp_path / "config.toml")
-    async with app.run_test(size=SIZE) as pilot:
+    async with opened(db, tmp_path, SIZE) as (app, pilot):
         screen, flip_map = await _map(app, pilot)
         assert app.workspace is not None
         assert flip_map.regions == run_regions(screen.run, app.workspace.settings)
@@ -100,8 +100,7 @@ async def test_the_map_shows_the_runs_regions_and_the_current_weights(
 
 
 async def test_clicking_the_map_sets_the_weights(db: Path, tmp_path: Path) -> None:
-    app = PPPApp(db, tmp_path / "config.toml")
-    async with app.run_test(size=SIZE) as pilot:
+    async with opened(db, tmp_path, SIZE) as (app, pilot):
         screen, flip_map = await _map(app, pilot)
         columns, rows = flip_map.grid
         # The bottom-right of the triangle: proactivity near 2, personalization near 0.

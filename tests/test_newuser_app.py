@@ -110,9 +110,7 @@ async def test_the_help_and_the_palette_say_that_quitting_asks_first(
 async def test_the_tuning_panel_tunes_the_stage_its_menu_shows(db: Path, tmp_path: Path) -> None:
     config = tmp_path / "config.toml"
     config.write_text("[ppp.weights.plan]\ntechnical = 0.95\ninteraction = 0.05\n")
-    app = PPPApp(db, config)
-    async with app.run_test(size=SIZE) as pilot:
-        await _loaded(app, pilot)
+    async with opened(db, config, SIZE) as (app, pilot):
         run = await _open_run(app, pilot, "plan")
         assert run.scope == "plan"
         await pilot.press("t")
@@ -184,9 +182,7 @@ async def test_stage_menus_follow_the_pipeline_and_offer_no_stage(db: Path, tmp_
 
 async def test_g_alone_is_no_change(db: Path, tmp_path: Path) -> None:
     config = tmp_path / "config.toml"
-    app = PPPApp(db, config)
-    async with app.run_test(size=SIZE) as pilot:
-        await _loaded(app, pilot)
+    async with opened(db, config, SIZE) as (app, pilot):
         run = await _open_run(app, pilot, "plan")
         await pilot.press("g")
         await pilot.pause()
@@ -216,9 +212,7 @@ async def _choose_preset(app: PPPApp, pilot, key: str) -> None:  # type: ignore[
 async def test_a_preset_applies_to_the_scope_shown(db: Path, tmp_path: Path) -> None:
     config = tmp_path / "config.toml"
     config.write_text(PLAN_TABLE)
-    app = PPPApp(db, config)
-    async with app.run_test(size=SIZE) as pilot:
-        await _loaded(app, pilot)
+    async with opened(db, config, SIZE) as (app, pilot):
         run = await _open_run(app, pilot, "plan")
         assert run.scope == "plan"
         await _choose_preset(app, pilot, "technical")
@@ -244,9 +238,7 @@ async def test_a_preset_applies_to_the_scope_shown(db: Path, tmp_path: Path) -> 
 async def test_the_paper_preset_is_marked_unsaved_and_saved(db: Path, tmp_path: Path) -> None:
     config = tmp_path / "config.toml"
     config.write_text("# mine\n[ppp.weights]\ntechnical = 0.7\ninteraction = 0.3\n")
-    app = PPPApp(db, config)
-    async with app.run_test(size=SIZE) as pilot:
-        await _loaded(app, pilot)
+    async with opened(db, config, SIZE) as (app, pilot):
         run = await _open_run(app, pilot, "plan")
         await _choose_preset(app, pilot, "paper")
         assert app.workspace is not None and app.workspace.dirty
@@ -455,9 +447,7 @@ async def test_rank_flashes_and_negative_finals_keep_the_columns_width(
 async def test_one_stage_table_is_singular(db: Path, tmp_path: Path) -> None:
     config = tmp_path / "config.toml"
     config.write_text(PLAN_TABLE)
-    app = PPPApp(db, config)
-    async with app.run_test(size=SIZE) as pilot:
-        await _loaded(app, pilot)
+    async with opened(db, config, SIZE) as (app, _pilot):
         status = str(app.screen.query_one("#runs-status").render())
         assert "1 stage table " in status + " " and "1 stage tables" not in status
 

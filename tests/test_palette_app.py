@@ -55,8 +55,7 @@ async def _palette(app: PPPApp, pilot: Any, query: str) -> None:
 
 
 async def test_typing_a_run_id_in_the_palette_opens_that_run(db: Path, tmp_path: Path) -> None:
-    app = PPPApp(db, tmp_path / "config.toml")
-    async with app.run_test(size=SIZE) as pilot:
+    async with opened(db, tmp_path, SIZE) as (app, pilot):
         await _palette(app, pilot, "demo-000123")
         assert isinstance(app.screen, RunScreen)
         assert app.screen.run.id == "demo-000123"
@@ -65,8 +64,7 @@ async def test_typing_a_run_id_in_the_palette_opens_that_run(db: Path, tmp_path:
 async def test_the_palette_opens_the_tuning_panel_and_the_dashboard(
     db: Path, tmp_path: Path
 ) -> None:
-    app = PPPApp(db, tmp_path / "config.toml")
-    async with app.run_test(size=SIZE) as pilot:
+    async with opened(db, tmp_path, SIZE) as (app, pilot):
         await _palette(app, pilot, "tune")
         assert isinstance(app.screen, TuningScreen)
         await pilot.press("escape")
@@ -75,8 +73,7 @@ async def test_the_palette_opens_the_tuning_panel_and_the_dashboard(
 
 
 async def test_a_preset_from_the_palette_moves_the_global_weights(db: Path, tmp_path: Path) -> None:
-    app = PPPApp(db, tmp_path / "config.toml")
-    async with app.run_test(size=SIZE) as pilot:
+    async with opened(db, tmp_path, SIZE) as (app, pilot):
         chosen = preset("interaction")
         await _palette(app, pilot, f"Preset: {chosen.label}")
         assert app.workspace is not None
@@ -168,8 +165,7 @@ async def test_an_export_that_cannot_be_written_says_so(
     monkeypatch.setattr(
         "ppp_tui.app.export.export_path", lambda _directory, fmt: missing / f"out.{fmt}"
     )
-    app = PPPApp(db, tmp_path / "config.toml")
-    async with app.run_test(size=SIZE) as pilot:
+    async with opened(db, tmp_path, SIZE) as (app, pilot):
         await _palette(app, pilot, "Export CSV")
         await app.workers.wait_for_complete()
         await pilot.pause()

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from helpers import TASK, claude_lines, codex_lines, run_cli, write_lines
+from helpers import TASK, claude_lines, codex_lines, opened, run_cli, write_lines
 from textual.pilot import Pilot
 from textual.widgets import Input, Label, Static
 
@@ -84,8 +84,7 @@ async def test_space_selects_and_g_groups_into_the_default_id(
     sessions_db: tuple[Path, dict[str, str]], tmp_path: Path
 ) -> None:
     db, runs = sessions_db
-    app = PPPApp(db, tmp_path / "config.toml")
-    async with app.run_test(size=SMALL) as pilot:
+    async with opened(db, tmp_path, SMALL) as (app, pilot):
         screen, table = await _runs(app, pilot)
         header = table.render_line(0).text
         assert header.startswith("run ")  # no room for marks while none is selected
@@ -131,8 +130,7 @@ async def test_the_grouping_box_takes_a_name_and_refuses_a_taken_one(
     sessions_db: tuple[Path, dict[str, str]], tmp_path: Path
 ) -> None:
     db, runs = sessions_db
-    app = PPPApp(db, tmp_path / "config.toml")
-    async with app.run_test(size=SMALL) as pilot:
+    async with opened(db, tmp_path, SMALL) as (app, pilot):
         screen, table = await _runs(app, pilot)
         await _choose(table, pilot, runs["s1"], runs["c1"])
         await pilot.press("g")
@@ -163,8 +161,7 @@ async def test_g_asks_for_two_runs_read_from_sessions(
     sessions_db: tuple[Path, dict[str, str]], tmp_path: Path
 ) -> None:
     db, runs = sessions_db
-    app = PPPApp(db, tmp_path / "config.toml")
-    async with app.run_test(size=SMALL) as pilot:
+    async with opened(db, tmp_path, SMALL) as (app, pilot):
         screen, table = await _runs(app, pilot)
         await pilot.press("g")
         await pilot.pause()
@@ -184,8 +181,7 @@ async def test_u_ungroups_a_run_after_asking(
 ) -> None:
     db, runs = sessions_db
     assert run_cli("group", runs["s1"], runs["c1"], "--db", str(db)).exit_code == 0
-    app = PPPApp(db, tmp_path / "config.toml")
-    async with app.run_test(size=SMALL) as pilot:
+    async with opened(db, tmp_path, SMALL) as (app, pilot):
         screen, table = await _runs(app, pilot)
         assert table.show_run(GROUPED)
         await pilot.press("enter")
@@ -227,8 +223,7 @@ async def test_the_help_lists_the_grouping_keys(
     sessions_db: tuple[Path, dict[str, str]], tmp_path: Path
 ) -> None:
     db, _ = sessions_db
-    app = PPPApp(db, tmp_path / "config.toml")
-    async with app.run_test(size=SMALL) as pilot:
+    async with opened(db, tmp_path, SMALL) as (app, pilot):
         await _runs(app, pilot)
         lines = list(key_lines(app))
         for key, text in (

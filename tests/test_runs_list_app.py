@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import UNSAFE, HeldLoad
+from helpers import UNSAFE, HeldLoad, opened
 from textual.pilot import Pilot
 from textual.widgets import Select
 
@@ -74,8 +74,7 @@ def _lines(table: RunsTable) -> dict[str, str]:
 async def test_80_columns_show_each_runs_date_and_the_start_of_its_task(
     dated_db: Path, tmp_path: Path
 ) -> None:
-    app = PPPApp(dated_db, tmp_path / "config.toml")
-    async with app.run_test(size=(80, 24)) as pilot:
+    async with opened(dated_db, tmp_path, (80, 24)) as (app, pilot):
         table = await _table(app, pilot)
         header = table.render_line(0).text
         assert header.split() == [
@@ -98,8 +97,7 @@ async def test_wider_terminals_show_the_time_and_more_of_the_task(
 ) -> None:
     shown: dict[int, dict[str, str]] = {}
     for width, height in ((120, 40), (200, 50)):
-        app = PPPApp(dated_db, tmp_path / "config.toml")
-        async with app.run_test(size=(width, height)) as pilot:
+        async with opened(dated_db, tmp_path, (width, height)) as (app, pilot):
             shown[width] = _lines(await _table(app, pilot))
             assert not UNSAFE.findall(app.export_screenshot())
     at_120, at_200 = shown[120], shown[200]
@@ -116,8 +114,7 @@ async def test_wider_terminals_show_the_time_and_more_of_the_task(
 async def test_the_list_opens_newest_first_and_the_date_header_turns_it_round(
     dated_db: Path, tmp_path: Path
 ) -> None:
-    app = PPPApp(dated_db, tmp_path / "config.toml")
-    async with app.run_test(size=(120, 40)) as pilot:
+    async with opened(dated_db, tmp_path, (120, 40)) as (app, pilot):
         table = await _table(app, pilot)
         # Newest first, by moment (13:00 UTC written as 15:00+02:00 is older than 14:03
         # UTC); the runs without a readable date last, by id.
@@ -145,8 +142,7 @@ async def test_the_list_opens_newest_first_and_the_date_header_turns_it_round(
 async def test_a_search_lists_the_most_relevant_first_until_a_sort_is_chosen(
     dated_db: Path, tmp_path: Path
 ) -> None:
-    app = PPPApp(dated_db, tmp_path / "config.toml")
-    async with app.run_test(size=(120, 40)) as pilot:
+    async with opened(dated_db, tmp_path, (120, 40)) as (app, pilot):
         table = await _table(app, pilot)
         with Store.open(dated_db) as store:
             relevant = store.search("flaky")
@@ -168,8 +164,7 @@ async def test_a_search_lists_the_most_relevant_first_until_a_sort_is_chosen(
 async def test_the_date_sort_holds_through_the_stage_menu_and_the_search(
     dated_db: Path, tmp_path: Path
 ) -> None:
-    app = PPPApp(dated_db, tmp_path / "config.toml")
-    async with app.run_test(size=(120, 40)) as pilot:
+    async with opened(dated_db, tmp_path, (120, 40)) as (app, pilot):
         table = await _table(app, pilot)
         table.sort_by("date", descending=True)
         screen = app.screen
@@ -195,8 +190,7 @@ async def test_the_date_sort_holds_through_the_stage_menu_and_the_search(
 async def test_the_task_sorts_by_its_words_whatever_their_case(
     dated_db: Path, tmp_path: Path
 ) -> None:
-    app = PPPApp(dated_db, tmp_path / "config.toml")
-    async with app.run_test(size=(120, 40)) as pilot:
+    async with opened(dated_db, tmp_path, (120, 40)) as (app, pilot):
         table = await _table(app, pilot)
         table.sort_by("task")
         tasks = [table.rows.infos[int(i)].task or "" for i in table.order]

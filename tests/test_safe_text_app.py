@@ -69,9 +69,7 @@ async def _open_menu(pilot: Pilot[None], select: Select[str]) -> None:
 async def test_the_stage_menu_shows_hostile_stages_literally(
     hostile_db: Path, tmp_path: Path
 ) -> None:
-    app = PPPApp(hostile_db, tmp_path / "config.toml")
-    async with app.run_test(size=SIZE) as pilot:
-        await _loaded(app, pilot)
+    async with opened(hostile_db, tmp_path, SIZE) as (app, pilot):
         menu = app.screen.query_one("#stage-filter", Select)
         await _open_menu(pilot, menu)
         shown = _assert_drawn_safely(app)
@@ -102,9 +100,7 @@ async def test_the_runs_list_shows_hostile_tasks_and_dates_literally(tmp_path: P
 
 
 async def test_g_and_p_on_every_hostile_run(hostile_db: Path, tmp_path: Path) -> None:
-    app = PPPApp(hostile_db, tmp_path / "config.toml")
-    async with app.run_test(size=SIZE, notifications=True) as pilot:
-        await _loaded(app, pilot)
+    async with opened(hostile_db, tmp_path, SIZE, notifications=True) as (app, pilot):
         for key, text in HOSTILE.items():
             app.open_run(f"run-{key}{text}")
             await pilot.pause()
@@ -131,9 +127,7 @@ async def test_g_and_p_on_every_hostile_run(hostile_db: Path, tmp_path: Path) ->
 async def test_the_tuning_panel_scope_menu_and_stage_table(
     hostile_db: Path, tmp_path: Path
 ) -> None:
-    app = PPPApp(hostile_db, tmp_path / "config.toml")
-    async with app.run_test(size=SIZE, notifications=True) as pilot:
-        await _loaded(app, pilot)
+    async with opened(hostile_db, tmp_path, SIZE, notifications=True) as (app, pilot):
         await pilot.press("t")
         await pilot.pause(0.3)
         screen = app.screen
@@ -155,9 +149,7 @@ async def test_the_tuning_panel_scope_menu_and_stage_table(
 
 
 async def test_the_dashboard_and_help_with_hostile_data(hostile_db: Path, tmp_path: Path) -> None:
-    app = PPPApp(hostile_db, tmp_path / "config.toml")
-    async with app.run_test(size=SIZE) as pilot:
-        await _loaded(app, pilot)
+    async with opened(hostile_db, tmp_path, SIZE) as (app, pilot):
         await pilot.press("d")
         await pilot.pause(0.5)
         stage = app.screen.query_one("#dashboard-stage", Select)
@@ -183,9 +175,7 @@ async def test_markup_in_config_toml_keys_does_not_stop_the_app(
         for text in HOSTILE.values()
     )
     config.write_text(tables)
-    app = PPPApp(hostile_db, config)
-    async with app.run_test(size=SIZE) as pilot:
-        await _loaded(app, pilot)
+    async with opened(hostile_db, config, SIZE) as (app, pilot):
         app.open_run("run-close[/]")
         await pilot.pause()
         await pilot.press("t")
@@ -199,9 +189,7 @@ async def test_an_invalid_config_quoting_markup_and_escapes_is_shown_literally(
     config = tmp_path / "config.toml"
     key = json.dumps("[/]\x1b]2;pwned\x07")
     config.write_text(f"[ppp.weights.{key}]\ntechnical = 2\ninteraction = -1\n")
-    app = PPPApp(hostile_db, config)
-    async with app.run_test(size=SIZE, notifications=True) as pilot:
-        await _loaded(app, pilot)
+    async with opened(hostile_db, config, SIZE, notifications=True) as (app, _pilot):
         shown = _assert_drawn_safely(app)
         assert "Invalid config.toml" in shown
         assert "[/]␛]2;pwned␇" in shown

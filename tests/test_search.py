@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers import opened
 from textual.widgets import Select
 
 from ppp_tui.core.settings import Settings
@@ -204,12 +205,9 @@ def app_db(tmp_path: Path) -> Path:
 async def test_typing_a_word_only_in_an_agent_output_shows_its_run(
     app_db: Path, tmp_path: Path
 ) -> None:
-    from ppp_tui.app.app import PPPApp
     from ppp_tui.app.screens.runs import RunsScreen
 
-    app = PPPApp(app_db, tmp_path / "config.toml")
-    async with app.run_test(size=(120, 30)) as pilot:
-        await app.load_done.wait()
+    async with opened(app_db, tmp_path, (120, 30)) as (app, pilot):
         await pilot.pause()
         screen = app.screen
         assert isinstance(screen, RunsScreen)
@@ -355,7 +353,6 @@ def test_a_search_nobody_waits_for_stops(store: Store, monkeypatch: pytest.Monke
 async def test_a_broad_search_shows_its_first_runs_then_all_of_them(
     app_db: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from ppp_tui.app.app import PPPApp
     from ppp_tui.app.screens.runs import RunsScreen
 
     monkeypatch.setattr(search_module, "RANK_LIMIT", 1)  # every search is a broad one
@@ -370,9 +367,7 @@ async def test_a_broad_search_shows_its_first_runs_then_all_of_them(
         show(screen, text, stage, found, complete)
 
     monkeypatch.setattr(RunsScreen, "_show_matches", spy)
-    app = PPPApp(app_db, tmp_path / "config.toml")
-    async with app.run_test(size=(120, 30)) as pilot:
-        await app.load_done.wait()
+    async with opened(app_db, tmp_path, (120, 30)) as (app, pilot):
         await pilot.pause()
         screen = app.screen
         assert isinstance(screen, RunsScreen)

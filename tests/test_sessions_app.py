@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
+from helpers import opened
 from hypothesis import given
 from hypothesis import strategies as st
 from rich.cells import cell_len
@@ -128,8 +129,7 @@ def _rows(screen: RunScreen) -> list[str]:
 
 
 async def test_a_session_opens_on_its_conversation(sessions_db: Path, tmp_path: Path) -> None:
-    app = PPPApp(sessions_db, tmp_path / "config.toml")
-    async with app.run_test(size=SMALL) as pilot:
+    async with opened(sessions_db, tmp_path, SMALL) as (app, pilot):
         screen = await _open(app, pilot)
         await _highlight(screen, pilot, "claude-code")
         tabs = screen.query_one("#detail", TabbedContent)
@@ -176,8 +176,7 @@ async def test_a_session_opens_on_its_conversation(sessions_db: Path, tmp_path: 
 
 
 async def test_the_conversation_is_drawn_row_by_row(sessions_db: Path, tmp_path: Path) -> None:
-    app = PPPApp(sessions_db, tmp_path / "config.toml")
-    async with app.run_test(size=(60, 40)) as pilot:
+    async with opened(sessions_db, tmp_path, (60, 40)) as (app, pilot):
         screen = await _open(app, pilot)
         await _highlight(screen, pilot, "claude-code")
         conversation = screen.query_one(Conversation)
@@ -195,8 +194,7 @@ async def test_the_conversation_is_drawn_row_by_row(sessions_db: Path, tmp_path:
 async def test_questions_show_how_they_were_asked_and_the_answer(
     sessions_db: Path, tmp_path: Path
 ) -> None:
-    app = PPPApp(sessions_db, tmp_path / "config.toml")
-    async with app.run_test(size=SMALL) as pilot:
+    async with opened(sessions_db, tmp_path, SMALL) as (app, pilot):
         screen = await _open(app, pilot)
         await _highlight(screen, pilot, "claude-code")
         table = screen.query_one("#questions", DataTable)
@@ -218,8 +216,7 @@ async def test_questions_show_how_they_were_asked_and_the_answer(
 
 
 async def test_an_unscored_agent_shows_no_number(sessions_db: Path, tmp_path: Path) -> None:
-    app = PPPApp(sessions_db, tmp_path / "config.toml")
-    async with app.run_test(size=SMALL) as pilot:
+    async with opened(sessions_db, tmp_path, SMALL) as (app, pilot):
         screen = await _open(app, pilot)
         claude = _agent_row(screen, "claude-code")
         assert claude[3] == "—" and "unscored" in claude[9]
@@ -245,8 +242,7 @@ async def _rate(app: PPPApp, pilot: Pilot[None], typed: str) -> RateScreen:
 
 
 async def test_rating_with_stars_stores_a_hand_score(sessions_db: Path, tmp_path: Path) -> None:
-    app = PPPApp(sessions_db, tmp_path / "config.toml")
-    async with app.run_test(size=SMALL) as pilot:
+    async with opened(sessions_db, tmp_path, SMALL) as (app, pilot):
         screen = await _open(app, pilot)
         await _highlight(screen, pilot, "claude-code")
         await _rate(app, pilot, "4")
@@ -272,8 +268,7 @@ async def test_rating_with_stars_stores_a_hand_score(sessions_db: Path, tmp_path
 async def test_a_bad_rating_shows_an_error_and_stores_nothing(
     sessions_db: Path, tmp_path: Path
 ) -> None:
-    app = PPPApp(sessions_db, tmp_path / "config.toml")
-    async with app.run_test(size=SMALL) as pilot:
+    async with opened(sessions_db, tmp_path, SMALL) as (app, pilot):
         screen = await _open(app, pilot)
         await _highlight(screen, pilot, "claude-code")
         for typed, error in (
@@ -306,8 +301,7 @@ async def test_a_failed_agent_cannot_be_rated_above_zero(tmp_path: Path) -> None
     }
     with Store.open(db, create=True) as store:
         store.import_records([Record("t", None, "$", json.loads(json.dumps(raw)))])
-    app = PPPApp(db, tmp_path / "config.toml")
-    async with app.run_test(size=SMALL) as pilot:
+    async with opened(db, tmp_path, SMALL) as (app, pilot):
         screen = await _open(app, pilot)
         # Not a session run: the turns tab as before, no facts line.
         assert screen.query_one("#detail", TabbedContent).active == "tab-questions"
@@ -328,8 +322,7 @@ async def test_a_failed_agent_cannot_be_rated_above_zero(tmp_path: Path) -> None
 
 
 async def test_the_help_lists_the_new_keys(sessions_db: Path, tmp_path: Path) -> None:
-    app = PPPApp(sessions_db, tmp_path / "config.toml")
-    async with app.run_test(size=SMALL) as pilot:
+    async with opened(sessions_db, tmp_path, SMALL) as (app, pilot):
         await _open(app, pilot)
         keys = dict(key_lines(app))
         assert keys["h"].startswith("Show or hide the agent's thinking")

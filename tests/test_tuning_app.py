@@ -121,9 +121,7 @@ async def test_the_flip_strip_shows_who_wins_where(db: Path, tmp_path: Path) -> 
 
 async def test_brackets_on_the_panel_move_the_global_weight(db: Path, tmp_path: Path) -> None:
     config = tmp_path / "config.toml"
-    app = PPPApp(db, config)
-    async with app.run_test(size=SIZE) as pilot:
-        await app.load_done.wait()
+    async with opened(db, config, SIZE) as (app, pilot):
         await pilot.press("t")
         screen = await _tuned(app, pilot)
         assert screen.scope is None  # global: no stage named after the menu's value
@@ -142,9 +140,7 @@ async def test_use_optimal_moves_the_open_runs_slider_and_saves_its_provenance(
     db: Path, tmp_path: Path
 ) -> None:
     config = tmp_path / "config.toml"
-    app = PPPApp(db, config)
-    async with app.run_test(size=SIZE) as pilot:
-        await app.load_done.wait()
+    async with opened(db, config, SIZE) as (app, pilot):
         await pilot.press("enter")
         await pilot.pause()
         run_screen = app.screen

@@ -121,8 +121,7 @@ def _expected_order(screen: RunScreen, weights: tuple[float, float, float]) -> l
 
 
 async def test_keys_walk_the_weights_and_the_run_reranks(db: Path, tmp_path: Path) -> None:
-    app = PPPApp(db, tmp_path / "config.toml")
-    async with app.run_test(size=SIZE) as pilot:
+    async with opened(db, tmp_path, SIZE) as (app, pilot):
         screen = await _run_screen(app, pilot)
         sliders = screen.query_one(WeightSliders)
         assert sliders.weights == (0.7, 0.3, 0.3)
@@ -154,8 +153,7 @@ async def test_keys_walk_the_weights_and_the_run_reranks(db: Path, tmp_path: Pat
 
 
 async def test_the_lock_holds_one_weight(db: Path, tmp_path: Path) -> None:
-    app = PPPApp(db, tmp_path / "config.toml")
-    async with app.run_test(size=SIZE) as pilot:
+    async with opened(db, tmp_path, SIZE) as (app, pilot):
         screen = await _run_screen(app, pilot)
         sliders = screen.query_one(WeightSliders)
         await pilot.press("l")  # technical
@@ -177,8 +175,7 @@ async def test_the_lock_holds_one_weight(db: Path, tmp_path: Path) -> None:
 
 
 async def test_dragging_a_free_weight_with_the_mouse(db: Path, tmp_path: Path) -> None:
-    app = PPPApp(db, tmp_path / "config.toml")
-    async with app.run_test(size=SIZE) as pilot:
+    async with opened(db, tmp_path, SIZE) as (app, pilot):
         screen = await _run_screen(app, pilot)
         slider = screen.query_one("#weights-proactivity", FreeWeightSlider)
         assert not slider.allow_select
@@ -195,8 +192,7 @@ async def test_dragging_a_free_weight_with_the_mouse(db: Path, tmp_path: Path) -
 async def test_agreement_and_regret_follow_all_three_weights(db: Path, tmp_path: Path) -> None:
     """After a step off the pair form, the bar's figures are those of ranking every
     marked run one by one under the three weights."""
-    app = PPPApp(db, tmp_path / "config.toml")
-    async with app.run_test(size=SIZE) as pilot:
+    async with opened(db, tmp_path, SIZE) as (app, pilot):
         screen = await _run_screen(app, pilot)
         await pilot.press(*"<" * 5, *")" * 3)
         await pilot.pause()
