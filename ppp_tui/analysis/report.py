@@ -18,6 +18,7 @@ import html
 import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
 from ..core.model import Agent, AskedWith, Edit, Question, Run
 from ..core.scoring import AgentScore, Ranking, rank_run
@@ -154,6 +155,59 @@ def _file_summary(change: FileChange) -> str:
     return f"{_one_line(change.path)} (+{change.added} -{change.removed}, {change.edits} {edits})"
 
 
+class _Writer(Protocol):
+    """How one format writes the report's parts; `data` makes text from a transcript
+    safe to place in a heading."""
+
+    def heading(self, level: int, text: str) -> str: ...
+    def facts(self, facts: list[tuple[str, str]]) -> str: ...
+    def text(self, text: str) -> str: ...
+    def note(self, text: str) -> str: ...
+    def table(self, heads: list[str], rows: list[list[str]]) -> str: ...
+    def folded(self, change: FileChange, diffs: str) -> str: ...
+    def data(self, text: str) -> str: ...
+
+
+def _body(report: Report, writer: _Writer) -> Iterator[str]:
+    """The report's parts after its title, in order, as `writer` writes them."""
+    run, ranking = report.run, report.ranking
+    yield writer.facts(
+        [
+            ("Stage", run.stage or "none"),
+            ("Created", run.created_at or "unknown"),
+            ("Weights", _weights(ranking)),
+            ("Best agent", ranking.best_agent if ranking.agents else "none"),
+        ]
+    )
+    yield writer.heading(2, "Task")
+    yield writer.text(run.task) if run.task else writer.note("No task text.")
+    yield writer.heading(2, "Scores and rank")
+    yield writer.table(_SCORE_HEADS, [_score_cells(a, s) for a, s in _ranked(report)])
+    yield writer.heading(2, "Questions")
+    asked = list(_questions(report))
+    if not asked:
+        yield writer.note("No agent asked a question.")
+    for agent, questions in asked:
+        yield writer.heading(3, writer.data(agent.name))
+        yield writer.table(_QUESTION_HEADS, [_question_cells(q) for q in questions])
+    yield writer.heading(2, "Changes")
+    if not report.files:
+        yield writer.note("No agent changed a file.")
+    for agent in run.agents:
+        if agent.name not in report.files:
+            continue
+        yield writer.heading(3, writer.data(agent.name))
+        yield writer.table(_FILE_HEADS, _file_cells(report.files[agent.name]))
+        for change, diffs in _file_diffs(report, agent.name):
+            yield writer.folded(change, diffs)
+    yield writer.heading(2, "Marks")
+    if report.marks:
+        rows = [[shown(who), agent] for who, agent in sorted(report.marks.items())]
+        yield writer.table(["Reviewer", "Preferred agent"], rows)
+    else:
+        yield writer.note("No reviewer has marked this run.")
+
+
 # -- Markdown ---------------------------------------------------------------------
 
 
@@ -178,51 +232,40 @@ def _md_table(heads: list[str], rows: list[list[str]]) -> str:
     return "\n".join(lines) + "\n"
 
 
+class _Markdown:
+    """How the report's parts are written in Markdown."""
+
+    def heading(self, level: int, text: str) -> str:
+        return f"{'#' * level} {text}\n"
+
+    def facts(self, facts: list[tuple[str, str]]) -> str:
+        return "\n".join(f"- **{name}:** {md(value)}" for name, value in facts) + "\n"
+
+    def text(self, text: str) -> str:
+        return fenced(text, "text")
+
+    def note(self, text: str) -> str:
+        return f"{text}\n"
+
+    def table(self, heads: list[str], rows: list[list[str]]) -> str:
+        return _md_table(heads, rows)
+
+    def folded(self, change: FileChange, diffs: str) -> str:
+        return (
+            "<details>\n"
+            f"<summary>{html.escape(_file_summary(change))}</summary>\n\n"
+            f"{fenced(diffs, 'diff')}\n"
+            "</details>\n"
+        )
+
+    def data(self, text: str) -> str:
+        return md(text)
+
+
 def markdown(report: Report) -> str:
     """The report as Markdown."""
-    run, ranking = report.run, report.ranking
-    out = [f"# Run {md(run.id)}\n"]
-    facts = [
-        ("Stage", run.stage or "none"),
-        ("Created", run.created_at or "unknown"),
-        ("Weights", _weights(ranking)),
-        ("Best agent", ranking.best_agent if ranking.agents else "none"),
-    ]
-    out.append("\n".join(f"- **{name}:** {md(value)}" for name, value in facts) + "\n")
-    out.append("## Task\n")
-    out.append(fenced(run.task, "text") if run.task else "No task text.\n")
-    out.append("## Scores and rank\n")
-    out.append(_md_table(_SCORE_HEADS, [_score_cells(a, s) for a, s in _ranked(report)]))
-    out.append("## Questions\n")
-    asked = list(_questions(report))
-    if not asked:
-        out.append("No agent asked a question.\n")
-    for agent, questions in asked:
-        out.append(f"### {md(agent.name)}\n")
-        out.append(_md_table(_QUESTION_HEADS, [_question_cells(q) for q in questions]))
-    out.append("## Changes\n")
-    if not report.files:
-        out.append("No agent changed a file.\n")
-    for agent in run.agents:
-        if agent.name not in report.files:
-            continue
-        out.append(f"### {md(agent.name)}\n")
-        files = report.files[agent.name]
-        out.append(_md_table(_FILE_HEADS, _file_cells(files)))
-        for change, diffs in _file_diffs(report, agent.name):
-            out.append(
-                "<details>\n"
-                f"<summary>{html.escape(_file_summary(change))}</summary>\n\n"
-                f"{fenced(diffs, 'diff')}\n"
-                "</details>\n"
-            )
-    out.append("## Marks\n")
-    if report.marks:
-        rows = [[shown(who), agent] for who, agent in sorted(report.marks.items())]
-        out.append(_md_table(["Reviewer", "Preferred agent"], rows))
-    else:
-        out.append("No reviewer has marked this run.\n")
-    return "\n".join(out)
+    writer = _Markdown()
+    return "\n".join([writer.heading(1, f"Run {md(report.run.id)}"), *_body(report, writer)])
 
 
 # -- HTML -------------------------------------------------------------------------
@@ -276,11 +319,39 @@ def _diff_html(text: str) -> str:
     return '<pre class="diff">' + "\n".join(lines).rstrip("\n") + "</pre>"
 
 
+class _Html:
+    """How the report's parts are written in HTML."""
+
+    def heading(self, level: int, text: str) -> str:
+        return f"<h{level}>{text}</h{level}>"
+
+    def facts(self, facts: list[tuple[str, str]]) -> str:
+        items = "\n".join(f"<dt>{name}</dt><dd>{h(value)}</dd>" for name, value in facts)
+        return f"<dl>\n{items}\n</dl>"
+
+    def text(self, text: str) -> str:
+        return f'<pre class="text">{html.escape(literal(text), quote=True)}</pre>'
+
+    def note(self, text: str) -> str:
+        return f"<p>{text}</p>"
+
+    def table(self, heads: list[str], rows: list[list[str]]) -> str:
+        return _html_table(heads, rows)
+
+    def folded(self, change: FileChange, diffs: str) -> str:
+        return (
+            f"<details><summary>{h(_file_summary(change))}</summary>{_diff_html(diffs)}</details>"
+        )
+
+    def data(self, text: str) -> str:
+        return h(text)
+
+
 def html_page(report: Report) -> str:
     """The report as one HTML page: its style inline, nothing fetched."""
-    run, ranking = report.run, report.ranking
-    title = h(f"Run {run.id}")
-    out = [
+    writer = _Html()
+    title = h(f"Run {report.run.id}")
+    head = [
         "<!DOCTYPE html>",
         '<html lang="en">',
         '<head><meta charset="utf-8">',
@@ -289,51 +360,9 @@ def html_page(report: Report) -> str:
         f"<style>{_STYLE}</style>",
         "</head>",
         "<body>",
-        f"<h1>{title}</h1>",
-        "<dl>",
+        writer.heading(1, title),
     ]
-    facts = [
-        ("Stage", run.stage or "none"),
-        ("Created", run.created_at or "unknown"),
-        ("Weights", _weights(ranking)),
-        ("Best agent", ranking.best_agent if ranking.agents else "none"),
-    ]
-    out.extend(f"<dt>{name}</dt><dd>{h(value)}</dd>" for name, value in facts)
-    out.append("</dl>")
-    out.append("<h2>Task</h2>")
-    task = html.escape(literal(run.task or ""), quote=True)
-    out.append(f'<pre class="text">{task}</pre>' if run.task else "<p>No task text.</p>")
-    out.append("<h2>Scores and rank</h2>")
-    out.append(_html_table(_SCORE_HEADS, [_score_cells(a, s) for a, s in _ranked(report)]))
-    out.append("<h2>Questions</h2>")
-    asked = list(_questions(report))
-    if not asked:
-        out.append("<p>No agent asked a question.</p>")
-    for agent, questions in asked:
-        out.append(f"<h3>{h(agent.name)}</h3>")
-        out.append(_html_table(_QUESTION_HEADS, [_question_cells(q) for q in questions]))
-    out.append("<h2>Changes</h2>")
-    if not report.files:
-        out.append("<p>No agent changed a file.</p>")
-    for agent in run.agents:
-        if agent.name not in report.files:
-            continue
-        out.append(f"<h3>{h(agent.name)}</h3>")
-        files = report.files[agent.name]
-        out.append(_html_table(_FILE_HEADS, _file_cells(files)))
-        for change, diffs in _file_diffs(report, agent.name):
-            out.append(
-                f"<details><summary>{h(_file_summary(change))}</summary>"
-                f"{_diff_html(diffs)}</details>"
-            )
-    out.append("<h2>Marks</h2>")
-    if report.marks:
-        rows = [[shown(who), agent] for who, agent in sorted(report.marks.items())]
-        out.append(_html_table(["Reviewer", "Preferred agent"], rows))
-    else:
-        out.append("<p>No reviewer has marked this run.</p>")
-    out.extend(["</body>", "</html>", ""])
-    return "\n".join(out)
+    return "\n".join([*head, *_body(report, writer), "</body>", "</html>", ""])
 
 
 def render(report: Report, fmt: str) -> str:
