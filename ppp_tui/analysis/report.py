@@ -226,12 +226,6 @@ def fenced(text: str, info: str = "") -> str:
     return f"{fence}{info}\n{shown}\n{fence}\n"
 
 
-def _md_table(heads: list[str], rows: list[list[str]]) -> str:
-    lines = ["| " + " | ".join(heads) + " |", "|" + "---|" * len(heads)]
-    lines.extend("| " + " | ".join(md(cell) for cell in row) + " |" for row in rows)
-    return "\n".join(lines) + "\n"
-
-
 class _Markdown:
     """How the report's parts are written in Markdown."""
 
@@ -248,7 +242,9 @@ class _Markdown:
         return f"{text}\n"
 
     def table(self, heads: list[str], rows: list[list[str]]) -> str:
-        return _md_table(heads, rows)
+        lines = ["| " + " | ".join(heads) + " |", "|" + "---|" * len(heads)]
+        lines.extend("| " + " | ".join(md(cell) for cell in row) + " |" for row in rows)
+        return "\n".join(lines) + "\n"
 
     def folded(self, change: FileChange, diffs: str) -> str:
         return (
@@ -292,14 +288,6 @@ def h(text: str) -> str:
     return html.escape(_one_line(text), quote=True)
 
 
-def _html_table(heads: list[str], rows: list[list[str]]) -> str:
-    head = "".join(f"<th>{html.escape(cell)}</th>" for cell in heads)
-    body = "".join(
-        "<tr>" + "".join(f"<td>{h(cell)}</td>" for cell in row) + "</tr>\n" for row in rows
-    )
-    return f"<table>\n<tr>{head}</tr>\n{body}</table>\n"
-
-
 def _diff_html(text: str) -> str:
     lines = []
     for line in literal(text).split("\n"):
@@ -336,7 +324,11 @@ class _Html:
         return f"<p>{text}</p>"
 
     def table(self, heads: list[str], rows: list[list[str]]) -> str:
-        return _html_table(heads, rows)
+        head = "".join(f"<th>{html.escape(cell)}</th>" for cell in heads)
+        body = "".join(
+            "<tr>" + "".join(f"<td>{h(cell)}</td>" for cell in row) + "</tr>\n" for row in rows
+        )
+        return f"<table>\n<tr>{head}</tr>\n{body}</table>\n"
 
     def folded(self, change: FileChange, diffs: str) -> str:
         return (
