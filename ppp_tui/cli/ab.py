@@ -10,9 +10,8 @@ from ..core.wording import counted
 from .common import (
     STAGE_HELP,
     Env,
-    db_options,
     load_marked,
-    reviewer_options,
+    marks_options,
 )
 
 if TYPE_CHECKING:
@@ -23,15 +22,11 @@ if TYPE_CHECKING:
 @click.command()
 @click.option("--stage", help=STAGE_HELP)
 @click.option("--json", "as_json", is_flag=True, help="One JSON document: the counts and p.")
-@reviewer_options()
-@db_options
+@marks_options
 def ab(
     stage: str | None,
     as_json: bool,
-    reviewer: str | None,
-    all_reviewers: bool,
-    db: str | None,
-    config: str | None,
+    env: Env,
 ) -> None:
     """PPP on vs off: how often each picks your preferred agent, and McNemar's test.
 
@@ -49,16 +44,11 @@ def ab(
     from ..core.ab_test import ab_test, ppp_outcomes
     from ..core.stages import label, ordered
 
-    env = Env(db, config, reviewer, all_reviewers)
     settings = env.settings()
     loaded = load_marked(env, settings, stage)
     stage, scores, stages = loaded.stage, loaded.scores, loaded.stages
     if not scores.arrays.marked.any():
-        where = "" if stage is None else f" in {label(stage)}"
-        raise loaded.nothing(
-            f"no marked runs{where} to compare: mark preferred agents with"
-            " `ppp-tui prefer RUN AGENT` or in the app (p)"
-        )
+        raise loaded.none_marked("to compare")
     on, off = ppp_outcomes(scores.arrays, settings, scores.outcome)
     overall = ab_test(on, off)
     per_stage = [

@@ -221,6 +221,25 @@ def reviewer_options(every: bool = True) -> Callable[[Callable[..., Any]], Any]:
     return decorate
 
 
+def marks_options(command: Callable[..., Any]) -> Callable[..., Any]:
+    """--reviewer, --all-reviewers, --db, --config and --demo on a command that reads
+    marks, which it is given as one `env` (an `Env`)."""
+
+    @functools.wraps(command)
+    def run(
+        *args: Any,
+        db: str | None,
+        config: str | None,
+        reviewer: str | None,
+        all_reviewers: bool,
+        **kwargs: Any,
+    ) -> Any:
+        return command(*args, env=Env(db, config, reviewer, all_reviewers), **kwargs)
+
+    command_with_options: Callable[..., Any] = reviewer_options()(db_options(run))
+    return command_with_options
+
+
 class Env:
     """Where the database and config.toml are, and loading them on demand."""
 
@@ -335,6 +354,18 @@ class MarkedScores:
     def nothing(self, line: str) -> click.ClickException:
         """The error for no marks to work on: who else marked, if anyone did, else `line`."""
         return click.ClickException(self.others or line)
+
+    def none_marked(self, purpose: str) -> click.ClickException:
+        """The error for no marked runs to `purpose` (who else marked, if anyone did)."""
+        from ..core.stages import NO_STAGE
+
+        where = ""
+        if self.stage is not None:
+            where = " without a stage" if self.stage == NO_STAGE else f" in stage {self.stage!r}"
+        return self.nothing(
+            f"no marked runs{where} {purpose}: mark preferred agents with"
+            " `ppp-tui prefer RUN AGENT` or in the app (p)"
+        )
 
 
 def load_marked(

@@ -13,10 +13,9 @@ from ..core.wording import counted
 from .common import (
     STAGE_HELP,
     Env,
-    db_options,
     emit_json,
     load_marked,
-    reviewer_options,
+    marks_options,
 )
 
 if TYPE_CHECKING:
@@ -34,15 +33,11 @@ NOTE_WIDTH = 79  # the notes under it
 @click.option(
     "--json", "as_json", is_flag=True, help="One JSON document: every agent's figures, exact."
 )
-@reviewer_options()
-@db_options
+@marks_options
 def leaderboard(
     stage: str | None,
     as_json: bool,
-    reviewer: str | None,
-    all_reviewers: bool,
-    db: str | None,
-    config: str | None,
+    env: Env,
 ) -> None:
     """Rank the agents by Bradley-Terry strength fitted to your marks.
 
@@ -59,17 +54,12 @@ def leaderboard(
     """
     from ..core.leaderboard import leaderboard_under
 
-    env = Env(db, config, reviewer, all_reviewers)
     settings = env.settings()
     loaded = load_marked(env, settings, stage)
     stage = loaded.stage
     board = leaderboard_under(loaded.scores.arrays, settings)
     if board is None:
-        where = "" if stage is None else f" in stage {stage!r}"
-        raise loaded.nothing(
-            f"no marked runs{where} to rank the agents by: mark preferred agents with"
-            " `ppp-tui prefer RUN AGENT` or in the app (p)"
-        )
+        raise loaded.none_marked("to rank the agents by")
     if as_json:
         emit_json({**loaded.whose, **leaderboard_document(board, stage, settings)})
     else:

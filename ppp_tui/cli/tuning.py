@@ -17,6 +17,7 @@ from .common import (
     db_options,
     emit_json,
     load_marked,
+    marks_options,
     reviewer_options,
     stage_filter,
 )
@@ -112,15 +113,11 @@ def _prefer_file(env: Env, marks_file: str) -> None:
 @click.command()
 @click.option("--stage", help=STAGE_HELP)
 @click.option("--json", "as_json", is_flag=True, help="One JSON document: regret and agreement.")
-@reviewer_options()
-@db_options
+@marks_options
 def regret(
     stage: str | None,
     as_json: bool,
-    reviewer: str | None,
-    all_reviewers: bool,
-    db: str | None,
-    config: str | None,
+    env: Env,
 ) -> None:
     """Mean regret and agreement over the marked runs, under the configured weights.
 
@@ -134,7 +131,6 @@ def regret(
     from .documents import regret_document
     from .tables import cut
 
-    env = Env(db, config, reviewer, all_reviewers)
     loaded = load_marked(env, env.settings(), stage)
     stage = loaded.stage
     document = {
@@ -156,7 +152,7 @@ def regret(
         return
     w = document["weights"]
     over = counted(document["marked_runs"], "marked run")
-    if all_reviewers:
+    if env.all_reviewers:
         over = (
             f"{counted(document['marked_runs'], 'mark')} by every reviewer (each one observation)"
         )
@@ -262,8 +258,7 @@ def _render_free_tuning(scope: str | None, tuning: Tuning2D) -> None:
 )
 @click.option("--write", is_flag=True, help="Save the tuned weights to config.toml.")
 @click.option("--json", "as_json", is_flag=True, help="JSON: the tuned weights and their figures.")
-@reviewer_options()
-@db_options
+@marks_options
 def tune(
     stage: str | None,
     per_stage: bool,
@@ -271,10 +266,7 @@ def tune(
     method: str,
     write: bool,
     as_json: bool,
-    reviewer: str | None,
-    all_reviewers: bool,
-    db: str | None,
-    config: str | None,
+    env: Env,
 ) -> None:
     """Fit the technical weight to your preferred marks (exact minimum of mean regret).
 
@@ -307,11 +299,10 @@ def tune(
         raise click.UsageError(
             "--method inverse-error gives the technical/interaction pair: leave out --three-weights"
         )
-    if inverse and all_reviewers:
+    if inverse and env.all_reviewers:
         raise click.UsageError(
             "--method inverse-error compares with one reviewer's marks: use --reviewer"
         )
-    env = Env(db, config, reviewer, all_reviewers)
     settings = env.settings(creating=write)
     with env.store() as store:
         if stage_filter(store, stage) == NO_STAGE:
