@@ -182,15 +182,20 @@ def _label(weights: dict[str, float]) -> str:
     return "/".join(f"{weights[key]:.2f}" for key in keys)
 
 
+def _cv_note(tuning: Tuning | Tuning2D) -> str:
+    """The cross-validated figures, as the end of a tuning line ("" without them)."""
+    if not tuning.cv_folds:
+        return ""
+    return (
+        f"; {tuning.cv_folds}-fold CV: regret {tuning.cv_mean_regret:.4f},"
+        f" agreement {tuning.cv_agreement:.1%}"
+    )
+
+
 def _render_tuning(scope: str | None, tuning: Tuning) -> None:
     from ..core.stages import scope_label
 
-    cv = ""
-    if tuning.cv_folds:
-        cv = (
-            f"; {tuning.cv_folds}-fold CV: regret {tuning.cv_mean_regret:.4f},"
-            f" agreement {tuning.cv_agreement:.1%}"
-        )
+    cv = _cv_note(tuning)
     click.echo(
         f"{inline(scope_label(scope))}: {counted(tuning.marked_runs, 'marked run')};"
         f" technical {tuning.before_technical:.4g}"
@@ -210,12 +215,7 @@ def _render_free_tuning(scope: str | None, tuning: Tuning2D) -> None:
     from ..core.stages import scope_label
 
     before = tuning.before
-    cv = ""
-    if tuning.cv_folds:
-        cv = (
-            f"; {tuning.cv_folds}-fold CV: regret {tuning.cv_mean_regret:.4f},"
-            f" agreement {tuning.cv_agreement:.1%}"
-        )
+    cv = _cv_note(tuning)
     click.echo(
         f"{inline(scope_label(scope))}: {counted(tuning.marked_runs, 'marked run')};"
         f" technical {before.technical:.4g} -> {tuning.technical:.4f},"
