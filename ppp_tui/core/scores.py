@@ -7,9 +7,9 @@ load of the store's flat agent columns (`Scores.load`), so nothing here does IO 
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 import numpy as np
 
@@ -21,6 +21,8 @@ from .stages import ordered
 from .tuning import Tuning, tune
 from .tuning2d import Tuning2D, tune2d
 from .wording import counted
+
+TuningT = TypeVar("TuningT", Tuning, Tuning2D)
 
 
 class ColumnSource(Protocol):
@@ -106,14 +108,7 @@ def tune_scope_free(
 
 def tune_stages_free(scores: Scores) -> list[tuple[str, Tuning2D]]:
     """`tune_stages` with proactivity and personalization free."""
-    result = []
-    marked_stages = scores.arrays.stages[scores.arrays.marked]
-    for stage in stage_order(s for s in marked_stages if s is not None):
-        assert stage is not None
-        _, tuning = tune_scope_free(scores, stage)
-        if tuning is not None:
-            result.append((stage, tuning))
-    return result
+    return _each_marked_stage(scores, tune_scope_free)
 
 
 def stage_order(stages: Iterable[str | None]) -> list[str | None]:
@@ -124,11 +119,18 @@ def stage_order(stages: Iterable[str | None]) -> list[str | None]:
 
 def tune_stages(scores: Scores) -> list[tuple[str, Tuning]]:
     """Every stage with marked runs, the six spec-kit stages first."""
+    return _each_marked_stage(scores, tune_scope)
+
+
+def _each_marked_stage(
+    scores: Scores, tune: Callable[[Scores, str], tuple[str | None, TuningT | None]]
+) -> list[tuple[str, TuningT]]:
+    """`tune` on every stage with marked runs, in stage order; stages it cannot tune left out."""
     result = []
     marked_stages = scores.arrays.stages[scores.arrays.marked]
     for stage in stage_order(s for s in marked_stages if s is not None):
         assert stage is not None
-        _, tuning = tune_scope(scores, stage)
+        _, tuning = tune(scores, stage)
         if tuning is not None:
             result.append((stage, tuning))
     return result
