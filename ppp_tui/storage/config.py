@@ -13,7 +13,6 @@ import math
 import os
 import re
 import stat
-import sys
 import tomllib
 from collections.abc import Mapping
 from dataclasses import fields, replace
@@ -23,7 +22,7 @@ from typing import Any, TypeVar
 
 import platformdirs
 
-from ..core.errors import ConfigError, PPPError
+from ..core.errors import ConfigError, PPPError, too_many_digits
 from ..core.masking import masked_url
 from ..core.model import MAX_PENALTY
 from ..core.settings import (
@@ -200,12 +199,10 @@ def parse_settings(text: str, source: Path) -> Settings:
         data = tomllib.loads(text.removeprefix(BOM))
     except tomllib.TOMLDecodeError as error:
         raise ConfigError(f"{source}: invalid TOML: {error}") from None
-    except ValueError as error:  # an integer past Python's digit limit for conversion
-        if "digits" not in str(error):
+    except ValueError as error:
+        if (digits := too_many_digits(error)) is None:
             raise
-        raise ConfigError(
-            f"{source}: invalid TOML: a number of more than {sys.get_int_max_str_digits()} digits"
-        ) from None
+        raise ConfigError(f"{source}: invalid TOML: {digits}") from None
     except RecursionError:
         raise ConfigError(f"{source}: invalid TOML: nested too deeply") from None
     try:

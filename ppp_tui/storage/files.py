@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from ..core.errors import PPPError, RunError
+from ..core.errors import PPPError, RunError, too_many_digits
 from ..core.model import Run
 from ..core.runs import run_from_dict
 
@@ -80,12 +80,10 @@ def _loads(text: str, where: str, line: bool = True) -> Any:
         raise PPPError(f"{where}: invalid JSON: {error.msg} ({at})") from None
     except RecursionError:
         raise PPPError(f"{where}: invalid JSON: {_TOO_DEEP}") from None
-    except ValueError as error:  # an integer past Python's digit limit for conversion
-        if "digits" not in str(error):
+    except ValueError as error:
+        if (digits := too_many_digits(error)) is None:
             raise
-        raise PPPError(
-            f"{where}: invalid JSON: a number of more than {sys.get_int_max_str_digits()} digits"
-        ) from None
+        raise PPPError(f"{where}: invalid JSON: {digits}") from None
 
 
 def _check_strings(raw: Any, path: str) -> None:

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -247,24 +248,23 @@ _GEMINI_DONE = frozenset({"success"})
 _GEMINI_FAILED = frozenset({"error", "cancelled"})
 
 
-def _response_error(result: object) -> bool:
-    """Whether a tool result (functionResponse parts, or one response) holds an error."""
-    parts = result if isinstance(result, list) else [result]
-    for part in parts:
-        response: object = part
+def _responses(result: object) -> Iterator[object]:
+    """The responses of a tool result: functionResponse parts, or one response."""
+    for part in result if isinstance(result, list) else [result]:
         if isinstance(part, dict) and isinstance(part.get("functionResponse"), dict):
-            response = part["functionResponse"].get("response")
-        if isinstance(response, dict) and response.get("error"):
-            return True
-    return False
+            yield part["functionResponse"].get("response")
+        else:
+            yield part
+
+
+def _response_error(result: object) -> bool:
+    """Whether a tool result holds an error."""
+    return any(isinstance(r, dict) and r.get("error") for r in _responses(result))
 
 
 def _response_output(result: object) -> str:
-    parts = result if isinstance(result, list) else [result]
-    for part in parts:
-        response: object = part
-        if isinstance(part, dict) and isinstance(part.get("functionResponse"), dict):
-            response = part["functionResponse"].get("response")
+    """A tool result's first output text ("" without one)."""
+    for response in _responses(result):
         if isinstance(response, dict) and isinstance(response.get("output"), str):
             return str(response["output"])
     return ""
