@@ -747,7 +747,10 @@ def test_technical_scores_from_json(example: Path, tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("rows", "message"),
     [
-        ("run_id,agent\nX,claude\n", "line 1: the CSV header needs run_id, agent, technical"),
+        (
+            "run_id,agent\nX,claude\n",
+            "line 1: the CSV header lacks technical (it needs run_id, agent, technical)",
+        ),
         ("run_id,agent,technical\nnope,claude,0.5\n", "line 2: unknown run id 'nope'"),
         (
             "run_id,agent,technical\n{plan},claude,0.5\n{plan},mistral,0.5\n",

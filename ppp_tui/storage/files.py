@@ -6,12 +6,13 @@ JSON path for JSON), so every error can name where it is.
 
 from __future__ import annotations
 
+import csv
 import json
 import os
 import re
 import stat
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -150,6 +151,29 @@ def _too_big(source: str) -> PPPError:
     limit = MAX_INPUT_BYTES
     size = f"{limit / (1 << 30):g} GB" if limit >= 1 << 30 else f"{limit:,} bytes"
     return PPPError(f"{source}: more than {size}; split the runs into several files")
+
+
+def check_csv_header(
+    reader: csv.DictReader[str],
+    where: str,
+    needs: Sequence[str],
+    may: str = "",
+    error: type[PPPError] = PPPError,
+) -> None:
+    """Make `reader`'s header its names stripped of spaces, each of `needs` there once
+    (`may`: what else it may name, for the message); else `error`, naming `where`."""
+    header = [name.strip() for name in reader.fieldnames or ()]
+    doubled = sorted({name for name in header if header.count(name) > 1})
+    if doubled:
+        raise error(f"{where}: the CSV header names {', '.join(doubled)} twice")
+    missing = [name for name in needs if name not in header]
+    if missing:
+        also = f" and may have {may}" if may else ""
+        raise error(
+            f"{where}: the CSV header lacks {', '.join(missing)}"
+            f" (it needs {', '.join(needs)}{also})"
+        )
+    reader.fieldnames = header
 
 
 def _read_file(name: str) -> bytes:

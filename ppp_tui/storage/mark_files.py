@@ -15,6 +15,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from ..core.errors import PPPError
+from .files import check_csv_header
 from .reviewers import checked
 
 FIELDS = ("run_id", "agent", "reviewer")
@@ -81,17 +82,7 @@ def _json_lines(path: Path, text: str) -> list[FileMark]:
 def _csv(path: Path, text: str) -> list[FileMark]:
     try:
         reader = csv.DictReader(io.StringIO(text, newline=""), strict=True)
-        header = [name.strip() for name in reader.fieldnames or ()]
-        doubled = sorted({name for name in header if header.count(name) > 1})
-        if doubled:
-            raise MarkFileError(f"{path}: the CSV header names {', '.join(doubled)} twice")
-        missing = [name for name in FIELDS if name not in header]
-        if missing:
-            raise MarkFileError(
-                f"{path}: the CSV header lacks {', '.join(missing)}"
-                f" (it needs {', '.join(FIELDS)} and may have at)"
-            )
-        reader.fieldnames = header
+        check_csv_header(reader, str(path), FIELDS, may="at", error=MarkFileError)
         marks = []
         for row in reader:
             if not any((value or "").strip() for value in row.values() if isinstance(value, str)):

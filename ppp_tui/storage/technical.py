@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..core.errors import PPPError
-from .files import read_text
+from .files import check_csv_header, read_text
 
 COLUMNS = ("run_id", "agent", "technical")
 
@@ -74,14 +74,7 @@ def read_scores(name: str) -> list[Score]:
             scores = [_score(item, f"$[{i}]", source) for i, item in enumerate(items)]
     else:
         reader = csv.DictReader(io.StringIO(text))
-        header = [name.strip() for name in reader.fieldnames or []]
-        missing = [column for column in COLUMNS if column not in header]
-        if missing:
-            raise PPPError(
-                f"{source}: line 1: the CSV header needs {', '.join(COLUMNS)}"
-                f" (missing {', '.join(missing)})"
-            )
-        reader.fieldnames = header
+        check_csv_header(reader, f"{source}: line 1", COLUMNS)
         for row in reader:
             scores.append(_score(row, f"line {reader.line_num}", source))
     if not scores:
