@@ -59,6 +59,17 @@ def db(demo_db: Path, tmp_path: Path) -> Path:
 
 
 @pytest.fixture
+def examples_db(tmp_path: Path) -> Path:
+    """examples/runs.jsonl imported into a new database."""
+    from helpers import run_cli
+
+    path = tmp_path / "runs.db"
+    examples = Path(__file__).resolve().parent.parent / "examples" / "runs.jsonl"
+    assert run_cli("import", str(examples), "--db", str(path)).exit_code == 0
+    return path
+
+
+@pytest.fixture
 def held_load(monkeypatch: pytest.MonkeyPatch) -> Iterator[HeldLoad]:
     """The app's whole-database load waits for the returned event (50 runs show first)."""
     from ppp_tui.app import app as app_module

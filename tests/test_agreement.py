@@ -128,10 +128,8 @@ run = run_cli
 
 
 @pytest.fixture
-def db(tmp_path: Path) -> Path:
-    path = tmp_path / "runs.db"
-    assert run("import", str(EXAMPLES), "--db", str(path)).exit_code == 0
-    return path
+def db(examples_db: Path) -> Path:
+    return examples_db
 
 
 def test_agreement_command_over_two_reviewers(db: Path, tmp_path: Path) -> None:

@@ -27,10 +27,8 @@ run = run_cli
 
 
 @pytest.fixture
-def db(tmp_path: Path) -> Path:
-    path = tmp_path / "runs.db"
-    assert run("import", str(EXAMPLES), "--db", str(path)).exit_code == 0
-    return path
+def db(examples_db: Path) -> Path:
+    return examples_db
 
 
 def ppp(db: Path, *args: str, env: dict[str, str] | None = None) -> Result:

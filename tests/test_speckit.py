@@ -12,9 +12,8 @@ from types import ModuleType
 from typing import Any
 
 import pytest
-from click.testing import CliRunner, Result
+from helpers import run_cli
 
-from ppp_tui.cli import cli
 from ppp_tui.core.errors import PPPError
 from ppp_tui.core.scoring import rank_run
 from ppp_tui.core.sensitivity import flips
@@ -54,12 +53,7 @@ def read(path: Path) -> tuple[list[Record], list[str]]:
     return records, warnings
 
 
-def invoke(*args: str) -> Result:
-    result = CliRunner().invoke(cli, list(args))
-    assert "Traceback" not in result.output
-    if result.exception is not None and not isinstance(result.exception, SystemExit):
-        raise result.exception
-    return result
+invoke = run_cli
 
 
 @pytest.fixture

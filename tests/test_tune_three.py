@@ -10,9 +10,9 @@ from typing import Any
 
 import pytest
 import tomlkit
-from click.testing import CliRunner, Result
+from click.testing import Result
+from helpers import run_cli
 
-from ppp_tui.cli import cli
 from ppp_tui.storage.config import load_settings
 
 Invoke = Callable[..., Result]
@@ -31,12 +31,7 @@ FREE_KEYS = {
 }
 
 
-def invoke(*args: str) -> Result:
-    result = CliRunner().invoke(cli, list(args))
-    assert "Traceback" not in result.output
-    if result.exception is not None and not isinstance(result.exception, SystemExit):
-        raise result.exception
-    return result
+invoke = run_cli
 
 
 @pytest.fixture(scope="module")
