@@ -87,6 +87,15 @@ def regret_document(
     }
 
 
+def _cv(tuning: Tuning | Tuning2D) -> dict[str, Any]:
+    """The cross-validated figures of a tuning (folds 0 and None without them)."""
+    return {
+        "folds": tuning.cv_folds,
+        "mean_regret": tuning.cv_mean_regret,
+        "agreement": tuning.cv_agreement,
+    }
+
+
 def tune_document(scope: str | None, tuning: Tuning) -> dict[str, Any]:
     """`tune --json` for one scope (None: the global weights)."""
     before = Weights.from_technical(tuning.before_technical)
@@ -102,11 +111,7 @@ def tune_document(scope: str | None, tuning: Tuning) -> dict[str, Any]:
             "mean_regret": tuning.before_mean_regret,
             "agreement": tuning.before_agreement,
         },
-        "cv": {
-            "folds": tuning.cv_folds,
-            "mean_regret": tuning.cv_mean_regret,
-            "agreement": tuning.cv_agreement,
-        },
+        "cv": _cv(tuning),
         "curve": [
             {"technical": p.technical, "mean_regret": p.mean_regret, "agreement": p.agreement}
             for p in tuning.curve
@@ -134,11 +139,7 @@ def tune_free_document(scope: str | None, tuning: Tuning2D) -> dict[str, Any]:
             "mean_regret": tuning.before_mean_regret,
             "agreement": tuning.before_agreement,
         },
-        "cv": {
-            "folds": tuning.cv_folds,
-            "mean_regret": tuning.cv_mean_regret,
-            "agreement": tuning.cv_agreement,
-        },
+        "cv": _cv(tuning),
         # Percentile intervals (95%) of each tuned weight over bootstrap resamples, and
         # the spread of their optima: root-mean-square distance from the cloud's mean.
         "bootstrap": None
