@@ -7,12 +7,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from ..core.wording import counted
-from .common import (
-    STAGE_HELP,
-    Env,
-    load_marked,
-    marks_options,
-)
+from .common import STAGE_HELP, Env, load_marked, marks_options
 
 if TYPE_CHECKING:
     from ..core.ab_test import ABTest

@@ -10,13 +10,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from ..core.wording import counted
-from .common import (
-    STAGE_HELP,
-    Env,
-    emit_json,
-    load_marked,
-    marks_options,
-)
+from .common import STAGE_HELP, Env, emit_json, load_marked, marks_options
 
 if TYPE_CHECKING:
     from ..core.leaderboard import Fit, Leaderboard
