@@ -1,6 +1,8 @@
 """Reading the database again: what another process committed (a mark, an import from
-the command line), looked for every second, and what this app changed itself (a rating
-by hand, a grouping). The screens keep their place (open run, cursor, filter, weights).
+the command line, a session followed), looked for every second, and what this app
+changed itself (a rating by hand, a grouping). The screens keep their place (open run,
+cursor, filter, weights); an open run whose rows changed is read again and shown with
+its agent, turn and scroll position kept.
 
 A look that read the database before one of this app's own marks would show that mark
 undone, so its result is dropped and the next look reads again (`_own_marks`).
@@ -18,6 +20,7 @@ from .services import AppServices
 from .text import inline
 
 if TYPE_CHECKING:
+    from ..core.model import Run
     from ..core.scores import Scores
     from ..core.settings import Settings
     from ..storage.store import RunInfo
@@ -127,6 +130,38 @@ class Rereading(AppServices):
             self._reload_scores()  # a preset changed them while the data was read
         else:
             self._workspace_changed()
+        self._refresh_open_runs()
+
+    def _refresh_open_runs(self) -> None:
+        from .screens.run import RunScreen
+
+        ids = sorted({s.run.id for s in self.screen_stack if isinstance(s, RunScreen)})
+        if ids:
+            self._read_open_runs(ids)
+
+    @work(thread=True, exclusive=True, group="open-runs")
+    def _read_open_runs(self, ids: list[str]) -> None:
+        """The open runs as the database holds them now (a session followed grew)."""
+        workspace = self.workspace
+        assert workspace is not None
+        runs = []
+        for run_id in ids:
+            try:
+                runs.append(workspace.store.get_run(run_id))
+            except (PPPError, sqlite3.Error):
+                continue  # gone (ungrouped elsewhere) or locked: shown as it was
+        if not self._closed:
+            self.call_from_thread(self._open_runs_read, runs)
+
+    def _open_runs_read(self, runs: list[Run]) -> None:
+        from .screens.run import RunScreen
+
+        by_id = {run.id: run for run in runs}
+        for screen in self.screen_stack:
+            if isinstance(screen, RunScreen):
+                run = by_id.get(screen.run.id)
+                if run is not None and run != screen.run:
+                    screen.replace_run(run)
 
     @work(thread=True, exclusive=True, group="reread")
     def _read_again(self) -> None:
