@@ -79,12 +79,18 @@ class Watch:
             except queue.Empty:
                 return
 
-    def updated(self) -> float:
-        """When the watcher next said a run was written."""
-        while True:
-            at, line = self.lines.get(timeout=120)
+    def updates(self, until: float, quiet: float = 60.0) -> list[float]:
+        """When the watcher said a run was written, from now until `until` (or until it
+        has said nothing for `quiet` seconds)."""
+        times = []
+        while (left := until - time.perf_counter()) > 0:
+            try:
+                at, line = self.lines.get(timeout=min(left, quiet))
+            except queue.Empty:
+                break
             if " updated " in line or " new " in line:
-                return at
+                times.append(at)
+        return times
 
     def cpu(self) -> float:
         """The processor seconds the watcher has taken so far."""
@@ -116,13 +122,22 @@ def _line(k: int) -> str:
 
 
 def _delays(watch: Watch, path: Path, count: int, every: float) -> list[float]:
-    delays = []
+    """The delay of each of `count` lines appended `every` seconds apart: from its write
+    to the first run written after it (a batch may take several lines at once)."""
+    written: list[float] = []
+    updated: list[float] = []
     for k in range(count):
-        written = time.perf_counter()
+        written.append(time.perf_counter())
         with path.open("a", encoding="utf-8") as handle:
             handle.write(_line(k) + "\n")
-        delays.append(watch.updated() - written)
-        time.sleep(max(0.0, every - (time.perf_counter() - written)))
+        updated += watch.updates(written[-1] + every)
+    updated += watch.updates(time.perf_counter() + 120, quiet=5)  # the last ones written
+    delays = []
+    for at in written:
+        later = [u for u in updated if u > at]
+        if not later:
+            raise SystemExit("a line appended was never written to the database")
+        delays.append(later[0] - at)
     return delays
 
 
@@ -141,7 +156,6 @@ def latency_and_idle(folder: Path, appends: int, idle: float) -> None:
     try:
         delays = _delays(watch, path, appends, 0.2)
         print(f"line appended to run updated, {appends} appends: {_ms(delays)}")
-        watch.drain()
         before, start = watch.cpu(), time.perf_counter()
         time.sleep(idle)
         used, wall = watch.cpu() - before, time.perf_counter() - start

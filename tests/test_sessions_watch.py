@@ -186,6 +186,18 @@ def test_a_watch_stops_cleanly(tmp_path: Path, watchers: list[Watcher], signum: 
     assert _rows(tmp_path / "runs.db", "PRAGMA integrity_check") == [("ok",)]
 
 
+def _import(folder: Path, db: Path) -> None:
+    """`ppp-tui import FOLDER`, as from another shell."""
+    imported = subprocess.run(
+        [sys.executable, "-m", "ppp_tui", "import", str(folder), "--db", str(db)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert imported.returncode == 0, imported.stderr
+
+
 def _grow(folder: Path, sessions: int, appends: int) -> dict[str, int]:
     """`sessions` Claude Code sessions of different tasks, each growing by `appends`
     answers of the agent, written in turns; the steps each ends with, by session."""
@@ -218,14 +230,7 @@ def test_two_watchers_and_an_import_never_lose_or_double_a_run(
     writer = threading.Thread(target=_grow, args=(folder, 12, 25))
     writer.start()
     time.sleep(0.3)
-    imported = subprocess.run(
-        [sys.executable, "-m", "ppp_tui", "import", str(folder), "--db", str(db)],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
-    assert imported.returncode == 0, imported.stderr
+    _import(folder, db)
     writer.join()
     for watcher in watchers:
         watcher.quiet(1.5)
@@ -259,14 +264,7 @@ def test_a_killed_watcher_leaves_the_database_whole(
     assert _rows(db, "PRAGMA integrity_check") == [("ok",)]
     check_consistent(db)
     # What was written stands; an import finishes the job, nothing doubled.
-    imported = subprocess.run(
-        [sys.executable, "-m", "ppp_tui", "import", str(folder), "--db", str(db)],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
-    assert imported.returncode == 0, imported.stderr
+    _import(folder, db)
     runs = _rows(db, "SELECT id, task FROM runs")
     assert len(runs) == 9
     steps = _steps(db)

@@ -46,9 +46,9 @@ from .common import (
     number_text,
     one_line,
     option_labels,
+    read_whole,
     seconds_between,
     tests_in,
-    unreadable,
 )
 from .edits import ClaudeEdits
 
@@ -159,13 +159,7 @@ def read_claude_code(
     Raises SessionError (one line) for a file that holds no conversation; every other
     problem (a line cut short or not JSON, a line type not known) is a warning.
     """
-    reader = ClaudeReader(path, warnings, progress)
-    try:
-        with open(path, "rb") as file:
-            reader.feed(file)
-    except OSError as error:
-        raise unreadable(path, error) from None
-    return reader.finish()
+    return read_whole(ClaudeReader(path, warnings, progress), path)
 
 
 class _Thread:

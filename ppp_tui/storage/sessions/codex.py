@@ -51,8 +51,8 @@ from .common import (
     as_text,
     one_line,
     parse_json,
+    read_whole,
     tests_in,
-    unreadable,
 )
 from .patches import CodexEdits
 
@@ -119,13 +119,7 @@ def read_codex(
     `SessionError` (one line) for a file that cannot be read or holds no conversation;
     every other problem is added to `warnings`.
     """
-    reader = CodexReader(path, warnings, progress)
-    try:
-        with open(path, "rb") as handle:
-            reader.feed(handle)
-    except OSError as exc:
-        raise unreadable(path, exc) from exc
-    return reader.finish()
+    return read_whole(CodexReader(path, warnings, progress), path)
 
 
 # --------------------------------------------------------------------------- values

@@ -294,6 +294,25 @@ class LineSource(Protocol):
     def readline(self, size: int = -1, /) -> bytes: ...
 
 
+class LineReader(Protocol):
+    """A JSON Lines transcript's reader kept between reads: `feed` reads the lines a
+    file holds (or those appended since), `finish` gives the session read so far."""
+
+    def feed(self, handle: LineSource) -> None: ...
+
+    def finish(self) -> Session: ...
+
+
+def read_whole(reader: LineReader, path: str) -> Session:
+    """The session of the file at `path`, read whole by `reader`."""
+    try:
+        with open(path, "rb") as handle:
+            reader.feed(handle)
+    except OSError as error:
+        raise unreadable(path, error) from None
+    return reader.finish()
+
+
 class WholeLines:
     """The lines of a binary file from where it stands up to `end` (the end of its last
     whole line): a line still being written is left for when it is whole."""

@@ -17,11 +17,12 @@ import os
 import stat
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
+from typing import BinaryIO
 
 from ...core.sessions.model import Session, SessionError, SessionWarnings, Tool
 from .claude_code import ClaudeReader
 from .codex import CodexReader
-from .common import WholeLines, bounds_met, unreadable
+from .common import LineReader, WholeLines, bounds_met, unreadable
 from .discover import is_sidecar, sniff
 from .importing import SessionReport, reader_for
 
@@ -32,7 +33,7 @@ _TAIL = 64 * 1024
 @dataclass
 class _Followed:
     tool: Tool
-    reader: ClaudeReader | CodexReader | None  # None: read whole at every change
+    reader: LineReader | None  # None: read whole at every change
     identity: tuple[int, int]  # (device, inode) of the file read
     read_to: int = 0  # bytes read (for a reader kept: to the end of the last whole line)
     changed: float = 0.0  # its modification time when last read
@@ -158,12 +159,9 @@ def _tell(item: _Followed, line: str, report: SessionReport) -> None:
         report.warnings.append(line)
 
 
-def _last_line_end(handle: object, start: int, size: int) -> int:
+def _last_line_end(file: BinaryIO, start: int, size: int) -> int:
     """Where the last whole line of the file ends (after its newline), at `start` or
     past it: read backwards from the end, a piece at a time."""
-    from typing import BinaryIO, cast
-
-    file = cast(BinaryIO, handle)
     at = size
     while at > start:
         piece = min(_TAIL, at - start)
