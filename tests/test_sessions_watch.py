@@ -270,3 +270,17 @@ def test_a_killed_watcher_leaves_the_database_whole(
     steps = _steps(db)
     assert sorted(steps[run_id] for run_id, task in runs if task != "Fix the bug") == [40] * 8
     check_consistent(db)
+
+
+def test_nothing_to_watch_is_an_error(tmp_path: Path) -> None:
+    from helpers import run_cli
+
+    env = {"HOME": str(tmp_path), "CLAUDE_CONFIG_DIR": "", "CODEX_HOME": "", "GEMINI_CLI_HOME": ""}
+    result = run_cli("import", "--agents", "--watch", "--db", str(tmp_path / "runs.db"), env=env)
+    assert result.exit_code == 1
+    assert "codex: nothing at" in result.stderr
+    assert result.stderr.splitlines()[-1] == (
+        "Error: nothing to watch: no folder of sessions is there"
+    )
+    usage = run_cli("import", "-", "--watch", "--db", str(tmp_path / "runs.db"))
+    assert usage.exit_code == 2 and "--watch follows session files and folders" in usage.output

@@ -3,8 +3,8 @@
 The app owns the workspace, the database and the screen stack; every message a screen
 posts (messages.py) is handled here, in one place. Its larger jobs have modules of
 their own, joined into the app as its bases: marks and ratings (marking.py), reading
-the database again after another process's or its own changes (rereading.py),
-grouping runs (regrouping.py), and following agents' sessions (live_sessions.py).
+the database again after another process's or its own changes and following agents'
+sessions (rereading.py), and grouping runs (regrouping.py).
 """
 
 from __future__ import annotations
@@ -30,7 +30,6 @@ from ..storage.config import load_settings
 from ..storage.store import Store
 from .commands import AppCommands
 from .first_page import RunRows, first_page
-from .live_sessions import LiveSessions
 from .marking import Marking
 from .messages import (
     MarkChanged,
@@ -42,6 +41,7 @@ from .messages import (
     WeightsReset,
 )
 from .regrouping import Regrouping
+from .rereading import LiveSessions
 from .screens.help import HelpScreen
 from .screens.quit import QuitScreen
 from .screens.runs import RunsScreen

@@ -34,6 +34,8 @@ def watch_sessions(names: Sequence[str], options: Grouping, env: Env) -> None:
             first = watcher.first()
             _tell(first, first=True)
             roots = places.roots()
+            if not roots:
+                raise click.ClickException("nothing to watch: no folder of sessions is there")
 
             def ready() -> None:
                 folders = f"{len(roots)} folder{'s' * (len(roots) != 1)}"
