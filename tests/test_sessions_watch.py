@@ -131,13 +131,16 @@ def test_a_watch_follows_growth_new_sessions_and_deletions(
     watchers.append(watcher)
     assert watcher.lines == [] and "imported 1 session: 1 new run" in watcher.next_line()
     (run_id,) = [row[0] for row in _rows(db, "SELECT id FROM runs")]
-    assert "new" in watcher.next_line()
+    line = watcher.next_line()
+    assert line.split()[1:3] == ["new", run_id]
+    assert "⚑ Add a --json flag" in line  # its dialog waits for an answer
     asked = _rows(db, "SELECT answer FROM trajectory_questions")
     assert asked == [(None,)]
     # The answer, then the rest: the run updated in place, its id kept.
     _append(first, lines[2:])
     line = watcher.next_line()
     assert line.split()[1:3] == ["updated", run_id]
+    assert "⚑" not in line
     watcher.quiet()
     assert _rows(db, "SELECT answer FROM trajectory_questions") == [("JSON Lines",)]
     assert _steps(db) == {run_id: 3}

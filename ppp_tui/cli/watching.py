@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 import click
 
+from ..core.sessions.waiting import MARK as WAITING
 from ..safe_text import inline
 from .common import Env
 
@@ -74,7 +75,7 @@ def _stopped_by_signals(stop: threading.Event) -> Iterator[threading.Event]:
 def _tell(report: SessionReport, first: bool) -> None:
     """A line on standard output for each run written; warnings and errors (a database
     locked for longer than its timeout) on standard error."""
-    from .tables import cut
+    from .tables import cut, terminal_width
 
     for line in report.warnings:
         click.echo(f"warning: {inline(line)}", err=True)
@@ -87,7 +88,10 @@ def _tell(report: SessionReport, first: bool) -> None:
             f" {report.unchanged} unchanged"
         )
     stamp = time.strftime("%H:%M:%S")
+    width = terminal_width()
     for rid, kind, agents, task in report.runs:
-        click.echo(
-            f"{stamp} {kind:<7} {inline(rid)}  {cut(', '.join(agents), 40)}  {cut(task, 50)}"
-        )
+        head = f"{stamp} {kind:<7} {inline(rid)}  {cut(', '.join(agents), 40)}"
+        # On a terminal, one line of it: the task takes what is left (at least 12).
+        room = 50 if width is None else max(12, width - len(head) - 3)
+        mark = f"{WAITING} " if rid in report.waiting else ""
+        click.echo(f"{head}  {mark}{cut(task, room - len(mark))}")

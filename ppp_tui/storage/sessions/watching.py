@@ -158,6 +158,9 @@ class Watcher:
         pending = list(self.waiting.values())
         try:
             write_sessions(self.store, pending, self.options, report)
+            if report.runs:
+                written = {rid for rid, *_ in report.runs}
+                report.waiting = written & set(self.store.waiting_agents())
         except PPPError as error:
             report.errors.append(f"{error} (tried again with the next change)")
             return
