@@ -285,5 +285,6 @@ def test_nothing_to_watch_is_an_error(tmp_path: Path) -> None:
     assert result.stderr.splitlines()[-1] == (
         "Error: nothing to watch: no folder of sessions is there"
     )
-    usage = run_cli("import", "-", "--watch", "--db", str(tmp_path / "runs.db"))
-    assert usage.exit_code == 2 and "--watch follows session files and folders" in usage.output
+    for args in (["-"], [str(tmp_path), "--format", "codex"]):
+        usage = run_cli("import", *args, "--watch", "--db", str(tmp_path / "runs.db"))
+        assert usage.exit_code == 2 and "--watch follows session files and folders" in usage.output

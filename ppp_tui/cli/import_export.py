@@ -112,8 +112,11 @@ def import_(
     if not files and not agents:
         raise click.UsageError("name the files to import, or use --agents")
     if watch:
-        if fmt not in ("auto", *SESSION_FORMATS) or "-" in files:
-            raise click.UsageError("--watch follows session files and folders")
+        if fmt != "auto" or "-" in files:
+            raise click.UsageError(
+                "--watch follows session files and folders, each recognised by its content"
+                " (without --format)"
+            )
         from .watching import watch_sessions
 
         names = list(files) + (_agent_places(SessionReport()) if agents else [])
