@@ -90,6 +90,10 @@ def imported(tmp_path: Path) -> tuple[Path, dict[str, bool]]:
             assert info.waiting == agent_waiting(agent)  # the query and the rule agree
             assert waiting_agents.get(info.id, set()) == ({agent.name} if info.waiting else set())
             by_session[agent.sessions[0]] = info.waiting
+            # Read for the runs named alone (the app's first page): the same.
+            assert store.waiting_agents([info.id]) == (
+                {info.id: {agent.name}} if info.waiting else {}
+            )
     return db, by_session
 
 

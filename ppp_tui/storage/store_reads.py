@@ -89,7 +89,7 @@ class RunReads(StoreBase):
         elif ids is not None:
             sql += f" WHERE id IN ({', '.join('?' * len(ids))})"
             params += ids
-        waiting = self.waiting_agents()
+        waiting = self.waiting_agents(ids)
         rows = self._query(sql + " ORDER BY id", params)
         infos = [RunInfo(*row) for row in rows]
         if waiting:
@@ -102,22 +102,24 @@ class RunReads(StoreBase):
         return infos
 
     @readable
-    def waiting_agents(self) -> dict[str, set[str]]:
-        """The agents waiting for the user, by run id (core/sessions/waiting.py): read
-        from the last turn of each agent read from a session, its last step's kind and
-        its questions."""
+    def waiting_agents(self, ids: Sequence[str] | None = None) -> dict[str, set[str]]:
+        """The agents waiting for the user, by run id (core/sessions/waiting.py), of every
+        run or of the runs `ids` names: read from the last turn of each agent read from a
+        session, its last step's kind and its questions."""
+        among = f" AND r.id IN ({', '.join('?' * len(ids))})" if ids is not None else ""
         rows = self._query(
             "WITH last AS (SELECT a.id AS agent, a.run_id, a.name, t.turn,"
             " json_extract(t.steps, '$[#-1][0]') AS kind"
             " FROM runs AS r JOIN agents AS a ON a.run_id = r.id"
             " JOIN trajectory_turns AS t ON t.trajectory_id = a.id AND t.turn ="
             " (SELECT max(turn) FROM trajectory_turns WHERE trajectory_id = a.id)"
-            " WHERE r.revision IS NOT NULL AND a.sessions IS NOT NULL"
+            f" WHERE r.revision IS NOT NULL AND a.sessions IS NOT NULL{among}"
             " AND json_valid(t.steps))"
             " SELECT last.agent, last.run_id, last.name, last.kind, q.asked_with, q.answer,"
             " q.dismissed, q.id FROM last LEFT JOIN trajectory_questions AS q"
             " ON q.trajectory_id = last.agent AND q.turn = last.turn"
-            " ORDER BY last.agent, q.id"
+            " ORDER BY last.agent, q.id",
+            list(ids or []),
         )
         found: dict[str, set[str]] = {}
         for (_, run_id, name, kind), group in groupby(rows, key=lambda row: row[:4]):
