@@ -33,6 +33,7 @@ RUNS_KEYS = {
     "selected",
     "preferred",
     "regret",
+    "waiting_for_user",
 }
 REGRET_KEYS = {"weights", "marked_runs", "mean_regret", "agreement", "per_stage", "runs"} | {
     "reviewer",
@@ -220,6 +221,8 @@ def test_runs_json_lists_every_run_with_its_pick_and_mark(marked: Invoke) -> Non
         ("seed-003", "gemini", "claude", 0.095),
     ]
     assert rows[0]["spec_id"] == "SPEC-KIT-042" and rows[0]["agents"] == 2
+    # Runs imported from files are over: none waits for the user.
+    assert [r["waiting_for_user"] for r in rows] == [False] * 3
     plan = as_json(marked("runs", "--stage", "plan", "--json"))
     assert [r["id"] for r in plan] == ["run-0042"]
     # A stage no run has is an error naming the stages there are, in pipeline order.

@@ -3,16 +3,17 @@
 The app owns the workspace, the database and the screen stack; every message a screen
 posts (messages.py) is handled here, in one place. Its larger jobs have modules of
 their own, joined into the app as its bases: marks and ratings (marking.py), reading
-the database again after another process's or its own changes (rereading.py), and
-grouping runs (regrouping.py).
+the database again after another process's or its own changes and following agents'
+sessions (rereading.py), and grouping runs (regrouping.py).
 """
 
 from __future__ import annotations
 
 import asyncio
 import sqlite3
+import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -40,6 +41,7 @@ from .messages import (
     WeightsReset,
 )
 from .regrouping import Regrouping
+from .rereading import LiveSessions
 from .screens.help import HelpScreen
 from .screens.quit import QuitScreen
 from .screens.runs import RunsScreen
@@ -66,7 +68,7 @@ WATCH_INTERVAL_S = 1.0  # how often the app looks for other processes' changes
 QUIT_HELP = "Quit (asks first if the weights are unsaved)"
 
 
-class PPPApp(Marking, Regrouping, App[None]):
+class PPPApp(Marking, Regrouping, LiveSessions, App[None]):
     """Browse runs, move the weights, watch rankings, agreement and regret follow."""
 
     TITLE = "ppp-tui"
@@ -144,7 +146,8 @@ class PPPApp(Marking, Regrouping, App[None]):
             super().__init__()
             self.error = error
 
-    def __init__(self, db_path: Path, config_path: Path) -> None:
+    def __init__(self, db_path: Path, config_path: Path, watch: Sequence[str] = ()) -> None:
+        """`watch`: the session folders and files to follow while the app is open."""
         super().__init__()
         self.db_path = db_path
         self.config_path = config_path
@@ -171,6 +174,8 @@ class PPPApp(Marking, Regrouping, App[None]):
         self._mark_waiting = False  # a mark waits for another process's lock
         self.stage_filter: str | None = None  # the stage the runs list is filtered by
         self.exported: Path | None = None  # the last file an export wrote
+        self._followed = tuple(watch)
+        self._stop_following = threading.Event()
         self.sub_title = self._subtitle()
 
     def _subtitle(self) -> str:
@@ -254,6 +259,7 @@ class PPPApp(Marking, Regrouping, App[None]):
             )
         self._runs_screen().populate()
         self._watch = self.set_interval(WATCH_INTERVAL_S, self._look_for_changes)
+        self._start_following(self._followed)
 
     def on_pppapp_load_failed(self, message: LoadFailed) -> None:
         self.load_done.set()
@@ -583,6 +589,7 @@ class PPPApp(Marking, Regrouping, App[None]):
         and the store closes once the statement under way is done; a worker's next
         statement then fails as a closed database, which each of them takes quietly."""
         self._closed = True
+        self._end_following()
         if self._watch is not None:
             self._watch.stop()
         self.workers.cancel_all()

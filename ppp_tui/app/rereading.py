@@ -1,6 +1,13 @@
 """Reading the database again: what another process committed (a mark, an import from
-the command line), looked for every second, and what this app changed itself (a rating
-by hand, a grouping). The screens keep their place (open run, cursor, filter, weights).
+the command line, a session followed), looked for every second, and what this app
+changed itself (a rating by hand, a grouping). The screens keep their place (open run,
+cursor, filter, weights); an open run whose rows changed is read again and shown with
+its agent, turn and scroll position kept.
+
+`browse --watch` follows the agents' sessions while the app is open (`LiveSessions`): a
+worker thread imports what their folders hold and then follows them
+(storage/sessions/watching.py), writing through a connection of its own; each write is
+seen as another process's is, at once rather than at the next look.
 
 A look that read the database before one of this app's own marks would show that mark
 undone, so its result is dropped and the next look reads again (`_own_marks`).
@@ -9,17 +16,24 @@ undone, so its result is dropped and the next look reads again (`_own_marks`).
 from __future__ import annotations
 
 import sqlite3
+import threading
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from textual import work
+from textual.message import Message
 
 from ..core.errors import PPPError
 from .services import AppServices
 from .text import inline
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
+    from ..core.model import Run
     from ..core.scores import Scores
     from ..core.settings import Settings
+    from ..storage.sessions.importing import SessionReport
     from ..storage.store import RunInfo
     from .screens.runs import RunsScreen
 
@@ -127,6 +141,38 @@ class Rereading(AppServices):
             self._reload_scores()  # a preset changed them while the data was read
         else:
             self._workspace_changed()
+        self._refresh_open_runs()
+
+    def _refresh_open_runs(self) -> None:
+        from .screens.run import RunScreen
+
+        ids = sorted({s.run.id for s in self.screen_stack if isinstance(s, RunScreen)})
+        if ids:
+            self._read_open_runs(ids)
+
+    @work(thread=True, exclusive=True, group="open-runs")
+    def _read_open_runs(self, ids: list[str]) -> None:
+        """The open runs as the database holds them now (a session followed grew)."""
+        workspace = self.workspace
+        assert workspace is not None
+        runs = []
+        for run_id in ids:
+            try:
+                runs.append(workspace.store.get_run(run_id))
+            except (PPPError, sqlite3.Error):
+                continue  # gone (ungrouped elsewhere) or locked: shown as it was
+        if not self._closed:
+            self.call_from_thread(self._open_runs_read, runs)
+
+    def _open_runs_read(self, runs: list[Run]) -> None:
+        from .screens.run import RunScreen
+
+        by_id = {run.id: run for run in runs}
+        for screen in self.screen_stack:
+            if isinstance(screen, RunScreen):
+                run = by_id.get(screen.run.id)
+                if run is not None and run != screen.run:
+                    screen.replace_run(run)
 
     @work(thread=True, exclusive=True, group="reread")
     def _read_again(self) -> None:
@@ -161,3 +207,67 @@ class Rereading(AppServices):
             self._read_again()
             return
         self._show_read(version, contents, settings, infos, scores)
+
+
+class SessionsWritten(Message):
+    """The follower wrote a batch of sessions (its errors, if any), or stopped on an
+    error (`failed`). Posted, never awaited: the follower never waits for the screen."""
+
+    def __init__(self, errors: list[str], failed: bool = False) -> None:
+        super().__init__()
+        self.errors = errors
+        self.failed = failed
+
+
+class LiveSessions(Rereading):
+    """The app's side of following sessions (PPPApp is one)."""
+
+    db_path: Path
+    _followed: tuple[str, ...]  # the folders and files followed (none: not watching)
+    _stop_following: threading.Event
+
+    def _start_following(self, names: Sequence[str]) -> None:
+        self._followed = tuple(names)
+        if self._followed:
+            self._follow()
+
+    def _end_following(self) -> None:
+        self._stop_following.set()
+
+    @work(thread=True, group="sessions")
+    def _follow(self) -> None:
+        from ..core.sessions.grouping import Grouping
+        from ..storage.sessions.watching import watch_places
+        from ..storage.store import Store
+
+        try:
+            store = Store.open(self.db_path)
+        except PPPError as error:
+            self.post_message(SessionsWritten([str(error)], failed=True))
+            return
+        try:
+            watch_places(store, self._followed, Grouping(), self._stop_following, self._written)
+        except PPPError as error:
+            self.post_message(SessionsWritten([str(error)], failed=True))
+        finally:
+            store.close()
+
+    def _written(self, report: SessionReport) -> None:
+        """A batch written (in the worker): to be shown now, its errors told."""
+        self.post_message(SessionsWritten(list(report.errors)))
+
+    def on_sessions_written(self, message: SessionsWritten) -> None:
+        if self._closed:
+            return
+        if message.failed:
+            self.notify(
+                f"{inline(message.errors[0])}; sessions are no longer followed",
+                title="Sessions",
+                severity="error",
+                timeout=12,
+                markup=False,
+            )
+            return
+        self._look_for_changes()
+        for error in message.errors[:3]:
+            self.notify(inline(error), title="Sessions", severity="warning", markup=False)

@@ -21,10 +21,21 @@ _REPLACE_HELP = "With --demo --db: replace a database that already holds runs."
 @click.command()
 @click.option("--demo", "use_demo", is_flag=True, help=_DEMO_HELP)
 @click.option("--replace", is_flag=True, help=_REPLACE_HELP)
+@click.option(
+    "--watch",
+    is_flag=True,
+    help="Follow the sessions of Claude Code, Codex CLI and Gemini CLI while the app is open:"
+    " new and grown sessions show as they are written.",
+)
 @reviewer_options(every=False)
 @db_options(demo=False)
 def browse(
-    use_demo: bool, replace: bool, reviewer: str | None, db: str | None, config: str | None
+    use_demo: bool,
+    replace: bool,
+    watch: bool,
+    reviewer: str | None,
+    db: str | None,
+    config: str | None,
 ) -> None:
     """The terminal app: runs, agents side by side, live weights, marks.
 
@@ -32,6 +43,7 @@ def browse(
     Example:
       ppp-tui browse --demo
       ppp-tui browse --db runs.db --config config.toml
+      ppp-tui browse --watch
     """
     import gc
 
@@ -47,7 +59,25 @@ def browse(
     env = Env(db, config, reviewer)
     env.scope()  # whose marks the app shows (it can switch: w)
     path, config_path = _app_paths(env, db, use_demo, replace)
-    PPPApp(path, config_path).run()
+    followed = _followed(path) if watch else []
+    PPPApp(path, config_path, followed).run()
+
+
+def _followed(path: Path) -> list[str]:
+    """The agents' session folders that exist (each said on standard error), with the
+    database made if missing, for `--watch`."""
+    from ..storage.sessions.discover import default_places
+    from ..storage.store import Store
+
+    found = []
+    for tool, place in default_places().items():
+        if place.is_dir():
+            found.append(str(place))
+            click.echo(f"{tool.value}: following {inline(place)}", err=True)
+        else:
+            click.echo(f"{tool.value}: nothing at {inline(place)}", err=True)
+    Store.open(path, create=True).close()
+    return found
 
 
 def _app_paths(env: Env, db: str | None, use_demo: bool, replace: bool) -> tuple[Path, Path]:

@@ -58,6 +58,11 @@ DEFAULT_WINDOW_HOURS = 24.0
     help="Sessions of one task started this many hours apart at most form one run.",
 )
 @click.option("--stage", metavar="STAGE", help="The stage of the runs read from sessions.")
+@click.option(
+    "--watch",
+    is_flag=True,
+    help="Import the sessions, then follow them as the agents write them (ctrl+c stops).",
+)
 @db_options
 def import_(
     files: Sequence[str],
@@ -68,6 +73,7 @@ def import_(
     one_run_per_session: bool,
     window: float,
     stage: str | None,
+    watch: bool,
     db: str | None,
     config: str | None,
 ) -> None:
@@ -85,7 +91,9 @@ def import_(
     Sessions of Claude Code, Codex CLI and Gemini CLI (a file, or a folder of them)
     become runs: sessions that started from the same prompt in the same repository
     within --window hours are one run, each session one of its agents. Importing
-    again adds nothing; a session that has grown updates its run.
+    again adds nothing; a session that has grown updates its run. With --watch,
+    they are followed: a session that grows updates its run as it is written, a new
+    one becomes a run, a line for each.
 
     \b
     Example:
@@ -96,12 +104,25 @@ def import_(
       ppp-tui import --format userville rollouts.jsonl
       ppp-tui import --agents
       ppp-tui import ~/.claude/projects/-home-me-app ~/.codex/sessions/2026/11
+      ppp-tui import --agents --watch
     """
     from ..core.sessions.grouping import Grouping
     from ..storage.sessions.importing import SessionReport, find_files
 
     if not files and not agents:
         raise click.UsageError("name the files to import, or use --agents")
+    if watch:
+        if fmt != "auto" or "-" in files:
+            raise click.UsageError(
+                "--watch follows session files and folders, each recognised by its content"
+                " (without --format)"
+            )
+        from .watching import watch_sessions
+
+        names = list(files) + (_agent_places(SessionReport()) if agents else [])
+        grouping = Grouping(window, one_run_per_session, run_name, stage)
+        watch_sessions(names, grouping, Env(db, config))
+        return
     if fmt == "auto" and files and not agents and _merge_databases(files, Env(db, config)):
         return
     if fmt in SESSION_FORMATS or agents or run_name or one_run_per_session or stage:

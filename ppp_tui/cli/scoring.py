@@ -119,6 +119,13 @@ def _time_order(row: dict[str, Any]) -> tuple[int, float, str, str]:
     return (1, 0.0, str(created or ""), row["id"])
 
 
+def _waiting(row: dict[str, Any]) -> str:
+    """The mark before the task of a run an agent of which waits for the user."""
+    from ..core.sessions.waiting import MARK
+
+    return f"{MARK} " if row["waiting_for_user"] else ""
+
+
 @click.command()
 @click.option("--stage", help=STAGE_HELP)
 @click.option(
@@ -178,6 +185,7 @@ def runs(
                 "selected": arrays.names[i, outcome.selected[i]],
                 "preferred": info.preferred,
                 "regret": None if regret != regret else float(regret),
+                "waiting_for_user": info.waiting,
             }
         )
     if found is None:
@@ -209,7 +217,7 @@ def runs(
         # What a run of sessions is known by (its id says nothing): on one line, cut.
         Column(
             "task",
-            [cut(line_start(row["task"], 60), 60) for row in rows],
+            [_waiting(row) + cut(line_start(row["task"], 60), 60) for row in rows],
             drop=6,
             drop_late=True,
             least=12,

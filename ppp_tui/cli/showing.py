@@ -15,6 +15,8 @@ from ..analysis.describe import answer_text, effort_source, technical_text
 from ..core.model import Agent, AskedWith, Question, Run
 from ..core.scoring import Ranking, rank_run
 from ..core.sessions.changes import FileChange
+from ..core.sessions.waiting import MARK as WAITING_MARK
+from ..core.sessions.waiting import agent_waiting
 from ..safe_text import inline, number
 from ..storage.changes import changed_files
 from ..storage.reviewers import shown
@@ -59,6 +61,7 @@ def _agent_document(agent: Agent, ranking: Ranking, changes: list[FileChange]) -
         "r_pers": score.r_pers if score else None,
         "final": score.final if score else None,
         "turns": len(trajectory.turns) if trajectory else 0,
+        "waiting_for_user": agent_waiting(agent),
         "output": agent.output,
         "questions": [question_document(q) for q in trajectory.questions] if trajectory else [],
         "changes": [change_document(change) for change in changes],
@@ -119,6 +122,8 @@ def _render(
         click.echo(f"  {inline(models)}" if models else "")
         if agent.sessions:
             click.echo(f"  sessions: {inline(', '.join(agent.sessions))}")
+        if agent_waiting(agent):
+            click.echo(f"  {WAITING_MARK} waiting for you: its last turn ends on a question")
         click.echo(f"  technical: {technical_text(agent)}")
         if score is not None:
             click.echo(

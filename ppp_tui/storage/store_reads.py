@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from itertools import groupby
 from typing import TYPE_CHECKING, Any
 
 from ..core.model import (
@@ -22,6 +23,7 @@ from ..core.model import (
     Turn,
     Violation,
 )
+from ..core.sessions.waiting import waiting
 from ..core.settings import Settings
 from . import score_reads
 from .damage import check, is_count, is_penalty, is_unit, readable
@@ -50,6 +52,7 @@ class RunInfo:
     created_at: str | None
     agents: int
     preferred: str | None
+    waiting: bool = False  # an agent of it waits for the user (core/sessions/waiting.py)
 
 
 # The run ids an ambiguous prefix lists.
@@ -86,13 +89,44 @@ class RunReads(StoreBase):
         elif ids is not None:
             sql += f" WHERE id IN ({', '.join('?' * len(ids))})"
             params += ids
-        infos = [RunInfo(*row) for row in self._query(sql + " ORDER BY id", params)]
+        waiting = self.waiting_agents(ids)
+        rows = self._query(sql + " ORDER BY id", params)
+        infos = [RunInfo(*row) for row in rows]
+        if waiting:
+            infos = [replace(i, waiting=True) if i.id in waiting else i for i in infos]
         # Ids are text: a NULL or a number sorts first, a blob last (an outside edit).
         check(not infos or (type(infos[0].id) is str and type(infos[-1].id) is str))
         if ids is not None:
             place = {run_id: k for k, run_id in enumerate(ids)}
             infos.sort(key=lambda info: place[info.id])
         return infos
+
+    @readable
+    def waiting_agents(self, ids: Sequence[str] | None = None) -> dict[str, set[str]]:
+        """The agents waiting for the user, by run id (core/sessions/waiting.py), of every
+        run or of the runs `ids` names: read from the last turn of each agent read from a
+        session, its last step's kind and its questions."""
+        among = f" AND r.id IN ({', '.join('?' * len(ids))})" if ids is not None else ""
+        rows = self._query(
+            "WITH last AS (SELECT a.id AS agent, a.run_id, a.name, t.turn,"
+            " json_extract(t.steps, '$[#-1][0]') AS kind"
+            " FROM runs AS r JOIN agents AS a ON a.run_id = r.id"
+            " JOIN trajectory_turns AS t ON t.trajectory_id = a.id AND t.turn ="
+            " (SELECT max(turn) FROM trajectory_turns WHERE trajectory_id = a.id)"
+            f" WHERE r.revision IS NOT NULL AND a.sessions IS NOT NULL{among}"
+            " AND json_valid(t.steps))"
+            " SELECT last.agent, last.run_id, last.name, last.kind, q.asked_with, q.answer,"
+            " q.dismissed, q.id FROM last LEFT JOIN trajectory_questions AS q"
+            " ON q.trajectory_id = last.agent AND q.turn = last.turn"
+            " ORDER BY last.agent, q.id",
+            list(ids or []),
+        )
+        found: dict[str, set[str]] = {}
+        for (_, run_id, name, kind), group in groupby(rows, key=lambda row: row[:4]):
+            asked = [(w or "text", answer, bool(d)) for *_, w, answer, d, qid in group if qid]
+            if waiting(kind if isinstance(kind, str) else None, asked):
+                found.setdefault(run_id, set()).add(name)
+        return found
 
     @readable
     def newest_ids(self, limit: int) -> list[str]:

@@ -119,6 +119,9 @@ class HelpScreen(ModalScreen[None]):
 A run's agents
   mark        selected: ranked first under the weights; ★ preferred:
               your mark; ★ selected: both
+  ⚑           waiting for you: its session's last turn ends on a
+              question you have not answered (in the runs list, the
+              mark is before the task)
 
 Scores
   R_Proact     +0.05 with no questions or only low-effort ones,

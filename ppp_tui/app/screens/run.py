@@ -31,6 +31,8 @@ from ...core.regions import regions
 from ...core.relevance import task_type
 from ...core.scoring import AgentScore, Ranking, rank_run, violation_penalty
 from ...core.sensitivity import flips
+from ...core.sessions.waiting import MARK as WAITING
+from ...core.sessions.waiting import agent_waiting
 from ...core.settings import Weights
 from ...safe_text import number
 from ..messages import MarkChanged, TechnicalRated, UngroupRun, WeightsChanged, WeightsReset
@@ -321,11 +323,13 @@ class RunScreen(WorkspaceView):
             mark = "★ selected" if agent.rank == 1 else "★ preferred"
         else:
             mark = "selected" if agent.rank == 1 else ""
+        whole = self.run.agent(agent.name)
+        waits = whole is not None and agent_waiting(whole)
         return (
             # A rank that just changed flashes by its colour alone: a wider cell would
             # widen the column for good.
             cell(str(agent.rank), flash if flashing else "bold"),
-            cell(agent.name),
+            cell(f"{WAITING} {agent.name}", "bold") if waits else cell(agent.name),
             # A space where a minus sign goes, so a negative final does not widen it.
             f"{agent.final: .3f}",
             # An unscored agent's technical is the ranking's placeholder, never shown.

@@ -228,13 +228,22 @@ class Conversation(ScrollView, can_focus=True):
         self._wrapped: list[tuple[list[Line], int, list[tuple[int, str, bool]]]] = []
 
     def show(self, lines: list[Line], keep_turn: bool = False) -> None:
-        """Show `lines`, from the top, or with `keep_turn` from the turn at the top now."""
+        """Show `lines`, from the top, or with `keep_turn` from the turn at the top now:
+        from the same row when the lines up to the top one are as they were (a session
+        that grew has only new lines at its end)."""
         turn = self.top_turn() if keep_turn else None
+        y = int(self.scroll_offset.y)
+        same = (
+            keep_turn
+            and y < len(self.rows)
+            and lines[: self.rows[y][0] + 1] == self.lines[: self.rows[y][0] + 1]
+        )
         self.lines = lines
         self.rows = []
         self._width = 0
         self._layout()
-        self.scroll_to(y=self._row_of(turn=turn or 0), animate=False, immediate=True)
+        row = y if same else self._row_of(turn=turn or 0)
+        self.scroll_to(y=row, animate=False, immediate=True)
 
     def top_turn(self) -> int | None:
         """The turn of the row at the top of the view."""

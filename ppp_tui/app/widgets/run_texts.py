@@ -11,6 +11,8 @@ from textual.content import Content
 
 from ...analysis.describe import answer_text, effort_source, technical_text
 from ...core.model import Agent, AskedWith, Question, Run
+from ...core.sessions.waiting import MARK as WAITING
+from ...core.sessions.waiting import agent_waiting
 from ..text import cell, literal, plain
 
 ANSWER_CELLS = 10  # an answer in the questions table, before the time taken
@@ -77,8 +79,10 @@ def has_steps(agent: Agent | None) -> bool:
 
 def agent_facts(agent: Agent) -> str:
     """One line about a session agent: its technical score and where it came from, its
-    models and its sessions."""
+    models and its sessions; first, when it waits for the user, that it does."""
     facts = [f"technical {technical_text(agent)}"]
+    if agent_waiting(agent):
+        facts.insert(0, f"{WAITING} waiting for you")
     if agent.models:
         facts.append(f"model{'s' if len(agent.models) > 1 else ''} {', '.join(agent.models)}")
     if agent.sessions:

@@ -21,6 +21,7 @@ from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
+from ...core.sessions.waiting import MARK as WAITING
 from ...core.times import compact_time, moments
 from ..first_page import RunRows
 from ..messages import OpenRun
@@ -317,6 +318,8 @@ class RunsTable(ScrollView, can_focus=True):
             shown = compact_time(info.created_at, with_time=width >= BY_KEY["date"].width)
             return fit(shown or literal(info.created_at, True) or "—", width)
         if key == "task":
+            if info.waiting:  # an agent of it waits for the user
+                return fit(f"{WAITING} " + line_start(info.task, width - 2), width)
             return fit(line_start(info.task, width), width)
         if key == "agents":
             return fit(str(info.agents), width, ">")

@@ -40,14 +40,15 @@ from .common import (
     TAIL,
     JsonLines,
     Kept,
+    LineSource,
     UnknownKinds,
     as_text,
     number_text,
     one_line,
     option_labels,
+    read_whole,
     seconds_between,
     tests_in,
-    unreadable,
 )
 from .edits import ClaudeEdits
 
@@ -158,18 +159,7 @@ def read_claude_code(
     Raises SessionError (one line) for a file that holds no conversation; every other
     problem (a line cut short or not JSON, a line type not known) is a warning.
     """
-    reader = _Reader(path, warnings, progress)
-    try:
-        with open(path, "rb") as file:
-            for number, obj in reader.lines.objects(file):
-                reader.line(obj, number)
-                reader.kept.count(reader.main.turns)
-                reader.kept.count(reader.side.turns)
-                if reader.kept.over(number):
-                    break
-    except OSError as error:
-        raise unreadable(path, error) from None
-    return reader.finish()
+    return read_whole(ClaudeReader(path, warnings, progress), path)
 
 
 class _Thread:
@@ -199,7 +189,11 @@ class _Thread:
         return self.turns[-1]
 
 
-class _Reader:
+class ClaudeReader:
+    """A Claude Code transcript read line by line: `feed` reads the lines a file holds (or
+    those appended since), `finish` gives the session read so far (again after more
+    lines are fed: following a session that grows reads only what was appended)."""
+
     def __init__(
         self, path: str, warnings: SessionWarnings, progress: Callable[[int], None] | None
     ) -> None:
@@ -217,6 +211,19 @@ class _Reader:
         # tool_use id -> its asks, when asked, the turn and where their steps are
         self.asks: dict[str, tuple[list[Ask], str | None, SessionTurn, list[int]]] = {}
         self.edits = ClaudeEdits()  # edit calls waiting for their result
+        self.full = False  # the session keeps all it may: the rest of the file is not read
+
+    def feed(self, handle: LineSource) -> None:
+        """Read the lines left in `handle` (the lines after those fed before)."""
+        if self.full:
+            return
+        for number, obj in self.lines.objects(handle, self.lines.lines + 1):
+            self.line(obj, number)
+            self.kept.count(self.main.turns)
+            self.kept.count(self.side.turns)
+            if self.kept.over(number):
+                self.full = True
+                return
 
     # -- lines --------------------------------------------------------------------
 

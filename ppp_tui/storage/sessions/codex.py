@@ -46,12 +46,13 @@ from .codex_asks import ASK_TOOL, PendingAsk, dismiss, fill, questions
 from .common import (
     JsonLines,
     Kept,
+    LineSource,
     UnknownKinds,
     as_text,
     one_line,
     parse_json,
+    read_whole,
     tests_in,
-    unreadable,
 )
 from .patches import CodexEdits
 
@@ -118,7 +119,7 @@ def read_codex(
     `SessionError` (one line) for a file that cannot be read or holds no conversation;
     every other problem is added to `warnings`.
     """
-    return _Reader(path, warnings).read(progress)
+    return read_whole(CodexReader(path, warnings, progress), path)
 
 
 # --------------------------------------------------------------------------- values
@@ -299,10 +300,19 @@ def _web_search_line(action: Json) -> str:
 # --------------------------------------------------------------------------- reading
 
 
-class _Reader:
-    def __init__(self, path: str, warnings: SessionWarnings) -> None:
+class CodexReader:
+    """A Codex rollout read line by line: `feed` reads the lines a file holds (or those
+    appended since), `finish` gives the session read so far (again after more lines are
+    fed: following a session that grows reads only what was appended)."""
+
+    def __init__(
+        self, path: str, warnings: SessionWarnings, progress: Callable[[int], None] | None = None
+    ) -> None:
         self.path = path
         self.warnings = warnings
+        self.lines = JsonLines(path, warnings, progress)
+        self.kept = Kept(path, warnings)
+        self.full = False  # the session keeps all it may: the rest of the file is not read
         self.id: str | None = None
         self.started: str | None = None
         self.cwd: str | None = None
@@ -326,23 +336,23 @@ class _Reader:
 
     # ---- the file
 
-    def read(self, progress: Callable[[int], None] | None) -> Session:
-        lines = JsonLines(self.path, self.warnings, progress)
-        kept = Kept(self.path, self.warnings)
-        try:
-            with open(self.path, "rb") as handle:
-                for number, obj in lines.objects(handle):
-                    try:
-                        self._record(obj, number)
-                    except (AttributeError, KeyError, IndexError, TypeError, ValueError) as exc:
-                        self.warnings.add(
-                            self.path, number, f"skipped: an odd {type(exc).__name__} shape"
-                        )
-                    kept.count(self.turns)
-                    if kept.over(number):
-                        break
-        except OSError as exc:
-            raise unreadable(self.path, exc) from exc
+    def feed(self, handle: LineSource) -> None:
+        """Read the lines left in `handle` (the lines after those fed before)."""
+        if self.full:
+            return
+        for number, obj in self.lines.objects(handle, self.lines.lines + 1):
+            try:
+                self._record(obj, number)
+            except (AttributeError, KeyError, IndexError, TypeError, ValueError) as exc:
+                self.warnings.add(self.path, number, f"skipped: an odd {type(exc).__name__} shape")
+            self.kept.count(self.turns)
+            if self.kept.over(number):
+                self.full = True
+                return
+
+    def finish(self) -> Session:
+        """The session read so far (again after more lines are fed)."""
+        lines = self.lines
         lines.finish()
         self.unknown.report(self.warnings, self.path)
         size = lines.size

@@ -17,7 +17,7 @@ import math
 import re
 from collections.abc import Callable, Iterator, Sequence
 from datetime import datetime
-from typing import IO, Any
+from typing import Any, Protocol
 
 from ...core.sessions import agents as session_agents
 from ...core.sessions.evidence import find_test_run
@@ -288,6 +288,47 @@ def tests_in(output: str) -> TestRun | None:
     return find_test_run(output[-TAIL:]) if output else None
 
 
+class LineSource(Protocol):
+    """What JSON Lines are read from: a binary file, or a part of one (`WholeLines`)."""
+
+    def readline(self, size: int = -1, /) -> bytes: ...
+
+
+class LineReader(Protocol):
+    """A JSON Lines transcript's reader kept between reads: `feed` reads the lines a
+    file holds (or those appended since), `finish` gives the session read so far."""
+
+    def feed(self, handle: LineSource) -> None: ...
+
+    def finish(self) -> Session: ...
+
+
+def read_whole(reader: LineReader, path: str) -> Session:
+    """The session of the file at `path`, read whole by `reader`."""
+    try:
+        with open(path, "rb") as handle:
+            reader.feed(handle)
+    except OSError as error:
+        raise unreadable(path, error) from None
+    return reader.finish()
+
+
+class WholeLines:
+    """The lines of a binary file from where it stands up to `end` (the end of its last
+    whole line): a line still being written is left for when it is whole."""
+
+    def __init__(self, handle: LineSource, start: int, end: int) -> None:
+        self.handle = handle
+        self.left = end - start
+
+    def readline(self, size: int = -1, /) -> bytes:
+        if self.left <= 0:
+            return b""
+        line = self.handle.readline(self.left if size < 0 else min(size, self.left))
+        self.left -= len(line)
+        return line
+
+
 class JsonLines:
     """The JSON objects of a JSON Lines file, each with its line number.
 
@@ -318,7 +359,7 @@ class JsonLines:
         self.too_long = 0  # lines longer than MAX_LINE, passed over
         self.cut: int | None = None  # the line cut short
 
-    def objects(self, handle: IO[bytes], start: int = 1) -> Iterator[tuple[int, dict[str, Any]]]:
+    def objects(self, handle: LineSource, start: int = 1) -> Iterator[tuple[int, dict[str, Any]]]:
         """The objects of the lines left in `handle`, the first of them numbered `start`.
         A line longer than MAX_LINE is passed over, never held whole (a warning)."""
         progress, batch, loads = self.progress, self.batch, json.loads
@@ -366,7 +407,7 @@ class JsonLines:
         finally:
             self.lines, self.size, self.parsed = number, size, parsed
 
-    def _pass_over(self, handle: IO[bytes], number: int, raw: bytes) -> int:
+    def _pass_over(self, handle: LineSource, number: int, raw: bytes) -> int:
         """Read past the rest of line `number` (`raw` its start), longer than MAX_LINE, a
         piece at a time; a warning. The bytes of the rest."""
         self.too_long += 1

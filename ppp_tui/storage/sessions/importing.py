@@ -83,6 +83,7 @@ class SessionReport:
     runs: list[tuple[str, str, list[str], str | None]] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)  # files named that could not be read
+    waiting: set[str] = field(default_factory=set)  # runs written that wait (a watch's)
 
 
 def reader_for(tool: Tool) -> Callable[[str, SessionWarnings, Progress | None], Session]:
