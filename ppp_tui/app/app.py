@@ -64,6 +64,7 @@ WATCH_INTERVAL_S = 1.0  # how often the app looks for other processes' changes
 
 
 QUIT_HELP = "Quit (asks first if the weights are unsaved)"
+COPY_OR_QUIT_HELP = "Copy the selected text; with none selected, quit as q does"
 
 
 class PPPApp(Marking, Regrouping, App[None]):
@@ -80,6 +81,8 @@ class PPPApp(Marking, Regrouping, App[None]):
         Binding("q", "quit_app", "Quit", tooltip=QUIT_HELP, id="app.quit"),
         # Textual's own ctrl+q, which asks too (and is listed with q in the help).
         Binding("ctrl+q", "quit_app", "Quit", tooltip=QUIT_HELP, show=False, priority=True),
+        # Not a priority: with text selected, the screen's own ctrl+c copies it first.
+        Binding("ctrl+c", "copy_or_quit", "Quit", tooltip=COPY_OR_QUIT_HELP, show=False),
         Binding(
             "question_mark",
             "help",
@@ -561,6 +564,10 @@ class PPPApp(Marking, Regrouping, App[None]):
 
     async def action_quit(self) -> None:
         """ctrl+q and the command palette's Quit: the same question as `q`."""
+        self.action_quit_app()
+
+    def action_copy_or_quit(self) -> None:
+        """ctrl+c with no text selected (the screen's own ctrl+c copies a selection)."""
         self.action_quit_app()
 
     def action_quit_app(self) -> None:

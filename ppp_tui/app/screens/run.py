@@ -34,7 +34,7 @@ from ...core.sensitivity import flips
 from ...core.settings import Weights
 from ...safe_text import number
 from ..messages import MarkChanged, TechnicalRated, UngroupRun, WeightsChanged, WeightsReset
-from ..services import AppServices, WorkspaceView
+from ..services import AppServices
 from ..text import cell, literal, plain
 from ..widgets.colours import CAUTION, colour
 from ..widgets.conversation import Conversation, Line, conversation_lines
@@ -44,12 +44,14 @@ from ..widgets.run_texts import (
     consensus_summary,
     consensus_text,
     has_steps,
+    has_thinking,
     question_cells,
 )
 from ..widgets.table_rows import cursor_key, refill
 from ..widgets.weight_sliders import Triple, WeightSliders
 from ..widgets.weights_bar import WeightsBar
 from .rate import RateScreen
+from .run_keys import RunKeys
 
 # The header shows this many lines of the task (a session's first prompt), one below
 # TALL rows of terminal: the agents and the conversation need the room.
@@ -77,7 +79,7 @@ def _bar(value: float | None, width: int = 8) -> str:
     return "█" * filled + "░" * (width - filled) + f" {value:.2f}"
 
 
-class RunScreen(WorkspaceView):
+class RunScreen(RunKeys):
     """One run's agents side by side, the highlighted agent's detail, and the weights."""
 
     BINDINGS = [
@@ -113,6 +115,7 @@ class RunScreen(WorkspaceView):
             "Thinking",
             tooltip="Show or hide the agent's thinking in a session's conversation (it is"
             " not addressed to you)",
+            show=False,  # in the footer of a run of sessions only (SessionRunScreen)
             id="run.thinking",
         ),
         RATE,
@@ -452,10 +455,8 @@ class RunScreen(WorkspaceView):
         self._show_agent(keep_turn=True)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        # Only a run of sessions has thinking to show, and only a run with a stage has a
-        # stage table to edit: elsewhere the key is not offered (nor in the footer).
-        if action == "toggle_thinking":
-            return self._conversation
+        # Only a run with a stage has a stage table to edit: elsewhere the key is not
+        # offered (nor in the footer).
         if action == "toggle_scope":
             return self.run.stage is not None
         return True
@@ -463,7 +464,13 @@ class RunScreen(WorkspaceView):
     def action_toggle_thinking(self) -> None:
         agent = self._highlighted_agent()
         if not has_steps(agent):
-            self.notify("No conversation for this agent: only a session's turns hold thinking.")
+            which = "agent" if self._conversation else "run"
+            self.notify(f"No conversation in this {which}: only a session's turns hold thinking.")
+            return
+        if not has_thinking(agent):
+            assert agent is not None
+            name = literal(agent.name, True)
+            self.notify(f"No thinking in {name}'s turns: its tool recorded none.", markup=False)
             return
         self._thinking = not self._thinking
         self._show_conversation(agent, keep_turn=True)
@@ -616,6 +623,11 @@ class SessionRunScreen(RunScreen):
 
     BINDINGS = [
         replace(RATE, show=True),
+        *(
+            replace(binding, show=True)
+            for binding in RunScreen.BINDINGS
+            if isinstance(binding, Binding) and binding.id == "run.thinking"
+        ),
         *(
             replace(binding, show=False)
             for binding in RunScreen.BINDINGS

@@ -75,6 +75,17 @@ def has_steps(agent: Agent | None) -> bool:
     return trajectory is not None and any(turn.steps for turn in trajectory.turns)
 
 
+def has_thinking(agent: Agent | None) -> bool:
+    """Whether a session agent's turns hold any thinking to show (some tools record
+    none, and an agent may not have thought aloud)."""
+    trajectory = agent.trajectory if agent is not None else None
+    return trajectory is not None and any(
+        kind == "thinking" and text.strip()
+        for turn in trajectory.turns
+        for kind, text in turn.steps
+    )
+
+
 def agent_facts(agent: Agent) -> str:
     """One line about a session agent: its technical score and where it came from, its
     models and its sessions."""
