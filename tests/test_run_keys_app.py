@@ -14,6 +14,9 @@ from ppp_tui.app.app import PPPApp
 from ppp_tui.app.screens.quit import QuitScreen
 from ppp_tui.app.screens.run import RunScreen
 from ppp_tui.app.widgets.conversation import Conversation
+from ppp_tui.app.widgets.fitted_table import Column, shown_columns
+from ppp_tui.app.widgets.run_texts import AGENT_COLUMNS
+from ppp_tui.app.widgets.table_rows import cursor_key
 from ppp_tui.core.sessions.grouping import agent_names, session_run
 from ppp_tui.core.sessions.model import Session, SessionTurn, Step, StepKind, Tool
 from ppp_tui.storage.files import ParsedRecord
@@ -211,3 +214,83 @@ async def test_a_step_the_lock_leaves_no_room_for_says_so(db: Path, tmp_path: Pa
             "technical can go no further that way while personalization is locked"
             " (l cycles the lock)"
         ]
+
+
+# -- numbers shown whole ---------------------------------------------------------------
+
+
+def _labels(table: DataTable[object]) -> list[str]:
+    return [str(column.label) for column in table.ordered_columns]
+
+
+def _cut_numbers(table: DataTable[object], numeric: set[str]) -> list[str]:
+    """The columns of numbers that end beyond the table's width."""
+    room, x, cut = table.scrollable_content_region.width, 0, []
+    for column in table.ordered_columns:
+        x += column.get_render_width(table)
+        if x > room and str(column.label) in numeric:
+            cut.append(str(column.label))
+    return cut
+
+
+def test_a_column_of_numbers_that_cannot_show_whole_is_left_out() -> None:
+    columns = [Column("name"), Column("score", numeric=True), Column("note"), Column("n", True)]
+    rows = [("alpha", "0.125", "fine", "7")]
+    # name 7 + score 7 + note 6 + n 3 cells (padding included)
+    assert shown_columns(columns, rows, 23) == [0, 1, 2, 3]
+    assert shown_columns(columns, rows, 22) == [0, 1, 2]
+    assert shown_columns(columns, rows, 13) == [0, 2]  # the text stays, cut or scrolled to
+    assert shown_columns(columns, rows, 0) == [0, 2]
+
+
+async def test_the_agents_gap_shows_whole_or_not_at_all(db: Path, tmp_path: Path) -> None:
+    numeric = {column.label for column in AGENT_COLUMNS if column.numeric}
+    app = PPPApp(db, tmp_path / "config.toml")
+    async with app.run_test(size=(200, 50)) as pilot:
+        screen = await _open(app, pilot)
+        table = screen.query_one("#agents", DataTable)
+        assert "gap" in _labels(table) and AGENT_COLUMNS[-1].label in _labels(table)
+        assert not _cut_numbers(table, numeric)
+        table.move_cursor(row=1)
+        await pilot.pause()
+        highlighted = cursor_key(table)
+        await pilot.resize_terminal(80, 24)
+        await pilot.pause()
+        # The gap fits while the mark column is narrow ("selected") ...
+        assert "gap" in _labels(table) and not _cut_numbers(table, numeric)
+        table.move_cursor(row=0)
+        await pilot.press("p")  # ... and not once it reads "★ selected"
+        await pilot.pause()
+        table.move_cursor(row=1)
+        await pilot.pause()
+        labels = _labels(table)
+        assert "★ selected" in [str(value) for value in table.get_row_at(0)]
+        assert "gap" not in labels and AGENT_COLUMNS[-1].label not in labels
+        assert labels[:8] == [column.label for column in AGENT_COLUMNS[:8]]
+        assert not _cut_numbers(table, numeric)
+        assert cursor_key(table) == highlighted  # the same agent stays highlighted
+        await pilot.resize_terminal(200, 50)
+        await pilot.pause()
+        assert "gap" in _labels(table) and cursor_key(table) == highlighted
+
+
+async def test_the_tuning_panels_stage_figures_show_whole(db: Path, tmp_path: Path) -> None:
+    from ppp_tui.app.screens.tuning import STAGE_COLUMNS, TuningScreen
+
+    numeric = {column.label for column in STAGE_COLUMNS if column.numeric}
+    app = PPPApp(db, tmp_path / "config.toml")
+    async with app.run_test(size=SMALL) as pilot:
+        await app.load_done.wait()
+        await pilot.press("t")
+        screen = app.screen
+        assert isinstance(screen, TuningScreen)
+        while screen.computing or screen.result is None:
+            await app.workers.wait_for_complete()
+            await pilot.pause(0.02)
+        await pilot.pause()
+        table = screen.query_one("#tuning-stages", DataTable)
+        assert table.row_count and "agreement" not in _labels(table)
+        assert not _cut_numbers(table, numeric)
+        await pilot.resize_terminal(200, 50)
+        await pilot.pause()
+        assert "agreement" in _labels(table) and not _cut_numbers(table, numeric)

@@ -106,11 +106,13 @@ async def _open(app: PPPApp, pilot: Pilot[None]) -> RunScreen:
     return screen
 
 
-def _agent_row(screen: RunScreen, name: str) -> list[str]:
+def _agent_row(screen: RunScreen, name: str) -> dict[str, str]:
+    """An agent's row, by column (the columns shown depend on the width)."""
     table = screen.query_one("#agents", DataTable)
+    labels = [str(column.label) for column in table.ordered_columns]
     for y in range(table.row_count):
-        row = [str(value) for value in table.get_row_at(y)]
-        if row[1] == name:
+        row = dict(zip(labels, map(str, table.get_row_at(y)), strict=True))
+        if row["agent"] == name:
             return row
     raise LookupError(name)
 
@@ -222,9 +224,9 @@ async def test_an_unscored_agent_shows_no_number(sessions_db: Path, tmp_path: Pa
     async with app.run_test(size=SMALL) as pilot:
         screen = await _open(app, pilot)
         claude = _agent_row(screen, "claude-code")
-        assert claude[3] == "—" and "unscored" in claude[9]
+        assert claude["technical"] == "—" and "unscored" in claude["flags"]
         codex = _agent_row(screen, "codex")
-        assert codex[3] == f"{41 / 43:.3f}" and "unscored" not in codex[9]
+        assert codex["technical"] == f"{41 / 43:.3f}" and "unscored" not in codex["flags"]
         await _highlight(screen, pilot, "claude-code")
         facts = str(screen.query_one("#agent-facts", Static).render())
         assert facts.startswith("technical — (unscored) · model claude-opus-4-5 · session c1")
@@ -254,7 +256,7 @@ async def test_rating_with_stars_stores_a_hand_score(sessions_db: Path, tmp_path
         await app.workers.wait_for_complete()
         await pilot.pause()
         claude = _agent_row(screen, "claude-code")
-        assert claude[3] == "0.750" and "unscored" not in claude[9]
+        assert claude["technical"] == "0.750" and "unscored" not in claude["flags"]
         facts = str(screen.query_one("#agent-facts", Static).render())
         assert facts.startswith("technical 0.750 (hand)")
         # The whole-database arrays (the runs list, the figures) hold it too.
@@ -289,7 +291,7 @@ async def test_a_bad_rating_shows_an_error_and_stores_nothing(
             await pilot.pause()
             assert not isinstance(app.screen, RateScreen)
         assert app.screen is screen
-        assert _agent_row(screen, "claude-code")[3] == "—"
+        assert _agent_row(screen, "claude-code")["technical"] == "—"
     with Store.open(sessions_db) as store:
         agent = store.get_run("session-run").agent("claude-code")
     assert agent is not None and agent.technical_source == UNSCORED

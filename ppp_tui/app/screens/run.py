@@ -38,8 +38,11 @@ from ..services import AppServices
 from ..text import cell, literal, plain
 from ..widgets.colours import CAUTION, colour
 from ..widgets.conversation import Conversation, Line, conversation_lines
+from ..widgets.fitted_table import FittedTable
 from ..widgets.flip_map import FlipMap, FlipMapPanel
 from ..widgets.run_texts import (
+    AGENT_COLUMNS,
+    VIOLATION_COLUMNS,
     agent_facts,
     consensus_summary,
     consensus_text,
@@ -47,7 +50,7 @@ from ..widgets.run_texts import (
     has_thinking,
     question_cells,
 )
-from ..widgets.table_rows import cursor_key, refill
+from ..widgets.table_rows import cursor_key
 from ..widgets.weight_sliders import Triple, WeightSliders
 from ..widgets.weights_bar import WeightsBar
 from .rate import RateScreen
@@ -166,7 +169,7 @@ class RunScreen(RunKeys):
         yield Header()
         with Vertical(id="run-body"):
             yield Static(id="run-header")
-            yield DataTable(id="agents", cursor_type="row", zebra_stripes=True)
+            yield FittedTable(AGENT_COLUMNS, id="agents", cursor_type="row", zebra_stripes=True)
             yield Static(id="agent-facts")
             with TabbedContent(id="detail"):
                 if self._conversation:
@@ -174,7 +177,7 @@ class RunScreen(RunKeys):
                 with TabPane("Questions", id="tab-questions"):
                     yield DataTable(id="questions", cursor_type="row")
                 with TabPane("Violations", id="tab-violations"):
-                    yield DataTable(id="violations", cursor_type="row")
+                    yield FittedTable(VIOLATION_COLUMNS, id="violations", cursor_type="row")
                 if not self._conversation:
                     yield self._turns_pane("Turns")
                 with TabPane("Output", id="tab-output"):
@@ -203,33 +206,15 @@ class RunScreen(RunKeys):
         workspace = self.app.workspace
         assert workspace is not None
         self._scope = workspace.scope_of(self.run.stage)
-        agents = self.query_one("#agents", DataTable)
-        # What decides the pick first, so 80 columns show it; the rest scrolls.
-        agents.add_columns(
-            "#",
-            "agent",
-            "final",
-            "technical",
-            "R_Proact",
-            "R_Pers",
-            "interaction",
-            "mark",
-            "gap",
-            "flags",
-            "relevance × confidence",
-        )
         asked = ("asked", "answer") if self._asked else ()
         self.query_one("#questions", DataTable).add_columns(
             "turn", "effort", "label", *asked, "question"
-        )
-        self.query_one("#violations", DataTable).add_columns(
-            "turn", "preference", "severity", "penalty", "source"
         )
         self._show_header()
         self._show_iterations()
         self.refresh_ranking()
         self.sync_weights()
-        agents.focus()
+        self.query_one("#agents").focus()
 
     # -- the run -----------------------------------------------------------------
 
@@ -303,8 +288,7 @@ class RunScreen(RunKeys):
         preferred = self._preferred()
         # The highlight stays on its agent when the order changes (and so does the
         # detail below the table).
-        refill(
-            self.query_one("#agents", DataTable),
+        self.query_one("#agents", FittedTable).show_rows(
             {
                 agent.name: self._agent_cells(
                     agent, self._flash.get(agent.name, 0.0) > now, preferred
@@ -376,9 +360,9 @@ class RunScreen(RunKeys):
         self._shown_penalties = self._penalties()
         self._show_facts(agent)
         questions = self.query_one("#questions", DataTable)
-        violations = self.query_one("#violations", DataTable)
+        violations = self.query_one("#violations", FittedTable)
         questions.clear()
-        violations.clear()
+        violations.show_rows({})
         turns = self.query_one("#turns", Static)
         output = self.query_one("#output", Static)
         output.update(plain(agent.output if agent and agent.output else "No output stored."))
@@ -391,18 +375,21 @@ class RunScreen(RunKeys):
             questions.add_row(*question_cells(q, self._asked))
         workspace = self.app.workspace
         assert workspace is not None
-        for v in trajectory.violations:
-            violations.add_row(
+        rows = [
+            (
                 "—" if v.turn is None else str(v.turn),
                 cell(v.preference),
                 v.severity.value,
                 f"{violation_penalty(v, workspace.settings):.3f}",
                 v.source.value,
             )
+            for v in trajectory.violations
+        ]
         if trajectory.unchecked:
-            violations.add_row(
-                "—", cell(", ".join(trajectory.unchecked)), "unchecked", "—", "no rule checker"
+            rows.append(
+                ("—", cell(", ".join(trajectory.unchecked)), "unchecked", "—", "no rule checker")
             )
+        violations.show_rows({str(i): row for i, row in enumerate(rows)})
         if not trajectory.turns or has_steps(agent):
             turns.update("No turns recorded." if not trajectory.turns else "")
             return

@@ -12,8 +12,32 @@ from textual.content import Content
 from ...analysis.describe import answer_text, effort_source, technical_text
 from ...core.model import Agent, AskedWith, Question, Run
 from ..text import cell, literal, plain
+from .fitted_table import Column
 
 ANSWER_CELLS = 10  # an answer in the questions table, before the time taken
+
+# The agents table: what decides the pick first, so 80 columns show it; the rest scrolls,
+# and a column of numbers that cannot show whole is left out.
+AGENT_COLUMNS = (
+    Column("#", numeric=True),
+    Column("agent"),
+    Column("final", numeric=True),
+    Column("technical", numeric=True),
+    Column("R_Proact", numeric=True),
+    Column("R_Pers", numeric=True),
+    Column("interaction", numeric=True),
+    Column("mark"),
+    Column("gap", numeric=True),
+    Column("flags"),
+    Column("relevance × confidence", numeric=True),
+)
+VIOLATION_COLUMNS = (
+    Column("turn", numeric=True),
+    Column("preference"),
+    Column("severity"),
+    Column("penalty", numeric=True),
+    Column("source"),
+)
 
 
 def _consensus(run: Run) -> dict[str, Any]:
