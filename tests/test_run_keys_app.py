@@ -11,15 +11,17 @@ from textual.selection import Selection
 from textual.widgets import DataTable, Static
 
 from ppp_tui.app.app import PPPApp
+from ppp_tui.app.next_runs import next_marks, next_request
 from ppp_tui.app.screens.quit import QuitScreen
 from ppp_tui.app.screens.run import RunScreen
+from ppp_tui.app.screens.runs import RunsScreen
 from ppp_tui.app.widgets.conversation import Conversation
 from ppp_tui.app.widgets.fitted_table import Column, shown_columns
 from ppp_tui.app.widgets.run_texts import AGENT_COLUMNS
 from ppp_tui.app.widgets.table_rows import cursor_key
 from ppp_tui.core.sessions.grouping import agent_names, session_run
 from ppp_tui.core.sessions.model import Session, SessionTurn, Step, StepKind, Tool
-from ppp_tui.storage.files import ParsedRecord
+from ppp_tui.storage.files import ParsedRecord, Record
 from ppp_tui.storage.store import Store
 
 SMALL = (80, 24)
@@ -294,3 +296,61 @@ async def test_the_tuning_panels_stage_figures_show_whole(db: Path, tmp_path: Pa
         await pilot.resize_terminal(200, 50)
         await pilot.pause()
         assert "agreement" in _labels(table) and not _cut_numbers(table, numeric)
+
+
+# -- marking run after run -------------------------------------------------------------
+
+
+async def test_n_opens_the_next_run_to_mark_in_place_of_this_one(db: Path, tmp_path: Path) -> None:
+    app = PPPApp(db, tmp_path / "config.toml")
+    async with app.run_test(size=SMALL) as pilot:
+        first = await _open(app, pilot)
+        depth = len(app.screen_stack)
+        assert app.workspace is not None
+        request = next_request(app.workspace, None)
+        assert request is not None
+        expected = [s.run_id for s in next_marks(request).suggestions if s.run_id != first.run.id]
+        assert len(expected) >= 2
+        await pilot.press("n")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        second = app.screen
+        assert isinstance(second, RunScreen) and second.run.id == expected[0]
+        assert len(app.screen_stack) == depth  # in place: escape goes back to the list
+        # Marked, it is no longer to mark: n goes on to the next.
+        await pilot.press("p")
+        await pilot.pause()
+        await pilot.press("n")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        third = app.screen
+        assert isinstance(third, RunScreen)
+        assert third.run.id not in (first.run.id, second.run.id)
+        await pilot.press("escape")
+        assert isinstance(app.screen, RunsScreen)
+
+
+async def test_n_says_when_no_run_is_left_to_mark(tmp_path: Path) -> None:
+    db = tmp_path / "marked.db"
+    runs = [
+        {
+            "id": f"run-{i}",
+            "preferences": [],
+            "preferred_agent": "a",
+            "agents": [
+                {"name": "a", "technical_score": 0.8, "trajectory": {"turns": []}},
+                {"name": "b", "technical_score": 0.7, "trajectory": {"turns": []}},
+            ],
+        }
+        for i in range(2)
+    ]
+    with Store.open(db, create=True) as store:
+        store.import_records([Record("t", None, "$", raw) for raw in runs])
+    app = PPPApp(db, tmp_path / "config.toml")
+    async with app.run_test(size=SMALL) as pilot:
+        screen = await _open(app, pilot)
+        await pilot.press("n")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert app.screen is screen
+        assert _told(app) == ["No unmarked runs: every run is marked."]

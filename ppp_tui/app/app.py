@@ -278,7 +278,7 @@ class PPPApp(Marking, Regrouping, App[None]):
     # -- what the screens ask for ----------------------------------------------------
 
     def on_open_run(self, message: OpenRun) -> None:
-        self.open_run(message.run_id)
+        self.open_run(message.run_id, instead=message.instead)
 
     def on_mark_changed(self, message: MarkChanged) -> None:
         self.mark_preferred(message.run_id, message.agent)
@@ -302,7 +302,8 @@ class PPPApp(Marking, Regrouping, App[None]):
 
     # -- runs ----------------------------------------------------------------------
 
-    def open_run(self, run_id: str) -> None:
+    def open_run(self, run_id: str, *, instead: bool = False) -> None:
+        """Open a run's screen on top, or `instead` of the screen on top."""
         if self.workspace is None:
             return
         try:
@@ -312,7 +313,10 @@ class PPPApp(Marking, Regrouping, App[None]):
             return
         from .screens.run import run_screen  # its widgets load when the first run opens
 
-        self.push_screen(run_screen(run))
+        if instead:
+            self.switch_screen(run_screen(run))
+        else:
+            self.push_screen(run_screen(run))
 
     # -- weights -------------------------------------------------------------------
 

@@ -95,14 +95,28 @@ class RunScreen(RunKeys):
             id="run.prefer",
         ),
         Binding(
+            "n",
+            "next_run",
+            "Next",
+            tooltip="Open the next run to mark (as n in the runs list picks them) in place"
+            " of this one",
+            id="run.next",
+        ),
+        Binding(
             "g",
             "toggle_scope",
             "Scope",
             tooltip="The weights the slider moves: global, or the run's stage table",
             id="run.scope",
         ),
+        # Not in the footer: at 80 columns it makes room for n.
         Binding(
-            "r", "reset", "Reset", tooltip="Reset the weights to config.toml's", id="run.reset"
+            "r",
+            "reset",
+            "Reset",
+            tooltip="Reset the weights to config.toml's",
+            show=False,
+            id="run.reset",
         ),
         # The three weights walk together (the others follow to keep the rule).
         Binding("left_square_bracket", "weight(0, -1)", "Tech -0.05", show=False, key_display="["),
@@ -605,7 +619,7 @@ class RunScreen(RunKeys):
 
 class SessionRunScreen(RunScreen):
     """A run of imported sessions: its agents are often unscored, so rating by hand is
-    offered in the footer too; at 80 columns reset and lock make room for it and the
+    offered in the footer too; at 80 columns the map and lock make room for it and the
     thinking key there (they stay in the help and work as everywhere)."""
 
     BINDINGS = [
@@ -618,7 +632,7 @@ class SessionRunScreen(RunScreen):
         *(
             replace(binding, show=False)
             for binding in RunScreen.BINDINGS
-            if isinstance(binding, Binding) and binding.id in ("run.reset", "run.lock")
+            if isinstance(binding, Binding) and binding.id in ("run.map", "run.lock")
         ),
     ]
 
