@@ -8,25 +8,30 @@ from pathlib import Path
 import pytest
 from textual.pilot import Pilot
 from textual.selection import Selection
-from textual.widgets import DataTable, Static
+from textual.strip import Strip
+from textual.widgets import DataTable, Label, Static
 
 from ppp_tui.app.app import PPPApp
 from ppp_tui.app.next_runs import next_marks, next_request
 from ppp_tui.app.screens.quit import QuitScreen
 from ppp_tui.app.screens.run import RunScreen
 from ppp_tui.app.screens.runs import RunsScreen
+from ppp_tui.app.screens.whole_text import WholeTextScreen
 from ppp_tui.app.widgets.conversation import Conversation
 from ppp_tui.app.widgets.fitted_table import Column, shown_columns
 from ppp_tui.app.widgets.run_texts import AGENT_COLUMNS
 from ppp_tui.app.widgets.table_rows import cursor_key
 from ppp_tui.core.sessions.grouping import agent_names, session_run
-from ppp_tui.core.sessions.model import Session, SessionTurn, Step, StepKind, Tool
+from ppp_tui.core.sessions.model import Ask, Session, SessionTurn, Step, StepKind, Tool
 from ppp_tui.storage.files import ParsedRecord, Record
 from ppp_tui.storage.store import Store
 
 SMALL = (80, 24)
 SIZE = (140, 45)
 THOUGHT = "Maybe the tests can wait"
+LONG_TEXT = "\n".join(f"step line {i} [bold]x[/] \x1b[31mred" for i in range(1, 31))
+LONG_TOOL = "Bash: cat <<EOF > notes.txt\n" + "a note\n" * 5 + "EOF"
+LONG_ANSWER = "keep the old parser until the new one passes every fixture we have"
 
 
 def _sessions() -> list[Session]:
@@ -39,7 +44,14 @@ def _sessions() -> list[Session]:
             SessionTurn(
                 "Fix the parser",
                 timestamp="2026-01-05T10:00:00Z",
-                steps=[Step(StepKind.THINKING, THOUGHT), Step(StepKind.TEXT, "Done.")],
+                steps=[
+                    Step(StepKind.THINKING, THOUGHT),
+                    Step(StepKind.TEXT, "Done."),
+                    Step(StepKind.TEXT, LONG_TEXT),
+                    Step(StepKind.TOOL, LONG_TOOL),
+                    Step(StepKind.ASK, "How should errors read?"),
+                ],
+                asks=[Ask("How should errors read?", ["short", "long"], answer=LONG_ANSWER)],
             )
         ],
     )
@@ -354,3 +366,121 @@ async def test_n_says_when_no_run_is_left_to_mark(tmp_path: Path) -> None:
         await pilot.pause()
         assert app.screen is screen
         assert _told(app) == ["No unmarked runs: every run is marked."]
+
+
+# -- a long step opened whole ----------------------------------------------------------
+
+
+def _whole_rows(app: PPPApp) -> list[str]:
+    screen = app.screen
+    assert isinstance(screen, WholeTextScreen)
+    return [row.strip() for row in screen.query_one(Conversation).plain()]
+
+
+async def test_o_opens_the_first_cut_step_on_screen_whole(
+    sessions_db: Path, tmp_path: Path
+) -> None:
+    app = PPPApp(sessions_db, tmp_path / "config.toml")
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await _open(app, pilot)
+        await _highlight(screen, pilot, "claude-code")
+        rows = list(screen.query_one(Conversation).plain())
+        assert "… (10 more lines)" in "\n".join(rows)  # shown cut
+        await pilot.press("tab", "o")
+        await pilot.pause()
+        shown = _whole_rows(app)
+        # Every line, as the data holds it: markup stays brackets, ESC is shown as ␛.
+        assert shown == [f"step line {i} [bold]x[/] ␛[31mred" for i in range(1, 31)]
+        title = str(app.screen.query_one("#whole-title", Label).render())
+        assert title.startswith("turn 1 · the agent's text · 30 lines")
+        await pilot.press("escape")
+        assert app.screen is screen
+
+
+async def test_a_click_opens_the_step_clicked_a_tool_call_folded_to_one_row(
+    sessions_db: Path, tmp_path: Path
+) -> None:
+    app = PPPApp(sessions_db, tmp_path / "config.toml")
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await _open(app, pilot)
+        await _highlight(screen, pilot, "claude-code")
+        conversation = screen.query_one(Conversation)
+        y = next(i for i, row in enumerate(conversation.plain()) if "▸ Bash: cat" in row)
+        await pilot.click(Conversation, offset=(10, y - int(conversation.scroll_offset.y)))
+        await pilot.pause()
+        assert _whole_rows(app) == LONG_TOOL.split("\n")
+
+
+async def test_o_says_when_nothing_on_screen_is_cut(sessions_db: Path, tmp_path: Path) -> None:
+    app = PPPApp(sessions_db, tmp_path / "config.toml")
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await _open(app, pilot)
+        await _highlight(screen, pilot, "codex")
+        await pilot.press("tab", "o")
+        await pilot.pause()
+        assert app.screen is screen
+        assert _told(app) == ["Every step on screen shows whole: nothing to open."]
+
+
+async def test_a_megabyte_step_opens_drawing_only_the_rows_on_screen(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    text = "\n".join(f"{i} 漢字のテキスト wörds " * 40 for i in range(1200))  # about 1 MB
+    session = Session(
+        Tool.CLAUDE_CODE,
+        "big",
+        "/sessions/big.jsonl",
+        turns=[SessionTurn("Read the log", steps=[Step(StepKind.TEXT, text)])],
+    )
+    run = session_run([session], "big-run", agent_names([session]), "key", None)
+    db = tmp_path / "big.db"
+    with Store.open(db, create=True) as store:
+        store.import_records([ParsedRecord("test", None, "$", None, parsed=run)])
+    drawn: list[int] = []
+    render_line = Conversation.render_line
+
+    def counted(self: Conversation, y: int) -> Strip:
+        drawn.append(y)
+        return render_line(self, y)
+
+    monkeypatch.setattr(Conversation, "render_line", counted)
+    app = PPPApp(db, tmp_path / "config.toml")
+    async with app.run_test(size=SMALL) as pilot:
+        await _open(app, pilot)
+        await pilot.press("tab")
+        await pilot.pause()
+        drawn.clear()
+        await pilot.press("o")
+        await pilot.pause()
+        view = app.screen.query_one(Conversation)
+        assert len(view.rows) > 1200 * 4  # each line wrapped over several rows
+        assert 0 < len(drawn) <= 4 * SMALL[1]  # a few frames of the rows on screen
+        await pilot.press("end")
+        await pilot.pause()
+        bottom = view.render_line(view.size.height - 1).text.strip()
+        assert bottom and bottom == view.rows[-1][1].strip()
+        assert "".join(row for _, row, _ in view.rows[-12:]).startswith("1199 漢字")
+
+
+# -- the answers take the width there is -----------------------------------------------
+
+
+async def test_answers_take_the_width_of_the_screen(sessions_db: Path, tmp_path: Path) -> None:
+    app = PPPApp(sessions_db, tmp_path / "config.toml")
+    async with app.run_test(size=SMALL) as pilot:
+        screen = await _open(app, pilot)
+        await _highlight(screen, pilot, "claude-code")
+        table = screen.query_one("#questions", DataTable)
+
+        def answer() -> str:
+            column = [str(c.label) for c in table.ordered_columns].index("answer")
+            row = next(table.get_row_at(y) for y in range(table.row_count))
+            return str(row[column])
+
+        assert answer().startswith("keep the…")  # 80 columns: the question needs room
+        await pilot.resize_terminal(150, 40)
+        await pilot.pause()
+        assert answer().startswith("keep the old parser until the new one")
+        await pilot.resize_terminal(200, 50)
+        await pilot.pause()
+        assert answer().startswith(LONG_ANSWER)

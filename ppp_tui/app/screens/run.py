@@ -44,6 +44,7 @@ from ..widgets.run_texts import (
     AGENT_COLUMNS,
     VIOLATION_COLUMNS,
     agent_facts,
+    answer_width,
     consensus_summary,
     consensus_text,
     has_steps,
@@ -271,6 +272,8 @@ class RunScreen(RunKeys):
 
     def on_resize(self) -> None:
         self._show_header()
+        if self._asked:  # the answers take the width there is
+            self._show_questions(self._highlighted_agent())
 
     def _show_iterations(self) -> None:
         widget = self.query_one("#iterations", Static)
@@ -373,9 +376,8 @@ class RunScreen(RunKeys):
         agent = self._highlighted_agent()
         self._shown_penalties = self._penalties()
         self._show_facts(agent)
-        questions = self.query_one("#questions", DataTable)
+        self._show_questions(agent)
         violations = self.query_one("#violations", FittedTable)
-        questions.clear()
         violations.show_rows({})
         turns = self.query_one("#turns", Static)
         output = self.query_one("#output", Static)
@@ -385,8 +387,6 @@ class RunScreen(RunKeys):
             turns.update("No trajectory: the technical-only fallback applies to this agent.")
             return
         trajectory = agent.trajectory
-        for q in trajectory.questions:
-            questions.add_row(*question_cells(q, self._asked))
         workspace = self.app.workspace
         assert workspace is not None
         rows = [
@@ -420,6 +420,14 @@ class RunScreen(RunKeys):
                 parts += [Content.styled("prompt: ", "dim"), literal(turn.prompt), "\n"]
             parts += [Content.styled("response: ", "dim"), literal(turn.response), "\n\n"]
         turns.update(Content.assemble(*parts))
+
+    def _show_questions(self, agent: Agent | None) -> None:
+        questions = self.query_one("#questions", DataTable)
+        questions.clear()
+        if agent is not None and agent.trajectory is not None:
+            width = answer_width(self.size.width)
+            for q in agent.trajectory.questions:
+                questions.add_row(*question_cells(q, self._asked, width))
 
     def _show_facts(self, agent: Agent | None) -> None:
         """The line above the tabs: a session agent's technical source, models and

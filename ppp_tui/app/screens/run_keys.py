@@ -1,5 +1,6 @@
 """What a run's screen adds to its own wiring (run.py): the order tab moves the focus
-in, and `n`, which opens the next run to mark in this one's place.
+in, a step of the conversation opened whole, and `n`, which opens the next run to mark
+in this one's place.
 
 A base of RunScreen, kept apart so that run.py stays one screen's wiring.
 """
@@ -8,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from textual import work
+from textual import on, work
 from textual.widget import Widget
 from textual.widgets import TabbedContent, Tabs
 from textual.worker import get_current_worker
@@ -17,6 +18,8 @@ from ..messages import OpenRun
 from ..next_runs import NextRequest, next_marks, next_request, none_left
 from ..services import WorkspaceView
 from ..text import inline
+from ..widgets.conversation import Conversation
+from .whole_text import WholeTextScreen
 
 if TYPE_CHECKING:
     from ...core.model import Run
@@ -43,6 +46,11 @@ class RunKeys(WorkspaceView):
                 chain.remove(bar)
                 chain.insert(inside[-1], bar)  # one place earlier now that it is out
         return chain
+
+    @on(Conversation.Open)
+    def _open_whole(self, event: Conversation.Open) -> None:
+        event.stop()
+        self.app.push_screen(WholeTextScreen(event.text, event.title))
 
     # -- the next run to mark ------------------------------------------------------
 

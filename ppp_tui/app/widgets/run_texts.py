@@ -14,7 +14,10 @@ from ...core.model import Agent, AskedWith, Question, Run
 from ..text import cell, literal, plain
 from .fitted_table import Column
 
-ANSWER_CELLS = 10  # an answer in the questions table, before the time taken
+ANSWER_CELLS = 10  # the least an answer in the questions table shows, before the time
+# What the questions table's other columns and an answer's time take (about 40 cells),
+# with the least the question keeps (about 20): the answer has half of the rest.
+QUESTION_FIXED = 60
 
 # The agents table: what decides the pick first, so 80 columns show it; the rest scrolls,
 # and a column of numbers that cannot show whole is left out.
@@ -121,9 +124,17 @@ def agent_facts(agent: Agent) -> str:
     return literal(" · ".join(facts), True)
 
 
-def question_cells(question: Question, asked: bool) -> tuple[Any, ...]:
+def answer_width(width: int) -> int:
+    """The cells an answer takes in the questions table on a screen `width` wide: half
+    of what the other columns leave, the question having the other half."""
+    return max(ANSWER_CELLS, (width - QUESTION_FIXED) // 2)
+
+
+def question_cells(
+    question: Question, asked: bool, answer_cells: int = ANSWER_CELLS
+) -> tuple[Any, ...]:
     """A row of the questions table; with `asked`, how the question was asked and, for
-    one asked through a tool, its answer (cut) and the time taken."""
+    one asked through a tool, its answer (cut to `answer_cells`) and the time taken."""
     cells: list[Any] = [
         "—" if question.turn is None else str(question.turn),
         question.effort.value,
@@ -135,8 +146,8 @@ def question_cells(question: Question, asked: bool) -> tuple[Any, ...]:
             shown = question.answer
             if shown is not None:
                 shown = literal(shown, True)
-                if len(shown) > ANSWER_CELLS:
-                    shown = f"{shown[: ANSWER_CELLS - 1].rstrip()}…"
+                if len(shown) > answer_cells:
+                    shown = f"{shown[: answer_cells - 1].rstrip()}…"
             answer = answer_text(replace(question, answer=shown))
         cells += [question.asked_with.value, cell(answer)]
     return (*cells, cell(question.text))
