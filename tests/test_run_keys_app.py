@@ -6,13 +6,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from textual.pilot import Pilot
+from helpers import highlight_agent, open_first_run, session_run_db
 from textual.selection import Selection
 from textual.strip import Strip
 from textual.widgets import DataTable, Label, Static
 
 from ppp_tui.app.app import PPPApp
-from ppp_tui.app.next_runs import next_marks, next_request
+from ppp_tui.app.screens.next_runs import next_marks, next_request
 from ppp_tui.app.screens.quit import QuitScreen
 from ppp_tui.app.screens.run import RunScreen
 from ppp_tui.app.screens.runs import RunsScreen
@@ -21,9 +21,8 @@ from ppp_tui.app.widgets.conversation import Conversation
 from ppp_tui.app.widgets.fitted_table import Column, shown_columns
 from ppp_tui.app.widgets.run_texts import AGENT_COLUMNS
 from ppp_tui.app.widgets.table_rows import cursor_key
-from ppp_tui.core.sessions.grouping import agent_names, session_run
 from ppp_tui.core.sessions.model import Ask, Session, SessionTurn, Step, StepKind, Tool
-from ppp_tui.storage.files import ParsedRecord, Record
+from ppp_tui.storage.files import Record
 from ppp_tui.storage.store import Store
 
 SMALL = (80, 24)
@@ -68,30 +67,11 @@ def _sessions() -> list[Session]:
 @pytest.fixture
 def sessions_db(tmp_path: Path) -> Path:
     """One run of two sessions: claude-code thought aloud, codex recorded no thinking."""
-    sessions = _sessions()
-    run = session_run(sessions, "session-run", agent_names(sessions), "key", None)
-    db = tmp_path / "sessions.db"
-    with Store.open(db, create=True) as store:
-        store.import_records([ParsedRecord("test", None, "$", None, parsed=run)])
-    return db
+    return session_run_db(tmp_path / "sessions.db", _sessions())
 
 
-async def _open(app: PPPApp, pilot: Pilot[None]) -> RunScreen:
-    await app.load_done.wait()
-    await pilot.pause()
-    await pilot.press("enter")
-    await pilot.pause()
-    screen = app.screen
-    assert isinstance(screen, RunScreen)
-    return screen
-
-
-async def _highlight(screen: RunScreen, pilot: Pilot[None], name: str) -> None:
-    table = screen.query_one("#agents", DataTable)
-    table.focus()
-    names = [str(table.get_row_at(y)[1]) for y in range(table.row_count)]
-    table.move_cursor(row=names.index(name))
-    await pilot.pause()
+_open = open_first_run
+_highlight = highlight_agent
 
 
 def _told(app: PPPApp) -> list[str]:
@@ -432,10 +412,7 @@ async def test_a_megabyte_step_opens_drawing_only_the_rows_on_screen(
         "/sessions/big.jsonl",
         turns=[SessionTurn("Read the log", steps=[Step(StepKind.TEXT, text)])],
     )
-    run = session_run([session], "big-run", agent_names([session]), "key", None)
-    db = tmp_path / "big.db"
-    with Store.open(db, create=True) as store:
-        store.import_records([ParsedRecord("test", None, "$", None, parsed=run)])
+    db = session_run_db(tmp_path / "big.db", [session])
     drawn: list[int] = []
     render_line = Conversation.render_line
 

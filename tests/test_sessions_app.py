@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
+from helpers import highlight_agent, open_first_run, session_run_db
 from hypothesis import given
 from hypothesis import strategies as st
 from rich.cells import cell_len
@@ -19,7 +20,6 @@ from ppp_tui.app.screens.rate import RateScreen, parse_rating
 from ppp_tui.app.screens.run import RunScreen
 from ppp_tui.app.widgets.conversation import STEP_LINES, YOU, Conversation, cut, wrap
 from ppp_tui.core.model import HAND, UNSCORED
-from ppp_tui.core.sessions.grouping import agent_names, session_run
 from ppp_tui.core.sessions.model import (
     Ask,
     Session,
@@ -29,7 +29,7 @@ from ppp_tui.core.sessions.model import (
     TestRun,
     Tool,
 )
-from ppp_tui.storage.files import ParsedRecord, Record
+from ppp_tui.storage.files import Record
 from ppp_tui.storage.store import Store
 
 SMALL = (80, 24)
@@ -88,22 +88,10 @@ def _sessions() -> list[Session]:
 @pytest.fixture
 def sessions_db(tmp_path: Path) -> Path:
     """One run of two sessions: claude-code (unscored, asks) and codex (tests ran)."""
-    sessions = _sessions()
-    run = session_run(sessions, "session-run", agent_names(sessions), "key", None)
-    db = tmp_path / "sessions.db"
-    with Store.open(db, create=True) as store:
-        store.import_records([ParsedRecord("test", None, "$", None, parsed=run)])
-    return db
+    return session_run_db(tmp_path / "sessions.db", _sessions())
 
 
-async def _open(app: PPPApp, pilot: Pilot[None]) -> RunScreen:
-    await app.load_done.wait()
-    await pilot.pause()
-    await pilot.press("enter")
-    await pilot.pause()
-    screen = app.screen
-    assert isinstance(screen, RunScreen)
-    return screen
+_open = open_first_run
 
 
 def _agent_row(screen: RunScreen, name: str) -> dict[str, str]:
@@ -117,12 +105,7 @@ def _agent_row(screen: RunScreen, name: str) -> dict[str, str]:
     raise LookupError(name)
 
 
-async def _highlight(screen: RunScreen, pilot: Pilot[None], name: str) -> None:
-    table = screen.query_one("#agents", DataTable)
-    table.focus()
-    names = [str(table.get_row_at(y)[1]) for y in range(table.row_count)]
-    table.move_cursor(row=names.index(name))
-    await pilot.pause()
+_highlight = highlight_agent
 
 
 def _rows(screen: RunScreen) -> list[str]:

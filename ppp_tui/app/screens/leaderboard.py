@@ -22,7 +22,7 @@ from ...core.settings import Settings
 from ...core.wording import counted
 from ..services import AppServices
 from ..text import cell, literal, stage_tables, weights_text
-from ..widgets.fitted_table import Column, FittedTable
+from ..widgets.fitted_table import Column, FittedTable, numbers
 from .recomputing import RecomputingScreen
 
 if TYPE_CHECKING:
@@ -59,10 +59,7 @@ class Result:
 # A figure cut at the table's edge is left out.
 BOARD_COLUMNS = (
     Column("agent"),
-    *(
-        Column(label, numeric=True)
-        for label in ("rating", "95% int.", "won", "marks", "pref", "weights", "95% int.", "picked")
-    ),
+    *numbers("rating", "95% int.", "won", "marks", "pref", "weights", "95% int.", "picked"),
 )
 
 

@@ -15,10 +15,10 @@ from textual.widgets import TabbedContent, Tabs
 from textual.worker import get_current_worker
 
 from ..messages import OpenRun
-from ..next_runs import NextRequest, next_marks, next_request, none_left
 from ..services import WorkspaceView
 from ..text import inline
 from ..widgets.conversation import Conversation
+from .next_runs import NextRequest, next_marks, next_request, none_left
 from .whole_text import WholeTextScreen
 
 if TYPE_CHECKING:

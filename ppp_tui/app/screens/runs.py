@@ -24,7 +24,6 @@ from textual.worker import get_current_worker
 from ...core.errors import PPPError
 from ...core.wording import counted
 from ..messages import GroupRuns, StageFiltered
-from ..next_runs import NextRequest, next_marks, next_request, none_left
 from ..services import AppServices, WorkspaceView
 from ..text import (
     NO_STAGE,
@@ -37,6 +36,7 @@ from ..text import (
     weights_text,
 )
 from ..widgets.runs_table import RunsTable
+from .next_runs import NextRequest, next_marks, next_request, none_left
 
 if TYPE_CHECKING:
     from ...core.next_mark import NextMarks

@@ -26,7 +26,7 @@ from ..messages import WeightsChanged
 from ..services import AppServices
 from ..text import cell, literal, stage_order
 from ..widgets.colours import BAD, CAUTION, CURRENT, GOOD, plot_colour, watch_theme
-from ..widgets.fitted_table import Column, FittedTable
+from ..widgets.fitted_table import Column, FittedTable, numbers
 from ..widgets.heat_map import Heat, RegretHeatMap, heat_figures, regret_heat
 from .recomputing import RecomputingScreen
 
@@ -61,12 +61,7 @@ class Result:
 # The per-stage optima: a figure cut at the table's edge is left out.
 STAGE_COLUMNS = (
     Column("stage"),
-    Column("marked", numeric=True),
-    Column("current", numeric=True),
-    Column("optimum", numeric=True),
-    Column("95% interval", numeric=True),
-    Column("mean regret", numeric=True),
-    Column("agreement", numeric=True),
+    *numbers("marked", "current", "optimum", "95% interval", "mean regret", "agreement"),
 )
 
 

@@ -26,6 +26,11 @@ class Column:
     numeric: bool = False  # cut, it would read as another number
 
 
+def numbers(*labels: str) -> tuple[Column, ...]:
+    """Columns of numbers, one per label."""
+    return tuple(Column(label, numeric=True) for label in labels)
+
+
 def cell_width(value: Any) -> int:
     """The cells a table cell's text takes."""
     return value.cell_len if isinstance(value, Text) else cell_len(str(value))

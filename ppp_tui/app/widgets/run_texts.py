@@ -12,7 +12,7 @@ from textual.content import Content
 from ...analysis.describe import answer_text, effort_source, technical_text
 from ...core.model import Agent, AskedWith, Question, Run
 from ..text import cell, literal, plain
-from .fitted_table import Column
+from .fitted_table import Column, numbers
 
 ANSWER_CELLS = 10  # the least an answer in the questions table shows, before the time
 # What the questions table's other columns and an answer's time take (about 40 cells),
@@ -22,23 +22,19 @@ QUESTION_FIXED = 60
 # The agents table: what decides the pick first, so 80 columns show it; the rest scrolls,
 # and a column of numbers that cannot show whole is left out.
 AGENT_COLUMNS = (
-    Column("#", numeric=True),
+    *numbers("#"),
     Column("agent"),
-    Column("final", numeric=True),
-    Column("technical", numeric=True),
-    Column("R_Proact", numeric=True),
-    Column("R_Pers", numeric=True),
-    Column("interaction", numeric=True),
+    *numbers("final", "technical", "R_Proact", "R_Pers", "interaction"),
     Column("mark"),
-    Column("gap", numeric=True),
+    *numbers("gap"),
     Column("flags"),
-    Column("relevance × confidence", numeric=True),
+    *numbers("relevance × confidence"),
 )
 VIOLATION_COLUMNS = (
-    Column("turn", numeric=True),
+    *numbers("turn"),
     Column("preference"),
     Column("severity"),
-    Column("penalty", numeric=True),
+    *numbers("penalty"),
     Column("source"),
 )
 

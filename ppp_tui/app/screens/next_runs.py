@@ -11,14 +11,14 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from ..core.stages import NO_STAGE
-from .text import NO_STAGE_VALUE
+from ...core.stages import NO_STAGE
+from ..text import NO_STAGE_VALUE
 
 if TYPE_CHECKING:
-    from ..core.arrays import Lines
-    from ..core.next_mark import NextMarks
-    from ..core.settings import Settings
-    from .workspace import Workspace
+    from ...core.arrays import Lines
+    from ...core.next_mark import NextMarks
+    from ...core.settings import Settings
+    from ..workspace import Workspace
 
 # What a worker computes from: the loaded lines (with a copy of the marks), the
 # settings, and the stage (None: every stage; NO_STAGE: the runs without one).
@@ -39,7 +39,7 @@ def next_request(workspace: Workspace, stage_filter: str | None) -> NextRequest 
 
 def next_marks(request: NextRequest) -> NextMarks:
     """The runs to mark next, the most telling first (run it off the UI thread)."""
-    from ..core.next_mark import NEXT_RUNS, scopes, suggest
+    from ...core.next_mark import NEXT_RUNS, scopes, suggest
 
     lines, settings, stage = request
     return suggest(lines, scopes(lines.arrays, settings, stage), NEXT_RUNS)
