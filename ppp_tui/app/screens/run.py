@@ -173,6 +173,7 @@ class RunScreen(RunKeys):
         self._built: dict[tuple[str, bool], list[Line]] = {}
         # Whether the questions table has the asked and answer columns: some question of
         # the run was asked through a tool.
+        self._answer_width = 0  # the cells the questions table's answers were cut to
         self._asked = any(
             q.asked_with is AskedWith.TOOL
             for agent in run.agents
@@ -272,8 +273,8 @@ class RunScreen(RunKeys):
 
     def on_resize(self) -> None:
         self._show_header()
-        if self._asked:  # the answers take the width there is
-            self._show_questions(self._highlighted_agent())
+        if self._asked and answer_width(self.size.width) != self._answer_width:
+            self._show_questions(self._highlighted_agent())  # answers take the width there is
 
     def _show_iterations(self) -> None:
         widget = self.query_one("#iterations", Static)
@@ -425,9 +426,9 @@ class RunScreen(RunKeys):
         questions = self.query_one("#questions", DataTable)
         questions.clear()
         if agent is not None and agent.trajectory is not None:
-            width = answer_width(self.size.width)
+            self._answer_width = answer_width(self.size.width)
             for q in agent.trajectory.questions:
-                questions.add_row(*question_cells(q, self._asked, width))
+                questions.add_row(*question_cells(q, self._asked, self._answer_width))
 
     def _show_facts(self, agent: Agent | None) -> None:
         """The line above the tabs: a session agent's technical source, models and
@@ -473,8 +474,8 @@ class RunScreen(RunKeys):
     def action_toggle_thinking(self) -> None:
         agent = self._highlighted_agent()
         if not has_steps(agent):
-            which = "agent" if self._conversation else "run"
-            self.notify(f"No conversation in this {which}: only a session's turns hold thinking.")
+            which = "for this agent" if self._conversation else "in this run"
+            self.notify(f"No conversation {which}: only a session's turns hold thinking.")
             return
         if not has_thinking(agent):
             assert agent is not None
