@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
-from helpers import opened
+from helpers import highlight_agent, open_first_run, opened, session_run_db
 from hypothesis import given
 from hypothesis import strategies as st
 from rich.cells import cell_len
@@ -20,7 +20,6 @@ from ppp_tui.app.screens.rate import RateScreen, parse_rating
 from ppp_tui.app.screens.run import RunScreen
 from ppp_tui.app.widgets.conversation import STEP_LINES, YOU, Conversation, cut, wrap
 from ppp_tui.core.model import HAND, UNSCORED
-from ppp_tui.core.sessions.grouping import agent_names, session_run
 from ppp_tui.core.sessions.model import (
     Ask,
     Session,
@@ -30,7 +29,7 @@ from ppp_tui.core.sessions.model import (
     TestRun,
     Tool,
 )
-from ppp_tui.storage.files import ParsedRecord, Record
+from ppp_tui.storage.files import Record
 from ppp_tui.storage.store import Store
 
 SMALL = (80, 24)
@@ -89,39 +88,24 @@ def _sessions() -> list[Session]:
 @pytest.fixture
 def sessions_db(tmp_path: Path) -> Path:
     """One run of two sessions: claude-code (unscored, asks) and codex (tests ran)."""
-    sessions = _sessions()
-    run = session_run(sessions, "session-run", agent_names(sessions), "key", None)
-    db = tmp_path / "sessions.db"
-    with Store.open(db, create=True) as store:
-        store.import_records([ParsedRecord("test", None, "$", None, parsed=run)])
-    return db
+    return session_run_db(tmp_path / "sessions.db", _sessions())
 
 
-async def _open(app: PPPApp, pilot: Pilot[None]) -> RunScreen:
-    await app.load_done.wait()
-    await pilot.pause()
-    await pilot.press("enter")
-    await pilot.pause()
-    screen = app.screen
-    assert isinstance(screen, RunScreen)
-    return screen
+_open = open_first_run
 
 
-def _agent_row(screen: RunScreen, name: str) -> list[str]:
+def _agent_row(screen: RunScreen, name: str) -> dict[str, str]:
+    """An agent's row, by column (the columns shown depend on the width)."""
     table = screen.query_one("#agents", DataTable)
+    labels = [str(column.label) for column in table.ordered_columns]
     for y in range(table.row_count):
-        row = [str(value) for value in table.get_row_at(y)]
-        if row[1] == name:
+        row = dict(zip(labels, map(str, table.get_row_at(y)), strict=True))
+        if row["agent"] == name:
             return row
     raise LookupError(name)
 
 
-async def _highlight(screen: RunScreen, pilot: Pilot[None], name: str) -> None:
-    table = screen.query_one("#agents", DataTable)
-    table.focus()
-    names = [str(table.get_row_at(y)[1]) for y in range(table.row_count)]
-    table.move_cursor(row=names.index(name))
-    await pilot.pause()
+_highlight = highlight_agent
 
 
 def _rows(screen: RunScreen) -> list[str]:
@@ -219,9 +203,9 @@ async def test_an_unscored_agent_shows_no_number(sessions_db: Path, tmp_path: Pa
     async with opened(sessions_db, tmp_path, SMALL) as (app, pilot):
         screen = await _open(app, pilot)
         claude = _agent_row(screen, "claude-code")
-        assert claude[3] == "—" and "unscored" in claude[9]
+        assert claude["technical"] == "—" and "unscored" in claude["flags"]
         codex = _agent_row(screen, "codex")
-        assert codex[3] == f"{41 / 43:.3f}" and "unscored" not in codex[9]
+        assert codex["technical"] == f"{41 / 43:.3f}" and "unscored" not in codex["flags"]
         await _highlight(screen, pilot, "claude-code")
         facts = str(screen.query_one("#agent-facts", Static).render())
         assert facts.startswith("technical — (unscored) · model claude-opus-4-5 · session c1")
@@ -250,7 +234,7 @@ async def test_rating_with_stars_stores_a_hand_score(sessions_db: Path, tmp_path
         await app.workers.wait_for_complete()
         await pilot.pause()
         claude = _agent_row(screen, "claude-code")
-        assert claude[3] == "0.750" and "unscored" not in claude[9]
+        assert claude["technical"] == "0.750" and "unscored" not in claude["flags"]
         facts = str(screen.query_one("#agent-facts", Static).render())
         assert facts.startswith("technical 0.750 (hand)")
         # The whole-database arrays (the runs list, the figures) hold it too.
@@ -284,7 +268,7 @@ async def test_a_bad_rating_shows_an_error_and_stores_nothing(
             await pilot.pause()
             assert not isinstance(app.screen, RateScreen)
         assert app.screen is screen
-        assert _agent_row(screen, "claude-code")[3] == "—"
+        assert _agent_row(screen, "claude-code")["technical"] == "—"
     with Store.open(sessions_db) as store:
         agent = store.get_run("session-run").agent("claude-code")
     assert agent is not None and agent.technical_source == UNSCORED
@@ -306,9 +290,11 @@ async def test_a_failed_agent_cannot_be_rated_above_zero(tmp_path: Path) -> None
         # Not a session run: the turns tab as before, no facts line.
         assert screen.query_one("#detail", TabbedContent).active == "tab-questions"
         assert not screen.query_one("#agent-facts").display
-        # No thinking to show: its key is not offered; any agent can be rated.
-        shown = {binding.id for _, binding, _, _ in app.active_bindings.values()}
-        assert "run.rate" in shown and "run.thinking" not in shown
+        # No thinking to show: its key is not in the footer (pressed, it says why); any
+        # agent can be rated.
+        active = [binding for _, binding, _, _ in app.active_bindings.values()]
+        assert "run.rate" in {binding.id for binding in active}
+        assert "run.thinking" not in {binding.id for binding in active if binding.show}
         await _highlight(screen, pilot, "gemini")
         await _rate(app, pilot, "0.5")
         await app.workers.wait_for_complete()

@@ -66,6 +66,7 @@ WATCH_INTERVAL_S = 1.0  # how often the app looks for other processes' changes
 
 
 QUIT_HELP = "Quit (asks first if the weights are unsaved)"
+COPY_OR_QUIT_HELP = "Copy the selected text; with none selected, quit as q does"
 
 
 class PPPApp(Marking, Regrouping, LiveSessions, App[None]):
@@ -82,6 +83,8 @@ class PPPApp(Marking, Regrouping, LiveSessions, App[None]):
         Binding("q", "quit_app", "Quit", tooltip=QUIT_HELP, id="app.quit"),
         # Textual's own ctrl+q, which asks too (and is listed with q in the help).
         Binding("ctrl+q", "quit_app", "Quit", tooltip=QUIT_HELP, show=False, priority=True),
+        # Not a priority: with text selected, the screen's own ctrl+c copies it first.
+        Binding("ctrl+c", "copy_or_quit", "Quit", tooltip=COPY_OR_QUIT_HELP, show=False),
         Binding(
             "question_mark",
             "help",
@@ -281,7 +284,7 @@ class PPPApp(Marking, Regrouping, LiveSessions, App[None]):
     # -- what the screens ask for ----------------------------------------------------
 
     def on_open_run(self, message: OpenRun) -> None:
-        self.open_run(message.run_id)
+        self.open_run(message.run_id, instead=message.instead)
 
     def on_mark_changed(self, message: MarkChanged) -> None:
         self.mark_preferred(message.run_id, message.agent)
@@ -305,7 +308,8 @@ class PPPApp(Marking, Regrouping, LiveSessions, App[None]):
 
     # -- runs ----------------------------------------------------------------------
 
-    def open_run(self, run_id: str) -> None:
+    def open_run(self, run_id: str, *, instead: bool = False) -> None:
+        """Open a run's screen on top, or `instead` of the screen on top."""
         if self.workspace is None:
             return
         try:
@@ -315,7 +319,10 @@ class PPPApp(Marking, Regrouping, LiveSessions, App[None]):
             return
         from .screens.run import run_screen  # its widgets load when the first run opens
 
-        self.push_screen(run_screen(run))
+        if instead:
+            self.switch_screen(run_screen(run))
+        else:
+            self.push_screen(run_screen(run))
 
     # -- weights -------------------------------------------------------------------
 
@@ -567,6 +574,10 @@ class PPPApp(Marking, Regrouping, LiveSessions, App[None]):
 
     async def action_quit(self) -> None:
         """ctrl+q and the command palette's Quit: the same question as `q`."""
+        self.action_quit_app()
+
+    def action_copy_or_quit(self) -> None:
+        """ctrl+c with no text selected (the screen's own ctrl+c copies a selection)."""
         self.action_quit_app()
 
     def action_quit_app(self) -> None:

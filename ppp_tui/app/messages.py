@@ -18,9 +18,11 @@ from ..core.settings import Weights
 
 @dataclass
 class OpenRun(Message):
-    """Open one run side by side (from the runs list, the dashboard, the palette)."""
+    """Open one run side by side (from the runs list, the dashboard, the palette); with
+    `instead`, in place of the screen on top (a run's screen opening the next to mark)."""
 
     run_id: str
+    instead: bool = field(default=False, kw_only=True)
 
 
 @dataclass

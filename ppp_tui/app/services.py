@@ -19,11 +19,12 @@ if TYPE_CHECKING:
 
 
 class AppServices(App[None]):
-    """The app as its screens see it (PPPApp is the one): the workspace once loaded, and
-    the event set when the load ends."""
+    """The app as its screens see it (PPPApp is the one): the workspace once loaded, the
+    event set when the load ends, and the runs list's stage."""
 
     workspace: Workspace | None
     load_done: asyncio.Event
+    stage_filter: str | None  # the stage the runs list is filtered by
 
 
 class WorkspaceView(Screen[None]):

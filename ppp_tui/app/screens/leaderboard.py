@@ -22,7 +22,7 @@ from ...core.settings import Settings
 from ...core.wording import counted
 from ..services import AppServices
 from ..text import cell, literal, stage_tables, weights_text
-from ..widgets.table_rows import refill
+from ..widgets.fitted_table import Column, FittedTable, numbers
 from .recomputing import RecomputingScreen
 
 if TYPE_CHECKING:
@@ -56,6 +56,13 @@ class Result:
     board: Leaderboard | None  # None: no marked run
 
 
+# A figure cut at the table's edge is left out.
+BOARD_COLUMNS = (
+    Column("agent"),
+    *numbers("rating", "95% int.", "won", "marks", "pref", "weights", "95% int.", "picked"),
+)
+
+
 class LeaderboardScreen(RecomputingScreen[Request, Result]):
     """Every agent of the marked runs: its strength under your marks and the weights'."""
 
@@ -77,7 +84,9 @@ class LeaderboardScreen(RecomputingScreen[Request, Result]):
             yield Select([], prompt="All stages", id="leaderboard-stage", allow_blank=True)
             yield Static("", id="leaderboard-status")
         with VerticalScroll(id="leaderboard-body"):
-            yield DataTable(id="leaderboard-table", cursor_type="row", zebra_stripes=True)
+            yield FittedTable(
+                BOARD_COLUMNS, id="leaderboard-table", cursor_type="row", zebra_stripes=True
+            )
             yield Static(id="leaderboard-notes")
         yield Footer()
 
@@ -85,9 +94,6 @@ class LeaderboardScreen(RecomputingScreen[Request, Result]):
         table = self.query_one("#leaderboard-table", DataTable)
         table.border_title = "Agents by strength under your marks"
         table.border_subtitle = "weights: the picks under the weights being edited"
-        table.add_columns(
-            "agent", "rating", "95% int.", "won", "marks", "pref", "weights", "95% int.", "picked"
-        )
         self.runs_loaded()
         table.focus()
         self.recompute(now=True)
@@ -142,10 +148,10 @@ class LeaderboardScreen(RecomputingScreen[Request, Result]):
             parts.append(stage_tables(len(settings.stage_weights)))
         parts.append(self._note)
         self.query_one("#leaderboard-status", Static).update(Content("  ·  ".join(parts)))
-        table = self.query_one("#leaderboard-table", DataTable)
+        table = self.query_one("#leaderboard-table", FittedTable)
         notes = self.query_one("#leaderboard-notes", Static)
         if board is None:
-            refill(table, {})
+            table.show_rows({})
             notes.update(
                 "No marked runs here yet: mark the agent you prefer in a run (p on its"
                 " screen) and the agents are ranked by your marks."
@@ -167,7 +173,7 @@ class LeaderboardScreen(RecomputingScreen[Request, Result]):
             )
             rows[agent] = (cell(agent, "bold"), *(Text(text, justify="right") for text in figures))
         # The same agent stays under the cursor while marks re-order the agents.
-        refill(table, rows)
+        table.show_rows(rows)
 
 
 def _rating(fit: Fit, i: int) -> str:

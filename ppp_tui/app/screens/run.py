@@ -36,22 +36,28 @@ from ...core.sessions.waiting import agent_waiting
 from ...core.settings import Weights
 from ...safe_text import number
 from ..messages import MarkChanged, TechnicalRated, UngroupRun, WeightsChanged, WeightsReset
-from ..services import AppServices, WorkspaceView
+from ..services import AppServices
 from ..text import cell, literal, plain
 from ..widgets.colours import CAUTION, colour
 from ..widgets.conversation import Conversation, Line, conversation_lines
+from ..widgets.fitted_table import FittedTable
 from ..widgets.flip_map import FlipMap, FlipMapPanel
 from ..widgets.run_texts import (
+    AGENT_COLUMNS,
+    VIOLATION_COLUMNS,
     agent_facts,
+    answer_width,
     consensus_summary,
     consensus_text,
     has_steps,
+    has_thinking,
     question_cells,
 )
-from ..widgets.table_rows import cursor_key, refill
+from ..widgets.table_rows import cursor_key
 from ..widgets.weight_sliders import Triple, WeightSliders
 from ..widgets.weights_bar import WeightsBar
 from .rate import RateScreen
+from .run_keys import RunKeys
 
 # The header shows this many lines of the task (a session's first prompt), one below
 # TALL rows of terminal: the agents and the conversation need the room.
@@ -79,7 +85,7 @@ def _bar(value: float | None, width: int = 8) -> str:
     return "█" * filled + "░" * (width - filled) + f" {value:.2f}"
 
 
-class RunScreen(WorkspaceView):
+class RunScreen(RunKeys):
     """One run's agents side by side, the highlighted agent's detail, and the weights."""
 
     BINDINGS = [
@@ -92,14 +98,28 @@ class RunScreen(WorkspaceView):
             id="run.prefer",
         ),
         Binding(
+            "n",
+            "next_run",
+            "Next",
+            tooltip="Open the next run to mark (as n in the runs list picks them) in place"
+            " of this one",
+            id="run.next",
+        ),
+        Binding(
             "g",
             "toggle_scope",
             "Scope",
             tooltip="The weights the slider moves: global, or the run's stage table",
             id="run.scope",
         ),
+        # Not in the footer: at 80 columns it makes room for n.
         Binding(
-            "r", "reset", "Reset", tooltip="Reset the weights to config.toml's", id="run.reset"
+            "r",
+            "reset",
+            "Reset",
+            tooltip="Reset the weights to config.toml's",
+            show=False,
+            id="run.reset",
         ),
         # The three weights walk together (the others follow to keep the rule).
         Binding("left_square_bracket", "weight(0, -1)", "Tech -0.05", show=False, key_display="["),
@@ -115,6 +135,7 @@ class RunScreen(WorkspaceView):
             "Thinking",
             tooltip="Show or hide the agent's thinking in a session's conversation (it is"
             " not addressed to you)",
+            show=False,  # in the footer of a run of sessions only (SessionRunScreen)
             id="run.thinking",
         ),
         RATE,
@@ -154,6 +175,7 @@ class RunScreen(WorkspaceView):
         self._built: dict[tuple[str, bool], list[Line]] = {}
         # Whether the questions table has the asked and answer columns: some question of
         # the run was asked through a tool.
+        self._answer_width = 0  # the cells the questions table's answers were cut to
         self._asked = any(
             q.asked_with is AskedWith.TOOL
             for agent in run.agents
@@ -165,7 +187,7 @@ class RunScreen(WorkspaceView):
         yield Header()
         with Vertical(id="run-body"):
             yield Static(id="run-header")
-            yield DataTable(id="agents", cursor_type="row", zebra_stripes=True)
+            yield FittedTable(AGENT_COLUMNS, id="agents", cursor_type="row", zebra_stripes=True)
             yield Static(id="agent-facts")
             with TabbedContent(id="detail"):
                 if self._conversation:
@@ -173,7 +195,7 @@ class RunScreen(WorkspaceView):
                 with TabPane("Questions", id="tab-questions"):
                     yield DataTable(id="questions", cursor_type="row")
                 with TabPane("Violations", id="tab-violations"):
-                    yield DataTable(id="violations", cursor_type="row")
+                    yield FittedTable(VIOLATION_COLUMNS, id="violations", cursor_type="row")
                 if not self._conversation:
                     yield self._turns_pane("Turns")
                 with TabPane("Output", id="tab-output"):
@@ -202,33 +224,15 @@ class RunScreen(WorkspaceView):
         workspace = self.app.workspace
         assert workspace is not None
         self._scope = workspace.scope_of(self.run.stage)
-        agents = self.query_one("#agents", DataTable)
-        # What decides the pick first, so 80 columns show it; the rest scrolls.
-        agents.add_columns(
-            "#",
-            "agent",
-            "final",
-            "technical",
-            "R_Proact",
-            "R_Pers",
-            "interaction",
-            "mark",
-            "gap",
-            "flags",
-            "relevance × confidence",
-        )
         asked = ("asked", "answer") if self._asked else ()
         self.query_one("#questions", DataTable).add_columns(
             "turn", "effort", "label", *asked, "question"
-        )
-        self.query_one("#violations", DataTable).add_columns(
-            "turn", "preference", "severity", "penalty", "source"
         )
         self._show_header()
         self._show_iterations()
         self.refresh_ranking()
         self.sync_weights()
-        agents.focus()
+        self.query_one("#agents").focus()
 
     # -- the run -----------------------------------------------------------------
 
@@ -271,6 +275,8 @@ class RunScreen(WorkspaceView):
 
     def on_resize(self) -> None:
         self._show_header()
+        if self._asked and answer_width(self.size.width) != self._answer_width:
+            self._show_questions(self._highlighted_agent())  # answers take the width there is
 
     def _show_iterations(self) -> None:
         widget = self.query_one("#iterations", Static)
@@ -302,8 +308,7 @@ class RunScreen(WorkspaceView):
         preferred = self._preferred()
         # The highlight stays on its agent when the order changes (and so does the
         # detail below the table).
-        refill(
-            self.query_one("#agents", DataTable),
+        self.query_one("#agents", FittedTable).show_rows(
             {
                 agent.name: self._agent_cells(
                     agent, self._flash.get(agent.name, 0.0) > now, preferred
@@ -376,10 +381,9 @@ class RunScreen(WorkspaceView):
         agent = self._highlighted_agent()
         self._shown_penalties = self._penalties()
         self._show_facts(agent)
-        questions = self.query_one("#questions", DataTable)
-        violations = self.query_one("#violations", DataTable)
-        questions.clear()
-        violations.clear()
+        self._show_questions(agent)
+        violations = self.query_one("#violations", FittedTable)
+        violations.show_rows({})
         turns = self.query_one("#turns", Static)
         output = self.query_one("#output", Static)
         output.update(plain(agent.output if agent and agent.output else "No output stored."))
@@ -388,22 +392,23 @@ class RunScreen(WorkspaceView):
             turns.update("No trajectory: the technical-only fallback applies to this agent.")
             return
         trajectory = agent.trajectory
-        for q in trajectory.questions:
-            questions.add_row(*question_cells(q, self._asked))
         workspace = self.app.workspace
         assert workspace is not None
-        for v in trajectory.violations:
-            violations.add_row(
+        rows = [
+            (
                 "—" if v.turn is None else str(v.turn),
                 cell(v.preference),
                 v.severity.value,
                 f"{violation_penalty(v, workspace.settings):.3f}",
                 v.source.value,
             )
+            for v in trajectory.violations
+        ]
         if trajectory.unchecked:
-            violations.add_row(
-                "—", cell(", ".join(trajectory.unchecked)), "unchecked", "—", "no rule checker"
+            rows.append(
+                ("—", cell(", ".join(trajectory.unchecked)), "unchecked", "—", "no rule checker")
             )
+        violations.show_rows({str(i): row for i, row in enumerate(rows)})
         if not trajectory.turns or has_steps(agent):
             turns.update("No turns recorded." if not trajectory.turns else "")
             return
@@ -420,6 +425,14 @@ class RunScreen(WorkspaceView):
                 parts += [Content.styled("prompt: ", "dim"), literal(turn.prompt), "\n"]
             parts += [Content.styled("response: ", "dim"), literal(turn.response), "\n\n"]
         turns.update(Content.assemble(*parts))
+
+    def _show_questions(self, agent: Agent | None) -> None:
+        questions = self.query_one("#questions", DataTable)
+        questions.clear()
+        if agent is not None and agent.trajectory is not None:
+            self._answer_width = answer_width(self.size.width)
+            for q in agent.trajectory.questions:
+                questions.add_row(*question_cells(q, self._asked, self._answer_width))
 
     def _show_facts(self, agent: Agent | None) -> None:
         """The line above the tabs: a session agent's technical source, models and
@@ -456,10 +469,8 @@ class RunScreen(WorkspaceView):
         self._show_agent(keep_turn=True)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        # Only a run of sessions has thinking to show, and only a run with a stage has a
-        # stage table to edit: elsewhere the key is not offered (nor in the footer).
-        if action == "toggle_thinking":
-            return self._conversation
+        # Only a run with a stage has a stage table to edit: elsewhere the key is not
+        # offered (nor in the footer).
         if action == "toggle_scope":
             return self.run.stage is not None
         return True
@@ -467,7 +478,13 @@ class RunScreen(WorkspaceView):
     def action_toggle_thinking(self) -> None:
         agent = self._highlighted_agent()
         if not has_steps(agent):
-            self.notify("No conversation for this agent: only a session's turns hold thinking.")
+            which = "for this agent" if self._conversation else "in this run"
+            self.notify(f"No conversation {which}: only a session's turns hold thinking.")
+            return
+        if not has_thinking(agent):
+            assert agent is not None
+            name = literal(agent.name, True)
+            self.notify(f"No thinking in {name}'s turns: its tool recorded none.", markup=False)
             return
         self._thinking = not self._thinking
         self._show_conversation(agent, keep_turn=True)
@@ -615,15 +632,20 @@ class RunScreen(WorkspaceView):
 
 class SessionRunScreen(RunScreen):
     """A run of imported sessions: its agents are often unscored, so rating by hand is
-    offered in the footer too; at 80 columns reset and lock make room for it and the
+    offered in the footer too; at 80 columns the map and lock make room for it and the
     thinking key there (they stay in the help and work as everywhere)."""
 
     BINDINGS = [
         replace(RATE, show=True),
         *(
+            replace(binding, show=True)
+            for binding in RunScreen.BINDINGS
+            if isinstance(binding, Binding) and binding.id == "run.thinking"
+        ),
+        *(
             replace(binding, show=False)
             for binding in RunScreen.BINDINGS
-            if isinstance(binding, Binding) and binding.id in ("run.reset", "run.lock")
+            if isinstance(binding, Binding) and binding.id in ("run.map", "run.lock")
         ),
     ]
 

@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import threading
-from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from textual import on, work
@@ -37,11 +36,10 @@ from ..text import (
     weights_text,
 )
 from ..widgets.runs_table import RunsTable
+from .next_runs import NextRequest, next_marks, next_request, none_left
 
 if TYPE_CHECKING:
-    from ...core.arrays import Lines
     from ...core.next_mark import NextMarks
-    from ...core.settings import Settings
     from ...storage.store import RunInfo, Store
     from ..first_page import RunRows
 
@@ -444,35 +442,17 @@ class RunsScreen(WorkspaceView):
     def _suggest_next(self, announce: bool = False) -> None:
         """Compute the runs to mark next in a worker, from the marks as they are now."""
         workspace = self.app.workspace
-        if workspace is None or workspace.scores is None:
+        request = None if workspace is None else next_request(workspace, self.stage_filter)
+        if request is None:
             return
-        from ...core.stages import NO_STAGE
-
         self._next_for = self._next_request_key()
-        scores = workspace.scores
-        # A copy of the marks: the UI thread patches the loaded ones in place.
-        arrays = replace(scores.arrays, preferred=scores.arrays.preferred.copy())
-        stage = self.stage_filter
-        self._next_marks(
-            replace(scores.lines, arrays=arrays),
-            workspace.settings,
-            NO_STAGE if stage == NO_STAGE_VALUE else stage,
-            self._next_for,
-            announce,
-        )
+        self._next_marks(request, self._next_for, announce)
 
     @work(thread=True, exclusive=True, group="next")
     def _next_marks(
-        self,
-        lines: Lines,
-        settings: Settings,
-        stage: str | None,
-        key: tuple[object, str | None],
-        announce: bool,
+        self, request: NextRequest, key: tuple[object, str | None], announce: bool
     ) -> None:
-        from ...core.next_mark import NEXT_RUNS, scopes, suggest
-
-        result = suggest(lines, scopes(lines.arrays, settings, stage), NEXT_RUNS)
+        result = next_marks(request)
         if not get_current_worker().is_cancelled:
             self.app.call_from_thread(self._show_next, key, result, announce)
 
@@ -480,13 +460,7 @@ class RunsScreen(WorkspaceView):
         if key != self._next_for:
             return  # asked again since: a newer result is on its way
         if not result.suggestions:
-            where = "" if self.stage_filter is None else " in this stage"
-            self.notify(
-                f"No unmarked runs{where}: every run is marked."
-                if not result.unmarked_runs
-                else f"No unmarked run{where} changes its pick with the technical weight.",
-                severity="warning",
-            )
+            self.notify(none_left(result, self.stage_filter), severity="warning")
             self._next = None
             self._apply_filter()
             return

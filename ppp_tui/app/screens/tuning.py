@@ -14,7 +14,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
-from textual.widgets import Button, DataTable, Footer, Header, Select, Static
+from textual.widgets import Button, Footer, Header, Select, Static
 from textual_plotext import PlotextPlot
 
 from ...core.arrays import Lines
@@ -26,8 +26,8 @@ from ..messages import WeightsChanged
 from ..services import AppServices
 from ..text import cell, literal, stage_order
 from ..widgets.colours import BAD, CAUTION, CURRENT, GOOD, plot_colour, watch_theme
+from ..widgets.fitted_table import Column, FittedTable, numbers
 from ..widgets.heat_map import Heat, RegretHeatMap, heat_figures, regret_heat
-from ..widgets.table_rows import refill
 from .recomputing import RecomputingScreen
 
 if TYPE_CHECKING:
@@ -56,6 +56,13 @@ class Result:
     stages: list[tuple[str, Tuning]]
     heat: Heat | None = None  # mean regret over both free weights, and their optimum
     free: tuple[float, float] = (0.3, 0.3)  # the scope's free weights when computed
+
+
+# The per-stage optima: a figure cut at the table's edge is left out.
+STAGE_COLUMNS = (
+    Column("stage"),
+    *numbers("marked", "current", "optimum", "95% interval", "mean regret", "agreement"),
+)
 
 
 class TuningScreen(RecomputingScreen[Request, Result]):
@@ -108,15 +115,14 @@ class TuningScreen(RecomputingScreen[Request, Result]):
                     yield Static(
                         Content.styled("Per-stage optima", "bold"), id="tuning-stages-title"
                     )
-                    yield DataTable(id="tuning-stages", cursor_type="row", zebra_stripes=True)
+                    yield FittedTable(
+                        STAGE_COLUMNS, id="tuning-stages", cursor_type="row", zebra_stripes=True
+                    )
         yield Footer()
 
     STATUS = "#tuning-status"
 
     def on_mount(self) -> None:
-        self.query_one("#tuning-stages", DataTable).add_columns(
-            "stage", "marked", "current", "optimum", "95% interval", "mean regret", "agreement"
-        )
         self.runs_loaded()
         watch_theme(self, self._redraw)  # the plots' colours come from the theme
         self.recompute(now=True)
@@ -310,7 +316,7 @@ class TuningScreen(RecomputingScreen[Request, Result]):
                 f"{tuning.before_agreement:.1%} → {tuning.agreement:.1%}",
             )
         # The cursor stays on its stage as the figures change.
-        refill(self.query_one("#tuning-stages", DataTable), rows)
+        self.query_one("#tuning-stages", FittedTable).show_rows(rows)
 
     # -- acting ------------------------------------------------------------------------
 

@@ -5,7 +5,9 @@ Each turn is the prompt the person typed, then the agent's steps in order: its t
 each tool call folded to one dim line, each question put through its ask tool with the
 options (the one picked marked) and what became of it. Thinking is never addressed to
 the user: it is hidden unless asked for, and marked as such when shown. A long step
-shows its first lines and how many more there are.
+shows its first lines and how many more there are; `o` (or enter, or a click) opens a
+cut step whole, in a view of its own (the first cut step on screen, marked in the
+margin while the conversation has the focus).
 
 A Static lays out every line of its text, about a quarter of a millisecond a line: a
 session of a few hundred turns froze the screen for seconds. Here the lines are wrapped
@@ -18,13 +20,16 @@ from bisect import bisect_left
 from collections.abc import Iterable
 from dataclasses import dataclass
 from operator import attrgetter, itemgetter
+from typing import ClassVar
 
 from rich.cells import cell_len
 from rich.segment import Segment
 from rich.style import Style
 from textual import events
+from textual.binding import Binding, BindingType
 from textual.content import Content
 from textual.geometry import Size
+from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
@@ -34,6 +39,9 @@ from ..text import literal
 
 STEP_LINES = 20  # a step longer than this shows its first lines, then how many more
 LINE_CHARS = 2000  # a longer line (a minified file, an encoded blob) is cut
+# A longer line of wide characters is wrapped by slicing: textual's wrapping took a
+# second for a megabyte of it (a step opened whole).
+WIDE_CHARS = 512
 TAB_SIZE = 4
 MARGIN = 1  # cells left of every row
 THINKING = "thinking (not addressed to you):"
@@ -54,13 +62,25 @@ STYLES = (
     "note",
 )
 FILLED = frozenset({"you", "prompt"})  # rows whose background runs to the right edge
+# What a step opened whole is, by the style of its line.
+KINDS = {
+    "prompt": "your prompt",
+    "text": "the agent's text",
+    "tool": "a tool call",
+    "thinking": "the agent's thinking",
+    "ask": "a question",
+    "answer": "an answer",
+    "dismissed": "an answer",
+}
+MARK = "▌"  # in the margin of the step `o` opens
 
 
 @dataclass(frozen=True, slots=True)
 class Line:
     """A piece of the conversation: a marker, then text, each of its lines wrapped under
     the text (or, with `wrap` False, one line cut to one row with "…"). `style` and
-    `marker_style` are names from STYLES; `turn` is the turn it belongs to (1-based)."""
+    `marker_style` are names from STYLES; `turn` is the turn it belongs to (1-based);
+    `whole`, the text of a step shown cut (a long text, a tool call on one row)."""
 
     text: str
     style: str
@@ -69,6 +89,7 @@ class Line:
     indent: int = 0
     wrap: bool = True
     turn: int = 0
+    whole: str = ""  # the step's whole text, when what is shown may be cut (raw data)
 
 
 def _block(
@@ -81,7 +102,9 @@ def _block(
         return []
     rows = body.split("\n", STEP_LINES)
     more = rows.pop().count("\n") + 1 if len(rows) > STEP_LINES else 0
-    if max(map(len, rows)) > LINE_CHARS:
+    long = max(map(len, rows)) > LINE_CHARS
+    whole = body if more or long else ""
+    if long:
         rows = [
             f"{row[:LINE_CHARS]} … ({len(row) - LINE_CHARS:,} more characters)"
             if len(row) > LINE_CHARS
@@ -89,10 +112,10 @@ def _block(
             for row in rows
         ]
     shown = literal("\n".join(rows)).expandtabs(TAB_SIZE)
-    lines = [Line(shown, style, marker, marker_style, indent, True, turn)]
+    lines = [Line(shown, style, marker, marker_style, indent, True, turn, whole)]
     if more:
         note = f"… ({more:,} more line{'s' if more > 1 else ''})"
-        lines.append(Line(note, "note", " " * cell_len(marker), "", indent, True, turn))
+        lines.append(Line(note, "note", " " * cell_len(marker), "", indent, True, turn, whole))
     return lines
 
 
@@ -140,7 +163,7 @@ def conversation_lines(trajectory: Trajectory, thinking: bool = False) -> list[L
         for kind, text in turn.steps:
             if kind == "tool":
                 shown = literal(text, True)
-                lines.append(Line(shown, "tool", "▸ ", "tool", 2, False, number))
+                lines.append(Line(shown, "tool", "▸ ", "tool", 2, False, number, text))
             elif kind == "thinking":
                 if not text.strip():
                     continue
@@ -162,23 +185,41 @@ def conversation_lines(trajectory: Trajectory, thinking: bool = False) -> list[L
     return lines
 
 
+def whole_lines(text: str) -> list[Line]:
+    """A step's whole text as the view's one line, shown literally (every row of it)."""
+    return [Line(literal(text.replace("\r\n", "\n")).expandtabs(TAB_SIZE), "text")]
+
+
 def wrap(text: str, width: int) -> list[str]:
     """`text` in rows of at most `width` cells, broken at spaces where there are any."""
     width = max(1, width)
-    if not text.isascii():  # wide characters: textual's own wrapping counts cells
+    wide = not text.isascii()
+    if wide and len(text) <= WIDE_CHARS:  # textual's own wrapping counts cells
         return [row.plain for row in Content(text).wrap(width)] or [""]
     rows = []
     start, end = 0, len(text)
-    while end - start > width:
-        space = text.rfind(" ", start, start + width + 1)
+    while start < end:
+        stop = _row_end(text, start, width) if wide else min(end, start + width)
+        if stop >= end:
+            break
+        space = text.rfind(" ", start, stop + 1)
         if space <= start:  # a word longer than the row: broken where the row ends
-            rows.append(text[start : start + width])
-            start += width
+            rows.append(text[start:stop])
+            start = stop
         else:
             rows.append(text[start:space])
             start = space + 1
     rows.append(text[start:])
     return rows
+
+
+def _row_end(text: str, start: int, width: int) -> int:
+    """Where a row of `width` cells from `start` ends (one character at least): a
+    character takes at most two cells, so each pass drops at least what is over."""
+    end = min(len(text), start + width)
+    while end > start + 1 and (over := cell_len(text[start:end]) - width) > 0:
+        end -= max(1, (over + 1) // 2)
+    return end
 
 
 def cut(text: str, width: int) -> str:
@@ -193,7 +234,25 @@ def cut(text: str, width: int) -> str:
 class Conversation(ScrollView, can_focus=True):
     """The lines of `conversation_lines`, wrapped to the width, drawn row by row."""
 
-    COMPONENT_CLASSES = {f"conversation--{name}" for name in STYLES}
+    COMPONENT_CLASSES = {f"conversation--{name}" for name in (*STYLES, "mark")}
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding(
+            "o,enter",
+            "open_step",
+            "Open",
+            tooltip="Open whole the step marked in the margin (a long text, a tool call"
+            " on one row); a click opens the one clicked",
+            show=False,  # at 80 columns the footer has no room left
+            id="conversation.open",
+        ),
+    ]
+
+    @dataclass
+    class Open(Message):
+        """A step to show whole: its text as the data holds it, and what it is."""
+
+        text: str
+        title: str
 
     DEFAULT_CSS = """
     Conversation {
@@ -215,6 +274,7 @@ class Conversation(ScrollView, can_focus=True):
     Conversation > .conversation--dismissed { color: $error; }
     Conversation > .conversation--thinking { color: $text-muted; text-style: italic; }
     Conversation > .conversation--note { color: $text-muted; text-style: italic; }
+    Conversation > .conversation--mark { color: $accent; }
     """
 
     def __init__(self, *, id: str | None = None) -> None:
@@ -226,6 +286,9 @@ class Conversation(ScrollView, can_focus=True):
         # The last few (lines, width, rows) wrapped: moving between agents and showing
         # thinking again wraps nothing again.
         self._wrapped: list[tuple[list[Line], int, list[tuple[int, str, bool]]]] = []
+        # The step marked in the margin, and the view it was found for.
+        self._marked_for: tuple[int, int, int] | None = None
+        self._marked_lines: list[int] = []
 
     def show(self, lines: list[Line], keep_turn: bool = False) -> None:
         """Show `lines`, from the top, or with `keep_turn` from the turn at the top now:
@@ -286,8 +349,8 @@ class Conversation(ScrollView, can_focus=True):
                 continue
             first = True
             for text in line.text.split("\n"):
-                if len(text) <= room and text.isascii():  # most lines: no wrapping
-                    add((index, text, first))
+                if len(text) <= room and (text.isascii() or cell_len(text) <= room):
+                    add((index, text, first))  # most lines: no wrapping
                 else:
                     for part in wrap(text, room):
                         add((index, part, first))
@@ -316,8 +379,73 @@ class Conversation(ScrollView, can_focus=True):
             if first
             else Segment(" " * cell_len(line.marker), fill)
         )
-        segments = [Segment(" " * (MARGIN + line.indent), fill), marker, Segment(text, style)]
+        margin = Segment(" " * (MARGIN + line.indent), fill)
+        if self.has_focus and index in self._marked():
+            margin = Segment(MARK + " " * (MARGIN - 1 + line.indent), base + self._style("mark"))
+        segments = [margin, marker, Segment(text, style)]
         return Strip(segments).crop(0, width).extend_cell_length(width, fill)
+
+    # -- a step opened whole ---------------------------------------------------------
+
+    def _openable(self, index: int) -> bool:
+        """Whether line `index` shows its step cut: a long text, or a tool call cut to
+        its row (or folded from several lines to one)."""
+        line = self.lines[index]
+        if not line.whole:
+            return False
+        if line.wrap:
+            return True  # a text is given its whole only when it is cut
+        row = self.rows[self._row_of(line=index)][1]
+        return row != line.text or "\n" in line.whole
+
+    def _step(self, index: int) -> list[int]:
+        """The lines of the step line `index` belongs to: a text and its note."""
+        if self.lines[index].style == "note":
+            return [index - 1, index]
+        if index + 1 < len(self.lines) and self.lines[index + 1].style == "note":
+            return [index, index + 1]
+        return [index]
+
+    def marked(self) -> int | None:
+        """The first line on screen that shows a step cut: the one `o` opens."""
+        top = int(self.scroll_offset.y)
+        seen: set[int] = set()
+        for index, _, _ in self.rows[top : top + self.size.height]:
+            if index not in seen:
+                seen.add(index)
+                if self._openable(index):
+                    return self._step(index)[0]
+        return None
+
+    def _marked(self) -> list[int]:
+        key = (int(self.scroll_offset.y), self.size.height, id(self.rows))
+        if self._marked_for != key:
+            marked = self.marked()
+            self._marked_for, self._marked_lines = key, [] if marked is None else self._step(marked)
+        return self._marked_lines
+
+    def action_open_step(self) -> None:
+        index = self.marked()
+        if index is None:
+            self.notify("Every step on screen shows whole: nothing to open.", timeout=3)
+            return
+        self._open(index)
+
+    def on_click(self, event: events.Click) -> None:
+        y = int(self.scroll_offset.y) + event.y
+        if 0 <= y < len(self.rows) and self._openable(index := self.rows[y][0]):
+            self._open(self._step(index)[0])
+
+    def _open(self, index: int) -> None:
+        line = self.lines[index]
+        kind = KINDS.get(line.style, "a step")
+        self.post_message(self.Open(line.whole, f"turn {line.turn} · {kind}"))
+
+    def on_focus(self) -> None:
+        self.refresh()  # the mark shows
+
+    def on_blur(self) -> None:
+        self.refresh()
 
     def plain(self) -> Iterable[str]:
         """Every row as text (what the view shows, scrolled through)."""

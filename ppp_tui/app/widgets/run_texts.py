@@ -14,8 +14,31 @@ from ...core.model import Agent, AskedWith, Question, Run
 from ...core.sessions.waiting import MARK as WAITING
 from ...core.sessions.waiting import agent_waiting
 from ..text import cell, literal, plain
+from .fitted_table import Column, numbers
 
-ANSWER_CELLS = 10  # an answer in the questions table, before the time taken
+ANSWER_CELLS = 10  # the least an answer in the questions table shows, before the time
+# What the questions table's other columns and an answer's time take (about 40 cells),
+# with the least the question keeps (about 20): the answer has half of the rest.
+QUESTION_FIXED = 60
+
+# The agents table: what decides the pick first, so 80 columns show it; the rest scrolls,
+# and a column of numbers that cannot show whole is left out.
+AGENT_COLUMNS = (
+    *numbers("#"),
+    Column("agent"),
+    *numbers("final", "technical", "R_Proact", "R_Pers", "interaction"),
+    Column("mark"),
+    *numbers("gap"),
+    Column("flags"),
+    *numbers("relevance × confidence"),
+)
+VIOLATION_COLUMNS = (
+    *numbers("turn"),
+    Column("preference"),
+    Column("severity"),
+    *numbers("penalty"),
+    Column("source"),
+)
 
 
 def _consensus(run: Run) -> dict[str, Any]:
@@ -77,6 +100,17 @@ def has_steps(agent: Agent | None) -> bool:
     return trajectory is not None and any(turn.steps for turn in trajectory.turns)
 
 
+def has_thinking(agent: Agent | None) -> bool:
+    """Whether a session agent's turns hold any thinking to show (some tools record
+    none, and an agent may not have thought aloud)."""
+    trajectory = agent.trajectory if agent is not None else None
+    return trajectory is not None and any(
+        kind == "thinking" and text.strip()
+        for turn in trajectory.turns
+        for kind, text in turn.steps
+    )
+
+
 def agent_facts(agent: Agent) -> str:
     """One line about a session agent: its technical score and where it came from, its
     models and its sessions; first, when it waits for the user, that it does."""
@@ -90,9 +124,17 @@ def agent_facts(agent: Agent) -> str:
     return literal(" · ".join(facts), True)
 
 
-def question_cells(question: Question, asked: bool) -> tuple[Any, ...]:
+def answer_width(width: int) -> int:
+    """The cells an answer takes in the questions table on a screen `width` wide: half
+    of what the other columns leave, the question having the other half."""
+    return max(ANSWER_CELLS, (width - QUESTION_FIXED) // 2)
+
+
+def question_cells(
+    question: Question, asked: bool, answer_cells: int = ANSWER_CELLS
+) -> tuple[Any, ...]:
     """A row of the questions table; with `asked`, how the question was asked and, for
-    one asked through a tool, its answer (cut) and the time taken."""
+    one asked through a tool, its answer (cut to `answer_cells`) and the time taken."""
     cells: list[Any] = [
         "—" if question.turn is None else str(question.turn),
         question.effort.value,
@@ -104,8 +146,8 @@ def question_cells(question: Question, asked: bool) -> tuple[Any, ...]:
             shown = question.answer
             if shown is not None:
                 shown = literal(shown, True)
-                if len(shown) > ANSWER_CELLS:
-                    shown = f"{shown[: ANSWER_CELLS - 1].rstrip()}…"
+                if len(shown) > answer_cells:
+                    shown = f"{shown[: answer_cells - 1].rstrip()}…"
             answer = answer_text(replace(question, answer=shown))
         cells += [question.asked_with.value, cell(answer)]
     return (*cells, cell(question.text))

@@ -230,8 +230,13 @@ class WeightSliders(Vertical):
         self._release()  # never leave the app's frames held
 
     def step(self, k: int, delta: float) -> None:
-        """Move weight `k` by `delta` (keys), to the nearest multiple of 0.01."""
-        self.move(k, round(self._weights[k] + delta, 2))
+        """Move weight `k` by `delta` (keys), to the nearest multiple of 0.01; a step the
+        lock stops is told, not taken."""
+        value = round(self._weights[k] + delta, 2)
+        if self.locked is not None and walk(self._weights, k, value, self.locked) == self._weights:
+            self._tell_locked(k)
+            return
+        self.move(k, value)
 
     def cycle_lock(self) -> str:
         """Lock the next weight (none, technical, proactivity, personalization, none);
@@ -246,11 +251,21 @@ class WeightSliders(Vertical):
         k = IDS.index(event.slider.id or "")
         if k == self.locked:
             self.show(self._weights)  # a locked weight stays where it is
-            now = time.monotonic()
-            if now - self._told_locked > 2.0:  # once per drag, not at every mouse move
-                self._told_locked = now
-                self.notify(
-                    f"{NAMES[k]} is locked (l cycles the lock)", severity="warning", timeout=2
-                )
+            self._tell_locked(k)
             return
         self.move(k, event.value)
+
+    def _tell_locked(self, k: int) -> None:
+        """Say why weight `k` does not move: it is the locked one, or the locked one
+        leaves it no room that way."""
+        now = time.monotonic()
+        if self.locked is None or now - self._told_locked <= 2.0:
+            return  # once per drag (or run of keys), not at every mouse move
+        self._told_locked = now
+        locked = NAMES[self.locked]
+        text = (
+            f"{locked} is locked"
+            if k == self.locked
+            else f"{NAMES[k]} can go no further that way while {locked} is locked"
+        )
+        self.notify(f"{text} (l cycles the lock)", severity="warning", timeout=2)
