@@ -167,6 +167,7 @@ async def test_the_diff_scrolls_with_the_keys_and_the_panel_zooms(
         assert screen.maximized is None
         await pilot.press("z", "escape")  # escape leaves the zoom, not the run
         assert screen.maximized is None and app.screen is screen
+        assert _heading(panel).endswith("z: zoom")
 
 
 async def test_files_sit_above_the_diff_at_80_columns_and_beside_it_when_wide(

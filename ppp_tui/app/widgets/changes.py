@@ -6,7 +6,7 @@ added and removed in it, or a dim dash where it left the file alone. The cursor 
 over its cells: on an agent's cell the diff view below (beside, on a wide terminal)
 shows that agent's edits of the file, on the path every agent's. The table is filled
 from the store's index of edits (no diff read); a file's diffs are read when the
-cursor reaches it (docs/app.md, "Changes").
+cursor reaches it (docs/sessions.md, "Reading a session in the app").
 """
 
 from __future__ import annotations
@@ -116,6 +116,14 @@ class ChangesPanel(Vertical):
             for path in self.paths
         )
         self._show_cell(0, 0)
+        # Zoomed in and out with z, or out with escape: the heading says which key.
+        self.watch(self.screen, "maximized", self._zoomed, init=False)
+
+    def _zoomed(self) -> None:
+        if self.shown is not None:
+            self.query_one("#change-heading", Static).update(
+                self._heading(*self.shown), layout=False
+            )
 
     def on_resize(self) -> None:
         self.set_class(self.size.width >= WIDE, "-wide")
@@ -180,8 +188,6 @@ class ChangesPanel(Vertical):
             screen.minimize()
         else:
             screen.maximize(self, container=False)
-        if self.shown is not None:
-            self.query_one("#change-heading", Static).update(self._heading(*self.shown))
 
 
 def changes_panel(store: Store, run: Run) -> ChangesPanel | None:
