@@ -16,13 +16,14 @@ from helpers import (
 )
 from rich.segment import Segment
 from textual.pilot import Pilot
-from textual.widgets import DataTable, Static, Tab, TabbedContent
+from textual.widgets import Static, Tab, TabbedContent
 
 from ppp_tui.app.app import PPPApp
 from ppp_tui.app.screens.help import key_lines
 from ppp_tui.app.screens.run import RunScreen
 from ppp_tui.app.widgets.changes import ChangesPanel
 from ppp_tui.app.widgets.diff_view import DiffView, lexer_for
+from ppp_tui.app.widgets.files_table import FilesTable
 from ppp_tui.core.sessions.changes import Piece, diff_edit
 from ppp_tui.core.sessions.grouping import agent_names, session_run
 from ppp_tui.core.sessions.model import Session, SessionTurn, Step, StepKind, Tool
@@ -50,15 +51,13 @@ async def _changes(
     assert isinstance(screen, RunScreen)
     screen.query_one("#detail", TabbedContent).active = "tab-changes"
     await pilot.pause()
-    screen.query_one("#changed-files", DataTable).focus()
+    screen.query_one(FilesTable).focus()
     await pilot.pause()
     return screen, screen.query_one(ChangesPanel)
 
 
 def _table(panel: ChangesPanel) -> list[list[str]]:
-    table = panel.query_one("#changed-files", DataTable)
-    header = [str(column.label) for column in table.ordered_columns]
-    return [header, *([str(v) for v in table.get_row_at(y)] for y in range(table.row_count))]
+    return panel.query_one(FilesTable).plain()
 
 
 def _diff(panel: ChangesPanel) -> list[str]:
@@ -134,9 +133,9 @@ async def test_a_click_on_a_cell_shows_that_agents_diffs(edits_db: Path, tmp_pat
     app = PPPApp(edits_db, tmp_path / "config.toml")
     async with app.run_test(size=(120, 40)) as pilot:
         _, panel = await _changes(edits_db, tmp_path, pilot, app)
-        table = panel.query_one("#changed-files", DataTable)
-        claude = table.ordered_columns[0].get_render_width(table) + 1  # in the second column
-        await pilot.click(table, offset=(claude, 2))  # app/export.py's row
+        table = panel.query_one(FilesTable)
+        # In claude-code's column, on app/export.py's row (the header is the first).
+        await pilot.click(table, offset=(table.starts[1] + 1, 2))
         await pilot.pause()
         assert panel.shown == ("claude-code", "app/export.py")
         assert [row for row in _diff(panel) if row.startswith("#")] == [
@@ -209,12 +208,13 @@ async def test_hostile_paths_and_diff_text_are_shown_literally(
             "".join(segment.text for segment in view.render_line(y))
             for y in range(view.size.height)
         ]
-        table = panel.query_one("#changed-files", DataTable)
-        shown = [*drawn, _heading(panel), *map(str, table.get_row_at(2))]
+        table = panel.query_one(FilesTable)
+        cells = ["".join(s.text for s in table.render_line(y)) for y in range(table.size.height)]
+        shown = [*drawn, *cells, _heading(panel)]
         assert not any(UNSAFE.search(line) for line in shown)
         assert any("[red]boom[/red] ␛[2J␛]0;title␇ <U+202E>evil" in line for line in drawn)
         assert any("[b]evil[/b]␛]52;c;aGk=␇.md" in line for line in shown)
-        assert str(table.get_row_at(2)[0]) == path
+        assert table.plain()[3][0] == path
 
 
 def _big_db(path: Path, edits: int) -> Path:

@@ -14,38 +14,28 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.content import Content
-from textual.widgets import DataTable, Static
+from textual.widgets import Static
 
 from ...core.model import Edit, Run
 from ...core.sessions.changes import FileChange
 from ...core.wording import counted
-from ..text import cell, literal
-from .colours import BAD, GOOD, cell_style
+from ..text import literal
 from .diff_view import NOTE, DiffView, Row, diff_rows
+from .files_table import FilesTable, figures
 
 if TYPE_CHECKING:
     from ...storage.store import Store
 
 WIDE = 120  # columns from which the diff sits beside the files, not below them
-ALL = "\x00all"  # the path column's key: every agent's edits of the file
-UNTOUCHED = "—"
+ALL = "\x00all"  # the path column's agent: every agent's edits of the file
 
 # Reads one agent's edits of one file: (agent, path) -> its edits in order.
 EditReader = Callable[[str, str], list[Edit]]
-
-
-def counts(change: FileChange, added: str, removed: str) -> Text:
-    """The lines added (a plus sign before them) in style `added`, then those removed
-    (a minus sign) in style `removed`."""
-    return Text.assemble(
-        (f"+{change.added}", added), " ", (f"−{change.removed}", removed), no_wrap=True
-    )
 
 
 class ChangesPanel(Vertical):
@@ -66,6 +56,10 @@ class ChangesPanel(Vertical):
 
     DEFAULT_CSS = """
     ChangesPanel { height: 1fr; }
+    ChangesPanel #changed-files { height: auto; max-height: 50%; }
+    ChangesPanel.-wide #changed-files {
+        width: auto; max-width: 45%; height: 1fr; max-height: 100%;
+    }
     ChangesPanel #change-heading {
         height: 1; padding: 0 1; background: $panel;
         text-wrap: nowrap; text-overflow: ellipsis;
@@ -93,28 +87,12 @@ class ChangesPanel(Vertical):
         self.shown: tuple[str, str] | None = None  # (agent or ALL, path) in the diff view
 
     def compose(self) -> ComposeResult:
-        yield DataTable(id="changed-files", cursor_type="cell", zebra_stripes=True)
+        yield FilesTable(self.agents, self.paths, self._by, id="changed-files")
         with Vertical(id="change-side"):
             yield Static(id="change-heading")
             yield DiffView(id="diff")
 
     def on_mount(self) -> None:
-        table = self.query_one("#changed-files", DataTable)
-        table.add_column("file", key=ALL)
-        for name in self.agents:
-            table.add_column(cell(name), key=name)
-        dash = Text(UNTOUCHED, style="dim", no_wrap=True)
-        good, bad = cell_style(self.app, GOOD), cell_style(self.app, BAD)
-        table.add_rows(
-            [
-                cell(path),
-                *(
-                    counts(found, good, bad) if (found := self._by.get((name, path))) else dash
-                    for name in self.agents
-                ),
-            ]
-            for path in self.paths
-        )
         self._show_cell(0, 0)
         # Zoomed in and out with z, or out with escape: the heading says which key.
         self.watch(self.screen, "maximized", self._zoomed, init=False)
@@ -128,9 +106,10 @@ class ChangesPanel(Vertical):
     def on_resize(self) -> None:
         self.set_class(self.size.width >= WIDE, "-wide")
 
-    @on(DataTable.CellHighlighted, "#changed-files")
-    def _highlighted(self, event: DataTable.CellHighlighted) -> None:
-        self._show_cell(event.coordinate.row, event.coordinate.column)
+    @on(FilesTable.Picked)
+    def _picked(self, event: FilesTable.Picked) -> None:
+        event.stop()
+        self._show_cell(event.row, event.column)
 
     def _show_cell(self, row: int, column: int) -> None:
         if not self.paths:
@@ -175,11 +154,8 @@ class ChangesPanel(Vertical):
 
     @staticmethod
     def _figures(change: FileChange) -> list[Content]:
-        return [
-            Content.styled(f"+{change.added}", "$success"),
-            Content(" "),
-            Content.styled(f"−{change.removed}", "$error"),
-        ]
+        added, removed = figures(change)
+        return [Content.styled(added, "$success"), Content(" "), Content.styled(removed, "$error")]
 
     def action_zoom(self) -> None:
         """The Changes tab on the whole screen, or back in its place."""

@@ -11,13 +11,14 @@ escape sequence in a diff is a visible stand-in, never sent to the terminal.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import PurePosixPath
 
 from pygments.lexer import Lexer
-from pygments.lexers import get_lexer_for_filename
+from pygments.lexers import get_all_lexers, get_lexer_by_name
 from pygments.token import _TokenType
 from pygments.util import ClassNotFound
 from rich.segment import Segment
@@ -45,6 +46,7 @@ AGENT, FILE, HUNK, ADDED, REMOVED, CONTEXT, NOTE = (
     "context",
     "note",
 )
+_GLOB = re.compile(r"[*?\[]")  # a file pattern's wildcards
 CODE = frozenset({ADDED, REMOVED, CONTEXT})  # rows holding a line of the file
 
 
@@ -96,17 +98,42 @@ def shown(text: str) -> str:
 
 
 def lexer_for(path: str) -> Lexer | None:
-    """The Pygments lexer of a file's name (by its extension or whole name), or None."""
+    """The Pygments lexer of a file's name: by its whole name (Makefile), else by its
+    longest extension a lexer claims (`.d.ts` before `.ts`); None for neither."""
     name = PurePosixPath(path.replace("\\", "/")).name
-    suffix = PurePosixPath(name).suffix
-    # Files of one extension share a lexer (Makefile, Dockerfile: by their whole name).
-    return _lexer("x" + suffix if suffix else name)
+    extensions, names = _lexer_names()
+    alias = names.get(name)
+    parts = name.split(".")
+    for k in range(1, len(parts)):
+        if alias is not None:
+            break
+        alias = extensions.get(".".join(parts[k:]))
+    return _lexer(alias) if alias is not None else None
 
 
-@lru_cache(maxsize=256)
-def _lexer(name: str) -> Lexer | None:
+@lru_cache(maxsize=1)
+def _lexer_names() -> tuple[dict[str, str], dict[str, str]]:
+    """(extension: lexer alias, whole file name: lexer alias) from Pygments' list of
+    lexers; the first lexer to claim one has it. Pygments' own lookup by file name
+    compiles a pattern for every one of its ~1,000 file patterns (half a second) and
+    scans the installed packages for plugins; this is a dictionary lookup."""
+    extensions: dict[str, str] = {}
+    names: dict[str, str] = {}
+    for _, aliases, patterns, _ in get_all_lexers(plugins=False):
+        if not aliases:
+            continue
+        for pattern in patterns:
+            if pattern.startswith("*.") and not _GLOB.search(pattern[2:]):
+                extensions.setdefault(pattern[2:], aliases[0])
+            elif not _GLOB.search(pattern):
+                names.setdefault(pattern, aliases[0])
+    return extensions, names
+
+
+@lru_cache(maxsize=64)
+def _lexer(alias: str) -> Lexer | None:
     try:
-        return get_lexer_for_filename(name, stripnl=False, ensurenl=False)
+        return get_lexer_by_name(alias, stripnl=False, ensurenl=False)
     except ClassNotFound:
         return None
 
