@@ -7,8 +7,10 @@ call and its result with the file's text before and its structuredPatch, as Clau
 writes them; a third of the files written new first), imports it with `ppp-tui import`,
 then prints, each the best and the worst of `--repeat` times (target: within a second):
 - the app, headless at 200x50: opening the run (its screen composed with the Changes
-  tab, which reads the changed files from the store's index), then showing the Changes
-  tab until it is drawn (the files table filled, the first file's diffs drawn);
+  tab, which reads the changed files from the store's index), and the same without the
+  tab, for what the rest of the screen costs (reading and laying out the session's
+  conversation); then showing the Changes tab until it is drawn (the files table, the
+  first file's diffs);
 - moving the cursor to the next file and to the next agent's cell, each until drawn;
 - `ppp-tui diff RUN_ID` as a whole process, its output written to a file.
 Everything is written to a temporary folder that is removed at the end. A quick check
@@ -29,6 +31,7 @@ from typing import Any
 from _common import isolated_env, ppp_tui, scratch
 
 from ppp_tui.app.app import PPPApp
+from ppp_tui.app.screens import run as run_screen
 from ppp_tui.app.screens.run import RunScreen
 from ppp_tui.app.widgets.changes import ChangesPanel
 from ppp_tui.app.widgets.diff_view import DiffView
@@ -121,11 +124,30 @@ async def _until(condition: Any, limit: float = 60.0) -> None:
         await asyncio.sleep(0.001)
 
 
+async def without_tab(db: Path, config: Path) -> float:
+    """Opening the run as if its agents had edited nothing: no Changes tab (the part of
+    opening the run that is not the tab's)."""
+    made = run_screen.changes_panel
+    run_screen.changes_panel = lambda store, run: None  # type: ignore[assignment]
+    try:
+        app = PPPApp(db, config)
+        async with app.run_test(size=SIZE) as pilot:
+            await app.load_done.wait()
+            await pilot.pause()
+            start = time.perf_counter()
+            await pilot.press("enter")
+            await _until(lambda: isinstance(app.screen, RunScreen))
+            await pilot.pause()
+            return time.perf_counter() - start
+    finally:
+        run_screen.changes_panel = made
+
+
 async def app_times(db: Path, config: Path) -> dict[str, float]:
     """One pass in the app: opening the run, its Changes tab, a step to the next file and
     to the next agent's cell, each until its frame is drawn."""
     app = PPPApp(db, config)
-    times: dict[str, float] = {}
+    times: dict[str, float] = {"open the run, no tab": await without_tab(db, config)}
     async with app.run_test(size=SIZE) as pilot:
         await app.load_done.wait()
         await pilot.pause()

@@ -23,8 +23,8 @@ from ppp_tui.app.screens.help import key_lines
 from ppp_tui.app.screens.run import RunScreen
 from ppp_tui.app.widgets.changes import ChangesPanel
 from ppp_tui.app.widgets.diff_view import DiffView, lexer_for
-from ppp_tui.app.widgets.files_table import FilesTable
-from ppp_tui.core.sessions.changes import Piece, diff_edit
+from ppp_tui.app.widgets.files_table import PATH_CELLS, FilesTable
+from ppp_tui.core.sessions.changes import EditKind, FileChange, Piece, diff_edit
 from ppp_tui.core.sessions.grouping import agent_names, session_run
 from ppp_tui.core.sessions.model import Session, SessionTurn, Step, StepKind, Tool
 from ppp_tui.safe_text import literal
@@ -318,3 +318,64 @@ async def test_the_help_lists_the_zoom_key(edits_db: Path, tmp_path: Path) -> No
             lines.index(("", "A run")) + 1 : lines.index(("", part[part.index("A run") + 1]))
         ]
         assert any(keys == "z" and "Changes tab" in text for keys, text in run)
+
+
+def _many_files_db(path: Path, files: int) -> Path:
+    """One codex session writing `files` new files (one edit each)."""
+    turn = SessionTurn(TASK, "2026-01-05T10:00:00Z", [Step(StepKind.TEXT, "Done.")])
+    for k in range(files):
+        made = diff_edit(f"/w/pkg/module_{k:05d}.py", [Piece("", f"x = {k}\n")], EditKind.CREATE)
+        assert made is not None
+        turn.edits.append(made)
+    session = Session(Tool.CODEX, "x1", "/s/x1.jsonl", "2026-01-05T10:00:00Z", "/w")
+    session.turns.append(turn)
+    run = session_run([session], "session-many", agent_names([session]), "key", None)
+    with Store.open(path, create=True) as store:
+        store.import_records([ParsedRecord("test", None, "$", None, parsed=run)])
+    return path
+
+
+async def test_a_long_list_of_files_is_drawn_row_by_row(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    db = _many_files_db(tmp_path / "many.db", 3000)
+    drawn: list[int] = []
+    cells = FilesTable._cells
+
+    def counting(table: FilesTable, row: int) -> list[list[tuple[str, str]]]:
+        drawn.append(row)
+        return cells(table, row)
+
+    monkeypatch.setattr(FilesTable, "_cells", counting)
+    app = PPPApp(db, tmp_path / "config.toml")
+    async with app.run_test(size=(80, 24)) as pilot:
+        _, panel = await _changes(db, tmp_path, pilot, app)
+        table = panel.query_one(FilesTable)
+        rows = table.size.height - 1  # under the header
+        assert len(table.paths) == 3000 and rows >= 1
+        assert drawn and set(drawn) <= set(range(rows))  # the first screenful only
+        drawn.clear()
+        await pilot.press("end")  # the last file, in sight, its diff shown
+        await pilot.pause()
+        assert panel.shown == ("\x00all", "pkg/module_02999.py")
+        assert table.scroll_offset.y == 3000 - rows
+        assert drawn and set(drawn) <= set(range(3000 - rows, 3000))
+        assert _diff(panel)[-1] == "+x = 2999"
+        await pilot.press("pageup")
+        assert table.row == 3000 - 1 - max(table.size.height - 2, 1)
+        await pilot.press("home")
+        assert (table.row, table.scroll_offset.y) == (0, 0)
+
+
+def test_a_long_path_is_cut_to_its_column_and_an_agents_counts_fit_theirs() -> None:
+    long = "src/" + "deep/" * 30 + "module.py"
+    changes = {
+        ("codex", long): FileChange(long, 1234, 5),
+        ("codex", "a.py"): FileChange("a.py", 1, 0),
+    }
+    table = FilesTable(["codex", "claude-code"], ["a.py", long], changes)
+    assert table.widths == [PATH_CELLS, len(f"+1234 {M}5"), len("claude-code")]
+    header, short, cut = table.plain()
+    assert header == ["file", "codex", "claude-code"]
+    assert short == ["a.py", f"+1 {M}0", "—"]
+    assert cut[0] == long[: PATH_CELLS - 1] + "…" and cut[1:] == [f"+1234 {M}5", "—"]
