@@ -172,21 +172,24 @@ async def test_the_diff_scrolls_with_the_keys_and_the_panel_zooms(
 async def test_files_sit_above_the_diff_at_80_columns_and_beside_it_when_wide(
     edits_db: Path, tmp_path: Path
 ) -> None:
-    for size, wide in (((80, 24), False), ((200, 50), True)):
+    # The table is 71 cells wide with its scroll bar: beside the diff at 200 columns; at
+    # 120 it would not fit half the width, and sits above.
+    for size, wide, height in (((80, 24), False, 3), ((120, 40), False, 4), ((200, 50), True, 0)):
         app = PPPApp(edits_db, tmp_path / "config.toml")
         async with app.run_test(size=size) as pilot:
             _, panel = await _changes(edits_db, tmp_path, pilot, app)
-            files = panel.query_one("#changed-files").region
+            files = panel.query_one(FilesTable).region
             diff = panel.query_one(DiffView).region
             assert panel.has_class("-wide") is wide
             if wide:
                 assert files.right <= diff.x and files.y == panel.region.y
                 assert files.height == panel.region.height  # a long list has room
+                assert files.width == panel.query_one(FilesTable).virtual_size.width + 2
             else:
                 assert files.bottom < diff.y and diff.width == panel.region.width
-            # Every row of the table's first file shows: the header and the three files
-            # at 200x50; the header and two rows at 80x24 (the rest scrolls).
-            assert files.height == (panel.region.height if wide else 3)
+                # The header and the files, at most half the tab: at 80x24 two files
+                # show (the third scrolls), at 120x40 all three.
+                assert files.height == height
             assert diff.height >= 2
 
 

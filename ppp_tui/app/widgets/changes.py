@@ -31,7 +31,7 @@ from .files_table import FilesTable, figures
 if TYPE_CHECKING:
     from ...storage.store import Store
 
-WIDE = 120  # columns from which the diff sits beside the files, not below them
+WIDE = 120  # columns from which the diff may sit beside the files, not below them
 ALL = "\x00all"  # the path column's agent: every agent's edits of the file
 
 # Reads one agent's edits of one file: (agent, path) -> its edits in order.
@@ -58,7 +58,8 @@ class ChangesPanel(Vertical):
     ChangesPanel { height: 1fr; }
     ChangesPanel #changed-files { height: auto; max-height: 50%; }
     ChangesPanel.-wide #changed-files {
-        width: auto; max-width: 45%; height: 1fr; max-height: 100%;
+        width: auto; max-width: 50%; height: 1fr; max-height: 100%;
+        scrollbar-gutter: stable;  /* a long list's scroll bar hides no column */
     }
     ChangesPanel #change-heading {
         height: 1; padding: 0 1; background: $panel;
@@ -104,7 +105,10 @@ class ChangesPanel(Vertical):
             )
 
     def on_resize(self) -> None:
-        self.set_class(self.size.width >= WIDE, "-wide")
+        # Beside the diff when the terminal is wide and the table fits half of it (a
+        # narrower table would hide agents' columns), else above it.
+        table = self.query_one(FilesTable).virtual_size.width + 2  # and its scroll bar
+        self.set_class(self.size.width >= WIDE and table <= self.size.width // 2, "-wide")
 
     @on(FilesTable.Picked)
     def _picked(self, event: FilesTable.Picked) -> None:
