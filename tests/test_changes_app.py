@@ -14,6 +14,7 @@ from helpers import (
     UNSAFE,
     changes_db,
 )
+from rich.cells import cell_len
 from rich.segment import Segment
 from textual.pilot import Pilot
 from textual.widgets import Static, Tab, TabbedContent
@@ -382,3 +383,29 @@ def test_a_long_path_is_cut_to_its_column_and_an_agents_counts_fit_theirs() -> N
     assert header == ["file", "codex", "claude-code"]
     assert short == ["a.py", f"+1 {M}0", "—"]
     assert cut[0] == long[: PATH_CELLS - 1] + "…" and cut[1:] == [f"+1234 {M}5", "—"]
+
+
+async def test_a_long_line_of_tabs_and_wide_characters_scrolls_into_sight(
+    tmp_path: Path,
+) -> None:
+    line = "\t\tname = '" + "漢字" * 40 + "'  # end"
+    made = diff_edit("/w/wide.py", [Piece("", line + "\n")], EditKind.CREATE)
+    assert made is not None
+    turn = SessionTurn(TASK, "2026-01-05T10:00:00Z", [Step(StepKind.TEXT, "Done.")], edits=[made])
+    session = Session(Tool.CODEX, "x1", "/s/x1.jsonl", "2026-01-05T10:00:00Z", "/w", turns=[turn])
+    run = session_run([session], "session-wide", agent_names([session]), "key", None)
+    db = tmp_path / "wide.db"
+    with Store.open(db, create=True) as store:
+        store.import_records([ParsedRecord("test", None, "$", None, parsed=run)])
+    app = PPPApp(db, tmp_path / "config.toml")
+    async with app.run_test(size=(80, 24)) as pilot:
+        _, panel = await _changes(db, tmp_path, pilot, app)
+        view = panel.query_one(DiffView)
+        shown = view.plain()[-1]
+        assert shown == " +" + " " * 8 + "name = '" + "漢字" * 40 + "'  # end"
+        assert view.virtual_size.width >= cell_len(shown)
+        assert len(view.rows) <= view.size.height  # every row in sight
+        view.scroll_to(x=view.max_scroll_x, animate=False, immediate=True)
+        await pilot.pause()
+        drawn = ["".join(s.text for s in view.render_line(y)).rstrip() for y in range(5)]
+        assert any(row.endswith("'  # end") for row in drawn)

@@ -21,6 +21,7 @@ from pygments.lexer import Lexer
 from pygments.lexers import get_all_lexers, get_lexer_by_name
 from pygments.token import _TokenType
 from pygments.util import ClassNotFound
+from rich.cells import cell_len
 from rich.segment import Segment
 from rich.style import Style
 from rich.syntax import Syntax, SyntaxTheme
@@ -46,8 +47,8 @@ AGENT, FILE, HUNK, ADDED, REMOVED, CONTEXT, NOTE = (
     "context",
     "note",
 )
-_GLOB = re.compile(r"[*?\[]")  # a file pattern's wildcards
 CODE = frozenset({ADDED, REMOVED, CONTEXT})  # rows holding a line of the file
+_GLOB = re.compile(r"[*?\[]")  # a file pattern's wildcards
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,6 +96,23 @@ def diff_rows(edits: Iterable[tuple[str, Edit]]) -> list[Row]:
 def shown(text: str) -> str:
     """A raw line as the view shows it: controls as stand-ins, tabs as spaces, cut."""
     return literal(text[:LINE_CHARS]).expandtabs(TAB_SIZE)
+
+
+def _text(row: Row) -> str:
+    """A row's text as shown: a line of the file after its sign (tab stops count from
+    the line's start, not the sign's)."""
+    if row.kind in CODE:
+        return row.text[:1] + shown(row.text[1:])
+    return shown(row.text)
+
+
+def _cells(row: Row) -> int:
+    """How wide a row is shown, at most (for the horizontal scroll): most lines are
+    ASCII, measured by their length and tabs without being drawn."""
+    text = row.text[:LINE_CHARS]
+    if text.isascii():  # a tab is at most TAB_SIZE cells; other controls' stand-ins one
+        return len(text) + (TAB_SIZE - 1) * text.count("\t")
+    return cell_len(_text(row))
 
 
 def lexer_for(path: str) -> Lexer | None:
@@ -175,10 +193,8 @@ class DiffView(ScrollView, can_focus=True):
         """Show `rows` from the top."""
         self.rows = list(rows)
         self._drawn.clear()
-        # Widths by character count: cell widths would mean going through every row; a
-        # wide character only makes the last columns of a long line need a scroll more.
-        longest = max((len(row.text) for row in self.rows), default=0)
-        self.virtual_size = Size(min(longest, LINE_CHARS) + MARGIN + 1, len(self.rows))
+        longest = max(map(_cells, self.rows), default=0)
+        self.virtual_size = Size(longest + MARGIN + 1, len(self.rows))
         self.scroll_to(0, 0, animate=False, immediate=True)
         self.refresh()
 
@@ -253,4 +269,4 @@ class DiffView(ScrollView, can_focus=True):
 
     def plain(self) -> list[str]:
         """Every row as the view shows its text (without colours)."""
-        return [" " * MARGIN + shown(row.text) for row in self.rows]
+        return [" " * MARGIN + _text(row) for row in self.rows]
