@@ -369,6 +369,11 @@ async def test_a_long_list_of_files_is_drawn_row_by_row(
         assert table.row == 3000 - 1 - max(table.size.height - 2, 1)
         await pilot.press("home")
         assert (table.row, table.scroll_offset.y) == (0, 0)
+        await pilot.press("z", *["down"] * 12)  # the whole screen: more rows in sight
+        await pilot.press("z")  # and back: the cursor's row stays in sight
+        await pilot.pause()
+        top = int(table.scroll_offset.y)
+        assert table.row == 12 and top <= 12 < top + table.size.height - 1
 
 
 def test_a_long_path_is_cut_to_its_column_and_an_agents_counts_fit_theirs() -> None:

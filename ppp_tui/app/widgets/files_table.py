@@ -130,6 +130,9 @@ class FilesTable(ScrollView, can_focus=True):
         self.refresh()
         self.post_message(self.Picked(row, column))
 
+    def on_resize(self) -> None:
+        self._into_view()  # the cursor's cell stays in sight when the table shrinks
+
     def _into_view(self) -> None:
         rows = max(self.scrollable_content_region.height - 1, 1)  # under the header
         y = self.scroll_offset.y
