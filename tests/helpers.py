@@ -755,3 +755,79 @@ def check_consistent(db: Path) -> None:
         assert conn.execute("SELECT count(*) FROM runs").fetchone()[0] == len(stored)
     finally:
         conn.close()
+
+
+# -- a run of sessions whose agents edited files (the app's Changes tab) --------------
+
+CHANGES_CWD = "/home/ana/shop"
+EXPORT_BEFORE = "import json\n\n\ndef export(rows):\n    return rows\n"
+EXPORT_AFTER = (
+    "import json\n\n\ndef export(rows, as_json=False):\n"
+    "    if as_json:\n        return json.dumps(rows)\n    return rows\n"
+)
+# A path and a line of code with markup and escape sequences (OSC 52 sets the clipboard).
+HOSTILE_PATH = "notes/[b]evil[/b]\x1b]52;c;aGk=\x07.md"
+HOSTILE_LINE = "[red]boom[/red] \x1b[2J\x1b]0;title\x07 \u202eevil"
+
+
+def changes_db(path: Path) -> Path:
+    """A database of one run of three sessions: claude-code edits app/export.py twice
+    (in two turns) and writes app/cli.py; codex edits app/export.py once and the hostile
+    path; gemini-cli edits nothing."""
+    from ppp_tui.core.sessions.changes import EditKind, Piece, SessionEdit, diff_edit
+    from ppp_tui.core.sessions.grouping import agent_names, session_run
+    from ppp_tui.core.sessions.model import Session, SessionTurn, Step, StepKind, Tool
+    from ppp_tui.storage.files import ParsedRecord
+    from ppp_tui.storage.store import Store
+
+    def edit(name: str, old: str, new: str, kind: EditKind = EditKind.UPDATE) -> SessionEdit:
+        made = diff_edit(f"{CHANGES_CWD}/{name}", [Piece(old, new, 1, 1)], kind)
+        assert made is not None
+        return made
+
+    halfway = EXPORT_AFTER.replace("        return json.dumps(rows)\n", "        pass\n")
+    cli_text = "import click\n\n\n@click.command()\ndef main():\n    pass\n"
+
+    def turn(prompt: str, minute: int, *edits: SessionEdit) -> SessionTurn:
+        return SessionTurn(
+            prompt=prompt,
+            timestamp=f"2026-01-05T10:0{minute}:00Z",
+            steps=[Step(StepKind.TEXT, "Done.")],
+            edits=list(edits),
+        )
+
+    def session(tool: Tool, sid: str, started: str, *turns: SessionTurn) -> Session:
+        return Session(
+            tool, sid, f"/sessions/{sid}.jsonl", started=started, cwd=CHANGES_CWD, turns=list(turns)
+        )
+
+    sessions = [
+        session(
+            Tool.CLAUDE_CODE,
+            "c1",
+            "2026-01-05T10:00:00Z",
+            turn(
+                TASK,
+                0,
+                edit("app/export.py", EXPORT_BEFORE, halfway),
+                edit("app/cli.py", "", cli_text, EditKind.CREATE),
+            ),
+            turn("and the JSON itself?", 2, edit("app/export.py", halfway, EXPORT_AFTER)),
+        ),
+        session(
+            Tool.CODEX,
+            "x1",
+            "2026-01-05T10:01:00Z",
+            turn(
+                TASK,
+                1,
+                edit("app/export.py", EXPORT_BEFORE, EXPORT_AFTER),
+                edit(HOSTILE_PATH, "# Notes\n", f"# Notes\n{HOSTILE_LINE}\n"),
+            ),
+        ),
+        session(Tool.GEMINI_CLI, "g1", "2026-01-05T10:02:00Z", turn(TASK, 3)),
+    ]
+    run = session_run(sessions, "session-changes", agent_names(sessions), "key", None)
+    with Store.open(path, create=True) as store:
+        store.import_records([ParsedRecord("test", None, "$", None, parsed=run)])
+    return path

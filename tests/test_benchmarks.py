@@ -22,6 +22,7 @@ BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"
 # benchmark needs a line here (test_every_benchmark_has_a_small_mode).
 SMALL: dict[str, tuple[str, ...]] = {
     "bench_app.py": ("--runs", "300", "--steps", "3", "--pairs", "1"),
+    "bench_changes.py": ("--edits", "200", "--repeat", "1"),
     "bench_demo.py": ("--runs", "200"),
     "bench_demo_chunk.py": ("--chunks", "1"),
     "bench_long_text.py": ("--sizes", "0.01,0.02"),

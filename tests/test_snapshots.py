@@ -9,6 +9,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from helpers import changes_db
+
 from ppp_tui.app.app import PPPApp
 from ppp_tui.app.widgets.runs_table import RunsTable
 from ppp_tui.app.widgets.slider import WeightSlider
@@ -71,3 +73,21 @@ def test_help_screen(snap_compare: Any, db: Path, tmp_path: Path) -> None:
         await pilot.pause()
 
     assert snap_compare(_app(db, tmp_path), terminal_size=SIZE, run_before=help_)
+
+
+def test_run_screen_changes_tab(snap_compare: Any, tmp_path: Path) -> None:
+    """At 80x24: the agents' files side by side, and claude-code's diffs of one file
+    scrolled to its changed lines (coloured by the file's syntax)."""
+
+    async def open_changes(pilot: Any) -> None:
+        await _loaded(pilot)
+        await pilot.press("enter")
+        await pilot.pause()
+        pilot.app.screen.query_one("#detail").active = "tab-changes"
+        await pilot.pause()
+        pilot.app.screen.query_one("#changed-files").focus()
+        await pilot.press("down", "right", "tab", *["down"] * 6)
+        await pilot.pause()
+
+    db = changes_db(tmp_path / "changes.db")
+    assert snap_compare(_app(db, tmp_path), terminal_size=(80, 24), run_before=open_changes)

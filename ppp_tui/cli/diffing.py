@@ -17,26 +17,27 @@ from .common import Env, db_options
 
 
 def _styled(line: str) -> str:
-    """One diff line, coloured by what it is (click drops the colours in a pipe)."""
-    shown = literal(line)
+    """One diff line (its control characters shown already), coloured by what it is
+    (click drops the colours in a pipe)."""
     if line.startswith(("--- ", "+++ ")):
-        return click.style(shown, bold=True)
+        return click.style(line, bold=True)
     if line.startswith("@@"):
-        return click.style(shown, fg="cyan")
+        return click.style(line, fg="cyan")
     if line.startswith("+"):
-        return click.style(shown, fg="green")
+        return click.style(line, fg="green")
     if line.startswith("-"):
-        return click.style(shown, fg="red")
+        return click.style(line, fg="red")
     if line.startswith("\\"):
-        return click.style(shown, dim=True)
-    return shown
+        return click.style(line, dim=True)
+    return line
 
 
 def _echo_edit(agent: str, edit: Edit) -> None:
-    click.echo(click.style(f"# {inline(agent)}, turn {edit.turn}", fg="yellow"))
-    for line in edit.diff.split("\n"):
-        if line:
-            click.echo(_styled(line))
+    # One write per edit, the control characters shown over the whole diff at once: a
+    # write and a pass per line took two thirds of the time over 5,000 edits.
+    lines = [click.style(f"# {inline(agent)}, turn {edit.turn}", fg="yellow")]
+    lines += [_styled(line) for line in literal(edit.diff).split("\n") if line]
+    click.echo("\n".join(lines))
 
 
 @click.command()

@@ -26,6 +26,7 @@ def help_groups(app: type[DOMNode]) -> list[tuple[str, list[type[DOMNode]]]]:
     Imported here, not at the top: a run's screen, the tuning panel and the dashboard
     load when they first open, and the help only when it is asked for.
     """
+    from ..widgets.changes import ChangesPanel
     from ..widgets.conversation import Conversation
     from ..widgets.runs_table import RunsTable
     from ..widgets.slider import WeightSlider
@@ -38,7 +39,7 @@ def help_groups(app: type[DOMNode]) -> list[tuple[str, list[type[DOMNode]]]]:
     return [
         ("Everywhere", [app, App, Screen]),
         ("The runs list", [RunsScreen, RunsTable]),
-        ("A run", [RunScreen, Conversation, WeightSlider]),
+        ("A run", [RunScreen, Conversation, WeightSlider, ChangesPanel]),
         ("The tuning panel", [TuningScreen]),
         ("The dashboard", [DashboardScreen]),
         ("The leaderboard", [LeaderboardScreen]),

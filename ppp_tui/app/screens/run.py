@@ -38,6 +38,7 @@ from ...safe_text import number
 from ..messages import MarkChanged, TechnicalRated, UngroupRun, WeightsChanged, WeightsReset
 from ..services import AppServices
 from ..text import cell, literal, plain
+from ..widgets.changes import changes_panel
 from ..widgets.colours import CAUTION, colour
 from ..widgets.conversation import Conversation, Line, conversation_lines
 from ..widgets.fitted_table import FittedTable
@@ -192,6 +193,11 @@ class RunScreen(RunKeys):
             with TabbedContent(id="detail"):
                 if self._conversation:
                     yield self._turns_pane("Conversation")
+                # Only a run whose agents edited files has the tab (its files, their diffs).
+                assert self.app.workspace is not None
+                changes = changes_panel(self.app.workspace.store, self.run)
+                if changes is not None:
+                    yield TabPane("Changes", changes, id="tab-changes")
                 with TabPane("Questions", id="tab-questions"):
                     yield DataTable(id="questions", cursor_type="row")
                 with TabPane("Violations", id="tab-violations"):
