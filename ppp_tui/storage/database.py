@@ -123,6 +123,9 @@ def after_bulk_load(conn: sqlite3.Connection) -> None:
     conn.execute("PRAGMA cache_size = -2000")
     conn.execute("PRAGMA journal_mode = WAL")
     conn.execute("PRAGMA synchronous = NORMAL")
+    # The WAL opens with the next statement that reads: until then a checkpoint
+    # (swap.seal) fails with "database table is locked".
+    conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
 
 
 def table_columns(conn: sqlite3.Connection, table: str) -> list[str]:

@@ -43,8 +43,10 @@ class RunWrites(StoreBase):
         """Add every new run in one transaction; on error nothing is added.
 
         Long runs of JSON Lines lines are parsed by forked worker processes while this
-        one writes, where that is possible (see `_Import`).
+        one writes, where that is possible (see `_Import`). A full-text index that holds
+        every run as the import begins holds every run as it ends (search.index_added).
         """
+        from . import search
         from .importer import Import, ImportReport
         from .rows import Writer
 
@@ -52,7 +54,7 @@ class RunWrites(StoreBase):
         try:
             with self.lock, self._transaction(), packs.import_in_progress(self.conn):
                 known = {row[0] for row in self.conn.execute("SELECT id FROM runs")}
-                writer = Writer(self.conn, self.reviewer)
+                writer = Writer(self.conn, self.reviewer, indexing=search.is_current(self.conn))
                 Import(writer, known, report, skip_invalid, progress).run(records)
         except sqlite3.Error as error:
             raise database_error(self.path, error) from None
