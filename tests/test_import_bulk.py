@@ -1,6 +1,7 @@
 """A first import's fast path: a new database bulk loaded with its full-text index made as
-the runs go in, rows written without the NULLs they end with, and the parse workers'
-messages packed with marshal; each held to the plain path's result."""
+the runs go in, rows written without the NULLs they end with, the parse workers'
+messages packed with marshal, JSON Lines told from a document in place; each held to
+the plain path's result."""
 
 from __future__ import annotations
 
@@ -11,6 +12,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from ppp_tui.core.model import (
     Agent,
@@ -22,7 +25,7 @@ from ppp_tui.core.model import (
     Trajectory,
     Turn,
 )
-from ppp_tui.storage import database, importer, packs, rows, search
+from ppp_tui.storage import database, files, importer, packs, rows, search
 from ppp_tui.storage.files import ParsedRecord, read_records
 from ppp_tui.storage.store import Store
 from ppp_tui.storage.swap import import_new
@@ -258,12 +261,15 @@ def test_a_bulk_load_gives_back_a_database_that_can_be_sealed(store_path: Path) 
             report = store.import_records(
                 [ParsedRecord("<test>", None, "$", None, parsed=Run("r", (Agent("a", 1.0),)))]
             )
-            # The import leaves the trigger to the bulk load, which lifted it.
+            # The import leaves the trigger to the bulk load, which lifted it; no foreign
+            # key is checked meanwhile.
             assert not _has_trigger(store.conn)
+            assert store.conn.execute("PRAGMA foreign_keys").fetchone()[0] == 0
         # Back in WAL mode, the WAL can be folded in at once (swap.seal).
         assert store.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()[0] == 0
         assert store.conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
         assert report.added == 1 and _has_trigger(store.conn)
+        assert store.conn.execute("PRAGMA foreign_keys").fetchone()[0] == 1
 
 
 def _has_trigger(conn: sqlite3.Connection) -> bool:
@@ -272,3 +278,41 @@ def _has_trigger(conn: sqlite3.Connection) -> bool:
         (packs.INSERT_TRIGGER_NAME,),
     ).fetchone()
     return found is not None
+
+
+def _looks_like_lines_plainly(text: str) -> bool:
+    """The plain twin of files._looks_like_lines: the text stripped and cut in two."""
+    stripped = text.lstrip()
+    if not stripped.startswith("{"):
+        return False
+    first, _, rest = stripped.partition("\n")
+    if not rest.strip():
+        return False
+    try:
+        return isinstance(json.loads(first), dict)
+    except (ValueError, RecursionError):
+        return False
+
+
+_PIECES = ["{", "}", '{"a": 1}', "[1]", "\n", " ", "\t", "\u00a0", "\u2003", "x", '"', "\r"]
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(_PIECES), max_size=12).map("".join))
+def test_json_lines_are_told_from_a_document_as_the_plain_twin_tells(text: str) -> None:
+    assert files._looks_like_lines(text) == _looks_like_lines_plainly(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "lines"),
+    [
+        ('{"a": 1}\n{"a": 2}\n', True),
+        ('  \n\u2003{"a": 1}\n  {"a": 2}', True),
+        ('{"a": 1}\n \u00a0\n', False),  # only white space after the first line
+        ('{"a": 1}', False),
+        ('{\n  "a": 1\n}\n', False),  # pretty printed
+        ('[{"a": 1}]\n', False),
+    ],
+)
+def test_json_lines_or_a_document(text: str, lines: bool) -> None:
+    assert files._looks_like_lines(text) is lines

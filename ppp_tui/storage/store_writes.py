@@ -62,17 +62,19 @@ class RunWrites(StoreBase):
 
     @contextmanager
     def bulk_load(self) -> Iterator[Callable[[], None]]:
-        """Around the filling of a scratch database by other connections (`bulk_write`,
-        in the processes that built the rows; a demo's chunk workers).
+        """Around the filling of a scratch database: by a first import on this connection
+        (swap.import_new), or by other connections (`bulk_write`, in the processes that
+        built the rows; a demo's chunk workers).
 
         A scratch database is a new one that only its build knows of, thrown away whole
         if filling it fails (swap.py). Inside the block it has no WAL (each page would be
-        written twice: there, then folded in), no index but the primary keys and no
-        insert trigger on agents (the packs go in with the rows), and it is written
-        without syncs. The indexes are made again, with the same definitions, once for
-        all the rows written so far when the block calls what it is given (rows written
-        after that update them as they go), or else after the block; then the trigger
-        is back and so is WAL mode: the schema of a database filled run by run. After a
+        written twice: there, then folded in), no index but the primary keys, no insert
+        trigger on agents (the packs go in with the rows) and no foreign key checks
+        (every row is written with its parent), and it is written without syncs. The
+        indexes are made again, with the same definitions, once for all the rows written
+        so far when the block calls what it is given (rows written after that update them
+        as they go), or else after the block; then the trigger, the foreign key checks
+        and WAL mode are back: the schema of a database filled run by run. After a
         failure inside the block the file is left as it is, to be thrown away.
         """
         conn = self.conn
