@@ -6,15 +6,17 @@ and reading it from there (external content, so no text is stored twice): `runs_
 run matches when one of its rows holds every word of the query, the last one as a
 prefix (the user is still typing it); runs are ranked by their best row's bm25.
 
-`import` and `demo` build the indexes as they finish (about 1.7 s at 100k runs), so the
-first search has nothing to build; a database without them (made by an older ppp-tui)
-has them built by its first search (the runs screen shows the substring matches
-meanwhile). They are brought up to date at every search, 0.02 s after an import of 1000
-runs: ppp-tui only ever adds rows (a `technical` update changes no indexed text), so the
-rows past the last one indexed are all that is new. A table whose last rows vanished (an
-outside edit) has its index rebuilt whole. A database that cannot be written (read-only,
-or locked by an import) and has no index is searched with the substring match the runs
-list always had: id, spec id and task.
+A first import makes the indexes empty in its new database and adds the rows as they go
+in (`index_added`, while the workers parse the next runs); an import into a database whose
+indexes hold every row keeps them so in its own transaction; `demo` builds them as it
+finishes (about 1.7 s at 100k runs). So the first search has nothing to build; a database
+without them (made by an older ppp-tui) has them built by its first search (the runs
+screen shows the substring matches meanwhile). They are brought up to date at every
+search, 0.02 s after an import of 1000 runs: ppp-tui only ever adds rows (a `technical`
+update changes no indexed text), so the rows past the last one indexed are all that is
+new. A table whose last rows vanished (an outside edit) has its index rebuilt whole. A
+database that cannot be written (read-only, or locked by an import) and has no index is
+searched with the substring match the runs list always had: id, spec id and task.
 
 A search answers in two steps as the user types: `first_matches`, the first screenful
 in a time that does not grow with the number of matches, then `ranked`, every match.
