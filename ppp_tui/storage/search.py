@@ -140,10 +140,10 @@ def _add_rows(conn: sqlite3.Connection, table: str, columns: tuple[str, ...], af
 
 
 def index_added(conn: sqlite3.Connection) -> None:
-    """Index the rows an import has just added, inside its transaction: it calls this
-    after each batch when the index held every row as it began (`is_current`), so the
-    index is current again as it commits, and was built while the next rows were parsed
-    rather than after them all."""
+    """Index the rows an import has added since, inside its transaction: when the index
+    held every row as it began (`is_current`), it calls this every `rows.INDEX_EVERY`
+    runs and at its end (`rows.Writer`), so the index is current again as it commits, and
+    was built while the next runs were parsed rather than after them all."""
     for table, columns, _ in _INDEXED:
         indexed, last = _state(conn, table)
         if last > indexed:
