@@ -28,6 +28,7 @@ MAX_INPUT_BYTES = 1 << 30
 # A "\ud800"-"\udfff" escape: JSON can spell a lone surrogate, which is no Unicode text.
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 _SURROGATE = re.compile("[\ud800-\udfff]")
+_NOT_SPACE = re.compile(r"\S")
 
 
 @dataclass(frozen=True)
@@ -214,15 +215,16 @@ def _document(source: str, text: str) -> Iterator[Record]:
 def _looks_like_lines(text: str) -> bool:
     """JSON Lines or one JSON document, by content whatever the file's name: JSON Lines
     when the first line is a whole JSON object and more text follows it; a JSON array,
-    a pretty-printed object or a single line is a document."""
-    stripped = text.lstrip()
-    if not stripped.startswith("{"):
+    a pretty-printed object or a single line is a document. Looked at in place: copying
+    the rest of a large file (to strip it) would take longer than reading it."""
+    start = _NOT_SPACE.search(text)
+    if start is None or text[start.start()] != "{":
         return False
-    first, _, rest = stripped.partition("\n")
-    if not rest.strip():
+    end = text.find("\n", start.start())
+    if end < 0 or _NOT_SPACE.search(text, end + 1) is None:
         return False
     try:
-        return isinstance(json.loads(first), dict)
+        return isinstance(json.loads(text[start.start() : end]), dict)
     except (ValueError, RecursionError):  # not JSON (or too deep, too long a number)
         return False
 

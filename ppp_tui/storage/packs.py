@@ -45,11 +45,12 @@ END;
 """
 # Its own statement: an import, which writes the packs itself, lifts it for the
 # length of its transaction (a trigger per agent row costs about 15% of an import).
-INSERT_TRIGGER = """CREATE TRIGGER run_scores_agent_insert AFTER INSERT ON agents BEGIN
+INSERT_TRIGGER_NAME = "run_scores_agent_insert"
+INSERT_TRIGGER = f"""CREATE TRIGGER {INSERT_TRIGGER_NAME} AFTER INSERT ON agents BEGIN
     DELETE FROM run_scores WHERE run_id = NEW.run_id;
 END"""
 
-DROP_INSERT_TRIGGER = "DROP TRIGGER IF EXISTS run_scores_agent_insert"
+DROP_INSERT_TRIGGER = f"DROP TRIGGER IF EXISTS {INSERT_TRIGGER_NAME}"
 
 INSERT = (
     "INSERT INTO run_scores (run_id, names, name_lengths, technical, counts, failed)"
@@ -123,10 +124,16 @@ def from_agent_rows(rows: Iterable[tuple[Any, ...]]) -> list[Pack]:
 @contextmanager
 def import_in_progress(conn: sqlite3.Connection) -> Iterator[None]:
     """Inside an import's transaction: no insert trigger until the end (the import adds
-    each new run's pack after its agents). A rollback brings the trigger back too."""
-    conn.execute(DROP_INSERT_TRIGGER)
+    each new run's pack after its agents). A rollback brings the trigger back too. A
+    trigger a bulk load (`Store.bulk_load`) lifted already is its to bring back."""
+    lifted = not conn.execute(
+        "SELECT 1 FROM sqlite_master WHERE type = 'trigger' AND name = ?", (INSERT_TRIGGER_NAME,)
+    ).fetchone()
+    if not lifted:
+        conn.execute(DROP_INSERT_TRIGGER)
     yield
-    conn.execute(INSERT_TRIGGER)
+    if not lifted:
+        conn.execute(INSERT_TRIGGER)
 
 
 def fill_missing(conn: sqlite3.Connection) -> int:

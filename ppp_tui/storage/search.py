@@ -6,15 +6,17 @@ and reading it from there (external content, so no text is stored twice): `runs_
 run matches when one of its rows holds every word of the query, the last one as a
 prefix (the user is still typing it); runs are ranked by their best row's bm25.
 
-`import` and `demo` build the indexes as they finish (about 1.7 s at 100k runs), so the
-first search has nothing to build; a database without them (made by an older ppp-tui)
-has them built by its first search (the runs screen shows the substring matches
-meanwhile). They are brought up to date at every search, 0.02 s after an import of 1000
-runs: ppp-tui only ever adds rows (a `technical` update changes no indexed text), so the
-rows past the last one indexed are all that is new. A table whose last rows vanished (an
-outside edit) has its index rebuilt whole. A database that cannot be written (read-only,
-or locked by an import) and has no index is searched with the substring match the runs
-list always had: id, spec id and task.
+A first import makes the indexes empty in its new database and adds the rows as they go
+in (`index_added`, while the workers parse the next runs); an import into a database whose
+indexes hold every row keeps them so in its own transaction; `demo` builds them as it
+finishes (about 1.7 s at 100k runs). So the first search has nothing to build; a database
+without them (made by an older ppp-tui) has them built by its first search (the runs
+screen shows the substring matches meanwhile). They are brought up to date at every
+search, 0.02 s after an import of 1000 runs: ppp-tui only ever adds rows (a `technical`
+update changes no indexed text), so the rows past the last one indexed are all that is
+new. A table whose last rows vanished (an outside edit) has its index rebuilt whole. A
+database that cannot be written (read-only, or locked by an import) and has no index is
+searched with the substring match the runs list always had: id, spec id and task.
 
 A search answers in two steps as the user types: `first_matches`, the first screenful
 in a time that does not grow with the number of matches, then `ranked`, every match.
@@ -122,14 +124,30 @@ def _update(db: sqlite_utils.Database, table: str, columns: tuple[str, ...]) -> 
     if last < indexed:
         content.rebuild_fts()  # rows were removed or renumbered outside ppp-tui
     elif last > indexed:
-        # Hand-written: sqlite-utils' populate_fts indexes every row again (2.9 s at 100k
-        # runs, 0.05 s for the 1000 runs an import adds).
-        names = ", ".join(columns)
-        db.conn.execute(
-            f"INSERT INTO {fts} (rowid, {names}) SELECT rowid, {names} FROM {table}"
-            " WHERE rowid > ?",
-            (indexed,),
-        )
+        _add_rows(db.conn, table, columns, indexed)
+
+
+def _add_rows(conn: sqlite3.Connection, table: str, columns: tuple[str, ...], after: int) -> None:
+    """Index the rows of `table` past rowid `after`. Hand-written: sqlite-utils'
+    populate_fts indexes every row again (2.9 s at 100k runs, 0.05 s for the 1000 runs an
+    import adds)."""
+    names = ", ".join(columns)
+    conn.execute(
+        f"INSERT INTO {table}_fts (rowid, {names}) SELECT rowid, {names} FROM {table}"
+        " WHERE rowid > ?",
+        (after,),
+    )
+
+
+def index_added(conn: sqlite3.Connection) -> None:
+    """Index the rows an import has added since, inside its transaction: when the index
+    held every row as it began (`is_current`), it calls this every `rows.INDEX_EVERY`
+    runs and at its end (`rows.Writer`), so the index is current again as it commits, and
+    was built while the next runs were parsed rather than after them all."""
+    for table, columns, _ in _INDEXED:
+        indexed, last = _state(conn, table)
+        if last > indexed:
+            _add_rows(conn, table, columns, indexed)
 
 
 def forget_run(conn: sqlite3.Connection, run_id: str, only_run: bool = False) -> None:

@@ -43,8 +43,10 @@ class RunWrites(StoreBase):
         """Add every new run in one transaction; on error nothing is added.
 
         Long runs of JSON Lines lines are parsed by forked worker processes while this
-        one writes, where that is possible (see `_Import`).
+        one writes, where that is possible (see `_Import`). A full-text index that holds
+        every run as the import begins holds every run as it ends (search.index_added).
         """
+        from . import search
         from .importer import Import, ImportReport
         from .rows import Writer
 
@@ -52,7 +54,7 @@ class RunWrites(StoreBase):
         try:
             with self.lock, self._transaction(), packs.import_in_progress(self.conn):
                 known = {row[0] for row in self.conn.execute("SELECT id FROM runs")}
-                writer = Writer(self.conn, self.reviewer)
+                writer = Writer(self.conn, self.reviewer, indexing=search.is_current(self.conn))
                 Import(writer, known, report, skip_invalid, progress).run(records)
         except sqlite3.Error as error:
             raise database_error(self.path, error) from None
@@ -60,17 +62,19 @@ class RunWrites(StoreBase):
 
     @contextmanager
     def bulk_load(self) -> Iterator[Callable[[], None]]:
-        """Around the filling of a scratch database by other connections (`bulk_write`,
-        in the processes that built the rows; a demo's chunk workers).
+        """Around the filling of a scratch database: by a first import on this connection
+        (swap.import_new), or by other connections (`bulk_write`, in the processes that
+        built the rows; a demo's chunk workers).
 
         A scratch database is a new one that only its build knows of, thrown away whole
         if filling it fails (swap.py). Inside the block it has no WAL (each page would be
-        written twice: there, then folded in), no index but the primary keys and no
-        insert trigger on agents (the packs go in with the rows), and it is written
-        without syncs. The indexes are made again, with the same definitions, once for
-        all the rows written so far when the block calls what it is given (rows written
-        after that update them as they go), or else after the block; then the trigger
-        is back and so is WAL mode: the schema of a database filled run by run. After a
+        written twice: there, then folded in), no index but the primary keys, no insert
+        trigger on agents (the packs go in with the rows) and no foreign key checks
+        (every row is written with its parent), and it is written without syncs. The
+        indexes are made again, with the same definitions, once for all the rows written
+        so far when the block calls what it is given (rows written after that update them
+        as they go), or else after the block; then the trigger, the foreign key checks
+        and WAL mode are back: the schema of a database filled run by run. After a
         failure inside the block the file is left as it is, to be thrown away.
         """
         conn = self.conn

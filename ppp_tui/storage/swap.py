@@ -19,11 +19,12 @@ from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from .database import RETIRED_ID, StoreError
+from .database import BUSY_TIMEOUT_S, RETIRED_ID, StoreError
 from .durable import sync_directory, sync_file
 from .files import ParsedRecord, Record
 from .importer import ImportReport
 from .scratch import claim, release, signals_end_as_exit, signals_held
+from .search import update_index
 from .store import Store
 
 # How long a replacement waits for other connections to the old database to finish.
@@ -40,10 +41,15 @@ def import_new(
     failed one leaves nothing behind and never deletes what another process wrote.
 
     If another process created the database meanwhile, the runs go into that one.
+
+    The new database is bulk loaded (`Store.bulk_load`: no WAL, its indexes made after
+    the rows), and its full-text index, made empty first, takes in the runs as they go in.
     """
 
     def fill(store: Store) -> ImportReport:
-        return store.import_records(records, skip_invalid=skip_invalid, progress=progress)
+        update_index(store.path, BUSY_TIMEOUT_S)
+        with store.bulk_load():
+            return store.import_records(records, skip_invalid=skip_invalid, progress=progress)
 
     with build_beside(path, fill) as (scratch, report):
         if link_new(scratch, path):
