@@ -7,13 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import (
-    HOSTILE_LINE,
-    HOSTILE_PATH,
-    TASK,
-    UNSAFE,
-    changes_db,
-)
+from helpers import HOSTILE_LINE, HOSTILE_PATH, TASK, UNSAFE, changes_db, open_first_run
 from rich.cells import cell_len
 from rich.segment import Segment
 from textual.pilot import Pilot
@@ -44,12 +38,7 @@ async def _changes(
     db: Path, tmp_path: Path, pilot: Pilot[None], app: PPPApp
 ) -> tuple[RunScreen, ChangesPanel]:
     """Open the only run and its Changes tab, with the files table focused."""
-    await app.load_done.wait()
-    await pilot.pause()
-    await pilot.press("enter")
-    await pilot.pause()
-    screen = app.screen
-    assert isinstance(screen, RunScreen)
+    screen = await open_first_run(app, pilot)
     screen.query_one("#detail", TabbedContent).active = "tab-changes"
     await pilot.pause()
     screen.query_one(FilesTable).focus()
@@ -221,6 +210,16 @@ async def test_hostile_paths_and_diff_text_are_shown_literally(
         assert table.plain()[3][0] == path
 
 
+def _one_session_db(path: Path, tool: Tool, turn: SessionTurn, run_id: str) -> Path:
+    """A database of one run: one session of `tool` in /w, of the one `turn`."""
+    session = Session(tool, "s1", "/s/s1.jsonl", "2026-01-05T10:00:00Z", "/w")
+    session.turns.append(turn)
+    run = session_run([session], run_id, agent_names([session]), "key", None)
+    with Store.open(path, create=True) as store:
+        store.import_records([ParsedRecord("test", None, "$", None, parsed=run)])
+    return path
+
+
 def _big_db(path: Path, edits: int) -> Path:
     """One claude-code session editing one file `edits` times, each edit a few rows."""
     text = "".join(f"x_{n} = {n}\n" for n in range(40))
@@ -231,12 +230,7 @@ def _big_db(path: Path, edits: int) -> Path:
         assert made is not None
         turn.edits.append(made)
         text = new
-    session = Session(Tool.CLAUDE_CODE, "c1", "/s/c1.jsonl", "2026-01-05T10:00:00Z", "/w")
-    session.turns.append(turn)
-    run = session_run([session], "session-big", agent_names([session]), "key", None)
-    with Store.open(path, create=True) as store:
-        store.import_records([ParsedRecord("test", None, "$", None, parsed=run)])
-    return path
+    return _one_session_db(path, Tool.CLAUDE_CODE, turn, "session-big")
 
 
 async def test_only_the_rows_on_screen_are_drawn(
@@ -331,12 +325,7 @@ def _many_files_db(path: Path, files: int) -> Path:
         made = diff_edit(f"/w/pkg/module_{k:05d}.py", [Piece("", f"x = {k}\n")], EditKind.CREATE)
         assert made is not None
         turn.edits.append(made)
-    session = Session(Tool.CODEX, "x1", "/s/x1.jsonl", "2026-01-05T10:00:00Z", "/w")
-    session.turns.append(turn)
-    run = session_run([session], "session-many", agent_names([session]), "key", None)
-    with Store.open(path, create=True) as store:
-        store.import_records([ParsedRecord("test", None, "$", None, parsed=run)])
-    return path
+    return _one_session_db(path, Tool.CODEX, turn, "session-many")
 
 
 async def test_a_long_list_of_files_is_drawn_row_by_row(
