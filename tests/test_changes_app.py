@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import HOSTILE_LINE, HOSTILE_PATH, TASK, UNSAFE, changes_db, open_first_run
+from helpers import HOSTILE_LINE, HOSTILE_PATH, TASK, UNSAFE, changes_db, open_first_run, opened
 from rich.cells import cell_len
 from rich.segment import Segment
 from textual.pilot import Pilot
@@ -59,8 +59,7 @@ def _heading(panel: ChangesPanel) -> str:
 
 
 async def test_each_agents_changed_files_are_side_by_side(edits_db: Path, tmp_path: Path) -> None:
-    app = PPPApp(edits_db, tmp_path / "config.toml")
-    async with app.run_test(size=(120, 40)) as pilot:
+    async with opened(edits_db, tmp_path, (120, 40)) as (app, pilot):
         screen, panel = await _changes(edits_db, tmp_path, pilot, app)
         tabs = [str(tab.label) for tab in screen.query("#detail Tab").results(Tab)]
         assert tabs[:2] == ["Conversation", "Changes"]
@@ -89,8 +88,7 @@ async def test_each_agents_changed_files_are_side_by_side(edits_db: Path, tmp_pa
 
 
 async def test_the_cursor_picks_the_file_and_the_agent(edits_db: Path, tmp_path: Path) -> None:
-    app = PPPApp(edits_db, tmp_path / "config.toml")
-    async with app.run_test(size=(120, 40)) as pilot:
+    async with opened(edits_db, tmp_path, (120, 40)) as (app, pilot):
         _, panel = await _changes(edits_db, tmp_path, pilot, app)
         await pilot.press("down")  # app/export.py, every agent
         diff = _diff(panel)
@@ -120,8 +118,7 @@ async def test_the_cursor_picks_the_file_and_the_agent(edits_db: Path, tmp_path:
 
 
 async def test_a_click_on_a_cell_shows_that_agents_diffs(edits_db: Path, tmp_path: Path) -> None:
-    app = PPPApp(edits_db, tmp_path / "config.toml")
-    async with app.run_test(size=(120, 40)) as pilot:
+    async with opened(edits_db, tmp_path, (120, 40)) as (app, pilot):
         _, panel = await _changes(edits_db, tmp_path, pilot, app)
         table = panel.query_one(FilesTable)
         # In claude-code's column, on app/export.py's row (the header is the first).
@@ -137,8 +134,7 @@ async def test_a_click_on_a_cell_shows_that_agents_diffs(edits_db: Path, tmp_pat
 async def test_the_diff_scrolls_with_the_keys_and_the_panel_zooms(
     edits_db: Path, tmp_path: Path
 ) -> None:
-    app = PPPApp(edits_db, tmp_path / "config.toml")
-    async with app.run_test(size=(80, 24)) as pilot:
+    async with opened(edits_db, tmp_path, (80, 24)) as (app, pilot):
         screen, panel = await _changes(edits_db, tmp_path, pilot, app)
         await pilot.press("down")
         view = panel.query_one(DiffView)
@@ -186,8 +182,7 @@ async def test_files_sit_above_the_diff_at_80_columns_and_beside_it_when_wide(
 async def test_hostile_paths_and_diff_text_are_shown_literally(
     edits_db: Path, tmp_path: Path
 ) -> None:
-    app = PPPApp(edits_db, tmp_path / "config.toml")
-    async with app.run_test(size=(120, 40)) as pilot:
+    async with opened(edits_db, tmp_path, (120, 40)) as (app, pilot):
         _, panel = await _changes(edits_db, tmp_path, pilot, app)
         await pilot.press("down", "down")  # the hostile path, every agent
         path = literal(HOSTILE_PATH, True)
@@ -246,8 +241,7 @@ async def test_only_the_rows_on_screen_are_drawn(
         return segments(view, index)
 
     monkeypatch.setattr(DiffView, "_segments", counting)
-    app = PPPApp(db, tmp_path / "config.toml")
-    async with app.run_test(size=(100, 40)) as pilot:
+    async with opened(db, tmp_path, (100, 40)) as (app, pilot):
         _, panel = await _changes(db, tmp_path, pilot, app)
         view = panel.query_one(DiffView)
         assert len(view.rows) > 20_000  # 2,000 edits of about 11 rows each
@@ -264,8 +258,7 @@ async def test_only_the_rows_on_screen_are_drawn(
 async def test_code_is_coloured_by_its_language(edits_db: Path, tmp_path: Path) -> None:
     assert lexer_for("app/export.py") is not None and lexer_for("a/b.py") is lexer_for("x.py")
     assert lexer_for("notes/plain.unknown-extension") is None
-    app = PPPApp(edits_db, tmp_path / "config.toml")
-    async with app.run_test(size=(120, 40)) as pilot:
+    async with opened(edits_db, tmp_path, (120, 40)) as (app, pilot):
         _, panel = await _changes(edits_db, tmp_path, pilot, app)
         await pilot.press("down")
         view = panel.query_one(DiffView)
@@ -292,9 +285,7 @@ async def test_a_run_without_edits_has_no_changes_tab(tmp_path: Path) -> None:
     db = tmp_path / "none.db"
     with Store.open(db, create=True) as store:
         store.import_records([ParsedRecord("test", None, "$", None, parsed=run)])
-    app = PPPApp(db, tmp_path / "config.toml")
-    async with app.run_test(size=(80, 24)) as pilot:
-        await app.load_done.wait()
+    async with opened(db, tmp_path, (80, 24)) as (app, pilot):
         await pilot.pause()
         await pilot.press("enter")
         await pilot.pause()
@@ -306,9 +297,7 @@ async def test_a_run_without_edits_has_no_changes_tab(tmp_path: Path) -> None:
 
 
 async def test_the_help_lists_the_zoom_key(edits_db: Path, tmp_path: Path) -> None:
-    app = PPPApp(edits_db, tmp_path / "config.toml")
-    async with app.run_test(size=(80, 24)) as pilot:
-        await app.load_done.wait()
+    async with opened(edits_db, tmp_path, (80, 24)) as (app, pilot):
         await pilot.pause()
         lines = list(key_lines(app))
         part = [title for keys, title in lines if not keys]
@@ -340,8 +329,7 @@ async def test_a_long_list_of_files_is_drawn_row_by_row(
         return cells(table, row)
 
     monkeypatch.setattr(FilesTable, "_cells", counting)
-    app = PPPApp(db, tmp_path / "config.toml")
-    async with app.run_test(size=(80, 24)) as pilot:
+    async with opened(db, tmp_path, (80, 24)) as (app, pilot):
         _, panel = await _changes(db, tmp_path, pilot, app)
         table = panel.query_one(FilesTable)
         rows = table.size.height - 1  # under the header
@@ -391,8 +379,7 @@ async def test_a_long_line_of_tabs_and_wide_characters_scrolls_into_sight(
     db = tmp_path / "wide.db"
     with Store.open(db, create=True) as store:
         store.import_records([ParsedRecord("test", None, "$", None, parsed=run)])
-    app = PPPApp(db, tmp_path / "config.toml")
-    async with app.run_test(size=(80, 24)) as pilot:
+    async with opened(db, tmp_path, (80, 24)) as (app, pilot):
         _, panel = await _changes(db, tmp_path, pilot, app)
         view = panel.query_one(DiffView)
         shown = view.plain()[-1]

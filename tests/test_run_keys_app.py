@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from helpers import highlight_agent, open_first_run, session_run_db
+from helpers import highlight_agent, open_first_run, opened, session_run_db
 from textual.selection import Selection
 from textual.strip import Strip
 from textual.widgets import DataTable, Label, Static
@@ -84,8 +84,7 @@ def _told(app: PPPApp) -> list[str]:
 async def test_ctrl_c_quits_as_q_does_and_asks_about_unsaved_weights(
     db: Path, tmp_path: Path
 ) -> None:
-    app = PPPApp(db, tmp_path / "config.toml")
-    async with app.run_test(size=SMALL) as pilot:
+    async with opened(db, tmp_path, SMALL) as (app, pilot):
         await _open(app, pilot)
         await pilot.press("right_square_bracket")
         await pilot.pause()
@@ -99,8 +98,7 @@ async def test_ctrl_c_quits_as_q_does_and_asks_about_unsaved_weights(
 
 
 async def test_ctrl_c_with_nothing_unsaved_quits(db: Path, tmp_path: Path) -> None:
-    app = PPPApp(db, tmp_path / "config.toml")
-    async with app.run_test(size=SMALL) as pilot:
+    async with opened(db, tmp_path, SMALL) as (app, pilot):
         await _open(app, pilot)
         await pilot.press("ctrl+c")
         await pilot.pause()
@@ -108,8 +106,7 @@ async def test_ctrl_c_with_nothing_unsaved_quits(db: Path, tmp_path: Path) -> No
 
 
 async def test_ctrl_c_with_text_selected_copies_it_and_stays(db: Path, tmp_path: Path) -> None:
-    app = PPPApp(db, tmp_path / "config.toml")
-    async with app.run_test(size=SMALL) as pilot:
+    async with opened(db, tmp_path, SMALL) as (app, pilot):
         screen = await _open(app, pilot)
         header = screen.query_one("#run-header", Static)
         screen.selections = {header: Selection(None, None)}
@@ -125,8 +122,7 @@ async def test_ctrl_c_with_text_selected_copies_it_and_stays(db: Path, tmp_path:
 async def test_tab_goes_from_the_agents_to_the_conversation_in_one_press(
     sessions_db: Path, tmp_path: Path
 ) -> None:
-    app = PPPApp(sessions_db, tmp_path / "config.toml")
-    async with app.run_test(size=SMALL) as pilot:
+    async with opened(sessions_db, tmp_path, SMALL) as (app, pilot):
         screen = await _open(app, pilot)
         assert screen.focused is screen.query_one("#agents", DataTable)
         await pilot.press("tab")
@@ -141,8 +137,7 @@ async def test_tab_goes_from_the_agents_to_the_conversation_in_one_press(
 async def test_tab_reaches_the_questions_of_a_run_without_sessions(
     db: Path, tmp_path: Path
 ) -> None:
-    app = PPPApp(db, tmp_path / "config.toml")
-    async with app.run_test(size=SMALL) as pilot:
+    async with opened(db, tmp_path, SMALL) as (app, pilot):
         screen = await _open(app, pilot)
         await pilot.press("tab")
         assert screen.focused is screen.query_one("#questions", DataTable)
@@ -152,8 +147,7 @@ async def test_tab_reaches_the_questions_of_a_run_without_sessions(
 
 
 async def test_h_says_when_an_agent_recorded_no_thinking(sessions_db: Path, tmp_path: Path) -> None:
-    app = PPPApp(sessions_db, tmp_path / "config.toml")
-    async with app.run_test(size=SMALL) as pilot:
+    async with opened(sessions_db, tmp_path, SMALL) as (app, pilot):
         screen = await _open(app, pilot)
         await _highlight(screen, pilot, "codex")
         await pilot.press("h")
@@ -168,8 +162,7 @@ async def test_h_says_when_an_agent_recorded_no_thinking(sessions_db: Path, tmp_
 async def test_h_on_a_run_without_sessions_says_why_it_does_nothing(
     db: Path, tmp_path: Path
 ) -> None:
-    app = PPPApp(db, tmp_path / "config.toml")
-    async with app.run_test(size=SMALL) as pilot:
+    async with opened(db, tmp_path, SMALL) as (app, pilot):
         await _open(app, pilot)
         await pilot.press("h")
         await pilot.pause()
@@ -177,8 +170,7 @@ async def test_h_on_a_run_without_sessions_says_why_it_does_nothing(
 
 
 async def test_a_step_key_on_a_locked_weight_says_it_is_locked(db: Path, tmp_path: Path) -> None:
-    app = PPPApp(db, tmp_path / "config.toml")
-    async with app.run_test(size=SIZE) as pilot:
+    async with opened(db, tmp_path, SIZE) as (app, pilot):
         screen = await _open(app, pilot)
         await pilot.press("l")  # technical locked
         await pilot.pause()
@@ -191,8 +183,7 @@ async def test_a_step_key_on_a_locked_weight_says_it_is_locked(db: Path, tmp_pat
 
 
 async def test_a_step_the_lock_leaves_no_room_for_says_so(db: Path, tmp_path: Path) -> None:
-    app = PPPApp(db, tmp_path / "config.toml")
-    async with app.run_test(size=SIZE) as pilot:
+    async with opened(db, tmp_path, SIZE) as (app, pilot):
         screen = await _open(app, pilot)
         await pilot.press("l", "l", "l")  # personalization locked
         await pilot.pause()
@@ -239,8 +230,7 @@ def test_a_column_of_numbers_that_cannot_show_whole_is_left_out() -> None:
 
 async def test_the_agents_gap_shows_whole_or_not_at_all(db: Path, tmp_path: Path) -> None:
     numeric = {column.label for column in AGENT_COLUMNS if column.numeric}
-    app = PPPApp(db, tmp_path / "config.toml")
-    async with app.run_test(size=(200, 50)) as pilot:
+    async with opened(db, tmp_path, (200, 50)) as (app, pilot):
         screen = await _open(app, pilot)
         table = screen.query_one("#agents", DataTable)
         assert "gap" in _labels(table) and AGENT_COLUMNS[-1].label in _labels(table)
@@ -272,9 +262,7 @@ async def test_the_tuning_panels_stage_figures_show_whole(db: Path, tmp_path: Pa
     from ppp_tui.app.screens.tuning import STAGE_COLUMNS, TuningScreen
 
     numeric = {column.label for column in STAGE_COLUMNS if column.numeric}
-    app = PPPApp(db, tmp_path / "config.toml")
-    async with app.run_test(size=SMALL) as pilot:
-        await app.load_done.wait()
+    async with opened(db, tmp_path, SMALL) as (app, pilot):
         await pilot.press("t")
         screen = app.screen
         assert isinstance(screen, TuningScreen)
@@ -294,8 +282,7 @@ async def test_the_tuning_panels_stage_figures_show_whole(db: Path, tmp_path: Pa
 
 
 async def test_n_opens_the_next_run_to_mark_in_place_of_this_one(db: Path, tmp_path: Path) -> None:
-    app = PPPApp(db, tmp_path / "config.toml")
-    async with app.run_test(size=SMALL) as pilot:
+    async with opened(db, tmp_path, SMALL) as (app, pilot):
         first = await _open(app, pilot)
         depth = len(app.screen_stack)
         assert app.workspace is not None
@@ -338,8 +325,7 @@ async def test_n_says_when_no_run_is_left_to_mark(tmp_path: Path) -> None:
     ]
     with Store.open(db, create=True) as store:
         store.import_records([Record("t", None, "$", raw) for raw in runs])
-    app = PPPApp(db, tmp_path / "config.toml")
-    async with app.run_test(size=SMALL) as pilot:
+    async with opened(db, tmp_path, SMALL) as (app, pilot):
         screen = await _open(app, pilot)
         await pilot.press("n")
         await app.workers.wait_for_complete()
@@ -360,8 +346,7 @@ def _whole_rows(app: PPPApp) -> list[str]:
 async def test_o_opens_the_first_cut_step_on_screen_whole(
     sessions_db: Path, tmp_path: Path
 ) -> None:
-    app = PPPApp(sessions_db, tmp_path / "config.toml")
-    async with app.run_test(size=SIZE) as pilot:
+    async with opened(sessions_db, tmp_path, SIZE) as (app, pilot):
         screen = await _open(app, pilot)
         await _highlight(screen, pilot, "claude-code")
         rows = list(screen.query_one(Conversation).plain())
@@ -380,8 +365,7 @@ async def test_o_opens_the_first_cut_step_on_screen_whole(
 async def test_a_click_opens_the_step_clicked_a_tool_call_folded_to_one_row(
     sessions_db: Path, tmp_path: Path
 ) -> None:
-    app = PPPApp(sessions_db, tmp_path / "config.toml")
-    async with app.run_test(size=SIZE) as pilot:
+    async with opened(sessions_db, tmp_path, SIZE) as (app, pilot):
         screen = await _open(app, pilot)
         await _highlight(screen, pilot, "claude-code")
         conversation = screen.query_one(Conversation)
@@ -392,8 +376,7 @@ async def test_a_click_opens_the_step_clicked_a_tool_call_folded_to_one_row(
 
 
 async def test_o_says_when_nothing_on_screen_is_cut(sessions_db: Path, tmp_path: Path) -> None:
-    app = PPPApp(sessions_db, tmp_path / "config.toml")
-    async with app.run_test(size=SIZE) as pilot:
+    async with opened(sessions_db, tmp_path, SIZE) as (app, pilot):
         screen = await _open(app, pilot)
         await _highlight(screen, pilot, "codex")
         await pilot.press("tab", "o")
@@ -421,8 +404,7 @@ async def test_a_megabyte_step_opens_drawing_only_the_rows_on_screen(
         return render_line(self, y)
 
     monkeypatch.setattr(Conversation, "render_line", counted)
-    app = PPPApp(db, tmp_path / "config.toml")
-    async with app.run_test(size=SMALL) as pilot:
+    async with opened(db, tmp_path, SMALL) as (app, pilot):
         await _open(app, pilot)
         await pilot.press("tab")
         await pilot.pause()
@@ -443,8 +425,7 @@ async def test_a_megabyte_step_opens_drawing_only_the_rows_on_screen(
 
 
 async def test_answers_take_the_width_of_the_screen(sessions_db: Path, tmp_path: Path) -> None:
-    app = PPPApp(sessions_db, tmp_path / "config.toml")
-    async with app.run_test(size=SMALL) as pilot:
+    async with opened(sessions_db, tmp_path, SMALL) as (app, pilot):
         screen = await _open(app, pilot)
         await _highlight(screen, pilot, "claude-code")
         table = screen.query_one("#questions", DataTable)
