@@ -59,6 +59,33 @@ RANK_KEYS = frozenset(
     ]
 )
 
+
+def table_rows(path: Path, leave_out: tuple[str, ...] = ()) -> dict[str, list[tuple[Any, ...]]]:
+    """Every table's rows of the database at `path`, sorted by all their columns,
+    without the times of import and marking (which differ from one run to the next);
+    tables whose names end with one of `leave_out` are left out."""
+    conn = sqlite3.connect(path)
+    try:
+        tables = {}
+        names = conn.execute("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
+        for (name,) in names.fetchall():
+            if leave_out and name.endswith(leave_out):
+                continue
+            columns = [
+                row[1]
+                for row in conn.execute(f"PRAGMA table_info({name})")
+                if row[1] not in ("imported_at", "marked_at")
+            ]
+            # Every column sorts: ids too, so each row keeps the one it was given.
+            order = ", ".join(map(str, range(1, len(columns) + 1)))
+            tables[name] = conn.execute(
+                f"SELECT {', '.join(columns)} FROM {name} ORDER BY {order}"
+            ).fetchall()
+        return tables
+    finally:
+        conn.close()
+
+
 SHAPE = re.compile(r"<!-- shape: (\S+) -->\n```json\n(.*?)\n```", re.DOTALL)
 
 

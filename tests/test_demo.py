@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers import table_rows
 
 from ppp_tui.core.arrays import ScoreArrays
 from ppp_tui.core.early_stop import analyse
@@ -283,29 +284,6 @@ def test_write_demo_builds_a_database_and_keeps_a_full_one(tmp_path: Path) -> No
         assert store.count() == 20
 
 
-def _rows_without_stamps(path: Path) -> dict[str, list[tuple[Any, ...]]]:
-    import sqlite3
-
-    conn = sqlite3.connect(path)
-    try:
-        tables = {}
-        names = conn.execute("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
-        for (name,) in names.fetchall():
-            columns = [
-                row[1]
-                for row in conn.execute(f"PRAGMA table_info({name})")
-                if row[1] not in ("imported_at", "marked_at")
-            ]
-            # Every column sorts: a run's marks by several reviewers have one run id.
-            order = ", ".join(map(str, range(1, len(columns) + 1)))
-            tables[name] = conn.execute(
-                f"SELECT {', '.join(columns)} FROM {name} ORDER BY {order}"
-            ).fetchall()
-        return tables
-    finally:
-        conn.close()
-
-
 @pytest.mark.parametrize("runs", [400, 300])
 def test_the_bulk_loaded_demo_is_the_database_an_ordinary_import_makes(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, runs: int
@@ -320,7 +298,7 @@ def test_the_bulk_loaded_demo_is_the_database_an_ordinary_import_makes(
     demo.write_demo(bulk, runs, seed=5)  # chunk workers writing into a scratch file
     monkeypatch.setattr(writer, "_workers", lambda: 1)
     demo.write_demo(plain, runs, seed=5)  # one process, an ordinary import
-    assert _rows_without_stamps(bulk) == _rows_without_stamps(plain)
+    assert table_rows(bulk) == table_rows(plain)
     schema = "SELECT type, name, tbl_name, sql FROM sqlite_master ORDER BY type, name"
     conn = sqlite3.connect(bulk)
     try:
@@ -360,7 +338,7 @@ def test_chunks_are_written_in_their_order_whichever_is_made_first(
     monkeypatch.setattr(writer, "_workers", lambda: 1)
     demo.write_demo(plain, 300, seed=4)
     # Written as soon as made, chunk 1's agents and trajectories would take ids 1, 2...
-    assert _rows_without_stamps(late) == _rows_without_stamps(plain)
+    assert table_rows(late) == table_rows(plain)
 
 
 def test_a_chunk_worker_that_cannot_write_ends_the_demo_in_one_line(

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers import table_rows
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -25,7 +26,7 @@ from ppp_tui.core.model import (
     Trajectory,
     Turn,
 )
-from ppp_tui.storage import database, files, importer, packs, rows, search
+from ppp_tui.storage import files, importer, packs, rows, search
 from ppp_tui.storage.files import ParsedRecord, read_records
 from ppp_tui.storage.store import Store
 from ppp_tui.storage.swap import import_new
@@ -33,32 +34,7 @@ from ppp_tui.storage.swap import import_new
 # Where a new database and an import into an existing one may differ: the full-text
 # index's own pieces (made in steps or at once, they hold the same words) and the times
 # of the import itself.
-_INDEX_PIECES = ("_fts_data", "_fts_idx")
-
-
-def _contents(path: Path) -> dict[str, list[tuple[Any, ...]]]:
-    """Every table's rows, without the import's times; the index's pieces left out (its
-    words are checked by searching)."""
-    conn = sqlite3.connect(path)
-    try:
-        tables = {}
-        names = conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'").fetchall()
-        for (name,) in names:
-            if name.endswith(_INDEX_PIECES) or name.endswith("_fts"):
-                continue
-            columns = [
-                column
-                for column in database.table_columns(conn, name)
-                if column not in ("imported_at", "marked_at")
-            ]
-            # Ids are columns too: every row keeps the one it was given.
-            order = ", ".join(map(str, range(1, len(columns) + 1)))
-            tables[name] = conn.execute(
-                f"SELECT {', '.join(columns)} FROM {name} ORDER BY {order}"
-            ).fetchall()
-        return tables
-    finally:
-        conn.close()
+_LEFT_OUT = ("_fts", "_fts_data", "_fts_idx")
 
 
 def _schema(path: Path) -> list[tuple[Any, ...]]:
@@ -99,7 +75,7 @@ def test_a_first_import_makes_the_database_an_import_into_an_empty_one_makes(
         other.invalid,
     )
     assert report.added == 1800 and report.skipped == 10 and len(report.invalid) == 1
-    assert _contents(new) == _contents(plain)
+    assert table_rows(new, _LEFT_OUT) == table_rows(plain, _LEFT_OUT)
     assert _schema(new) == _schema(plain)  # every index and trigger back, the same
     conn = sqlite3.connect(new)
     try:
