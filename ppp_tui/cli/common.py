@@ -233,9 +233,9 @@ class Env:
     ) -> None:
         import os
 
-        from ..storage.config import CONFIG_ENV, config_path, db_path, ignored_local_config
+        from ..storage.config import CONFIG_ENV, config_path, ignored_local_config
 
-        self.db_path = db_path(db)
+        self._db = db
         self.config_path = config_path(config)
         # Why ./config.toml was passed over, for the commands that say which file they use.
         self.config_note = ignored_local_config(config)
@@ -246,6 +246,14 @@ class Env:
         self.reviewer_given = reviewer
         self.all_reviewers = all_reviewers
         self._settings: Settings | None = None
+
+    @functools.cached_property
+    def db_path(self) -> Path:
+        """The database's path, resolved when first needed: a command that reads no
+        database (classify, score) never refuses what --db says."""
+        from ..storage.config import db_path
+
+        return db_path(self._db)
 
     def settings(self, creating: bool = False) -> Settings:
         """The configured settings; an explicitly named config.toml that does not exist is
