@@ -1,0 +1,144 @@
+"""A PostgreSQL server's connection: psycopg, connecting, the one-line errors a failure
+becomes, and transactions tried again when the server asks for it.
+
+psycopg 3 is the `postgres` extra (`pip install 'ppp-tui[postgres]'`): a SQLite user
+downloads nothing more, and a platform without its binary wheel still installs ppp-tui.
+It is imported when a server is first used, never by a command on a SQLite file. libpq
+reads what the URL leaves out as it always does: $PGPASSWORD, ~/.pgpass, $PGSSLMODE and
+the other PG variables, and the URL's own parameters (`?sslmode=require`).
+
+Every failure is one line naming the host, the port and the database (location.py),
+never the password: a server that cannot be reached, a wrong user or password, a
+database that does not exist, a server that goes away while a command runs. A
+transaction the server rolls back on a serialization failure or a deadlock is run again
+(`retrying`), so concurrent reviewers never see one.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Callable
+from types import ModuleType
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from ..core.masking import Secrets
+from .database import DatabaseLocked, StoreError
+from .location import ServerURL
+
+if TYPE_CHECKING:
+    import psycopg
+
+T = TypeVar("T")
+
+CONNECT_TIMEOUT_S = 10  # unless the URL says (connect_timeout=...)
+# SQLSTATEs after which the whole transaction may simply run again.
+RETRY_STATES = frozenset({"40001", "40P01"})  # serialization_failure, deadlock_detected
+RETRIES = 20
+RETRY_PAUSE_S = 0.005  # the first pause; doubled each time, with jitter, up to 0.25 s
+
+
+def psycopg_module() -> ModuleType:
+    """psycopg, or the StoreError saying how to install it."""
+    try:
+        import psycopg
+    except ImportError:
+        raise StoreError(
+            "a PostgreSQL team store needs psycopg: pip install 'ppp-tui[postgres]'"
+        ) from None
+    return psycopg
+
+
+def connect(server: ServerURL, autocommit: bool = False) -> psycopg.Connection[Any]:
+    """A connection to `server`'s database; every failure is a StoreError."""
+    pg = psycopg_module()
+    from psycopg.conninfo import conninfo_to_dict
+
+    try:
+        given = conninfo_to_dict(server.url)
+    except pg.ProgrammingError as error:  # a URL libpq cannot parse
+        raise StoreError(f"{server}: not a usable URL ({_first_line(error)})") from None
+    extra: dict[str, Any] = {}
+    if "connect_timeout" not in given:
+        extra["connect_timeout"] = CONNECT_TIMEOUT_S
+    try:
+        conn: psycopg.Connection[Any] = pg.connect(server.url, autocommit=autocommit, **extra)
+    except pg.Error as error:
+        raise server_error(server, error) from None
+    return conn
+
+
+def server_error(server: ServerURL, error: BaseException) -> StoreError:
+    """The one line for `error` from `server`: what went wrong, where, and never the
+    password (libpq does not quote it; the URL's is masked in its text all the same)."""
+    lowered = _first_line(error).lower()
+    text = Secrets.of(_password(server)).mask(_first_line(error))  # what is shown of it
+    state = getattr(error, "sqlstate", None)
+    if "password authentication failed" in lowered or "no password supplied" in lowered:
+        reason = "the server refused the user or password"
+    elif "authentication failed" in lowered or state in ("28000", "28P01"):
+        reason = "the server refused the login"
+    elif ("does not exist" in lowered and "database" in lowered) or state == "3D000":
+        reason = "no such database on the server; create it first (createdb, or CREATE DATABASE)"
+    elif "role" in lowered and "does not exist" in lowered:
+        reason = "no such user on the server"
+    elif "resolve host" in lowered or "translate host name" in lowered:
+        reason = "unknown host"
+    elif "connection refused" in lowered or "no such file or directory" in lowered:
+        reason = "cannot reach the server (connection refused)"
+    elif "timeout" in lowered and "connect" in lowered:
+        reason = "cannot reach the server (no answer in time)"
+    elif state in ("55P03", "57014"):  # lock_not_available, query_canceled (a lock wait)
+        return DatabaseLocked(f"{server}: the database is locked by another process; try again")
+    elif (state is not None and state[:2] in ("08", "57")) or _is_lost(error):
+        reason = f"the connection to the server was lost ({text}); nothing more was written"
+    else:
+        reason = f"database error: {text}"
+    return StoreError(f"{server}: {reason}")
+
+
+def retrying(
+    server: ServerURL,
+    conn: psycopg.Connection[Any],
+    work: Callable[[psycopg.Connection[Any]], T],
+    pause: Callable[[float], None] = time.sleep,
+) -> T:
+    """`work(conn)` in one transaction, committed; run again from the start when the
+    server rolls it back for a serialization failure or a deadlock (after a short,
+    growing, random pause), so concurrent writers all succeed. Any other failure is
+    the StoreError `server_error` makes, with the transaction rolled back."""
+    pg = psycopg_module()
+    wait = RETRY_PAUSE_S
+    for attempt in range(RETRIES + 1):
+        try:
+            with conn.transaction():
+                return work(conn)
+        except pg.Error as error:
+            if error.sqlstate not in RETRY_STATES or attempt == RETRIES:
+                raise server_error(server, error) from None
+        pause(wait * (0.5 + random.random()))
+        wait = min(wait * 2, 0.25)
+    raise AssertionError("unreachable")  # the last attempt returns or raises
+
+
+def _is_lost(error: BaseException) -> bool:
+    text = str(error).lower()
+    return any(
+        phrase in text
+        for phrase in ("server closed the connection", "connection is lost", "consuming input")
+    )
+
+
+def _first_line(error: BaseException) -> str:
+    text = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+    return " ".join(text.removeprefix("connection failed: ").split())
+
+
+def _password(server: ServerURL) -> str | None:
+    from psycopg.conninfo import conninfo_to_dict
+
+    try:
+        value = conninfo_to_dict(server.url).get("password")
+    except Exception:
+        return None
+    return None if value is None else str(value)
