@@ -230,7 +230,7 @@ def test_another_program_s_database_and_a_newer_one_are_refused(pg_url: str) -> 
         assert (
             str(caught.value) == f"{server}: not a ppp-tui database (it has other tables: invoices)"
         )
-        assert postgres_schema._tables(conn) == {"invoices"}  # nothing written
+        assert postgres_schema.tables(conn) == {"invoices"}  # nothing written
         conn.execute("DROP TABLE invoices")
         postgres_schema.prepare(conn, server)
         conn.execute("UPDATE schema_version SET version = 99")

@@ -11,14 +11,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import run_cli
+from helpers import dump, run_cli
 
 from ppp_tui.storage import postgres, postgres_schema, transfer
 from ppp_tui.storage.database import StoreError
 from ppp_tui.storage.demo import write_demo
 from ppp_tui.storage.location import parse_server_url
 from ppp_tui.storage.store import Store
-from ppp_tui.storage.tables import TABLES
 
 pytest.importorskip("psycopg", reason="the postgres extra (psycopg) is not installed")
 
@@ -41,33 +40,6 @@ def source_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
     conn.commit()
     conn.close()
     return path
-
-
-def _agent_keys(conn: Any) -> dict[int, tuple[str, str]]:
-    return {row[0]: (row[1], row[2]) for row in conn.execute("SELECT id, run_id, name FROM agents")}
-
-
-def dump(conn: Any) -> dict[str, list[tuple[Any, ...]]]:
-    """Every table's rows, agent ids as (run id, agent name) and the ids the target
-    gives left out, sorted: equal for two stores holding the same runs."""
-    agents = _agent_keys(conn)
-    tables: dict[str, list[tuple[Any, ...]]] = {}
-    for table in TABLES:
-        if table.name in ("judge_claims", "score_changes"):
-            continue
-        names = list(table.column_names)
-        rows = conn.execute(f"SELECT {', '.join(names)} FROM {table.name}").fetchall()
-        kept = []
-        for row in rows:
-            values = dict(zip(names, row, strict=True))
-            if table.name in transfer._OWN_IDS:
-                del values["id"]
-            column = transfer._AGENT_ID.get(table.name)
-            if column is not None:
-                values[column] = agents[values[column]]
-            kept.append(tuple(json.dumps(v, default=bytes.hex) for v in values.values()))
-        tables[table.name] = sorted(kept)
-    return tables
 
 
 @pytest.fixture

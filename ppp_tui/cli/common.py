@@ -21,6 +21,7 @@ from ..safe_text import clean, inline, json_escape
 if TYPE_CHECKING:
     from ..core.scores import Scores
     from ..core.settings import Settings
+    from ..storage.location import ServerURL
     from ..storage.reviewers import Scope
     from ..storage.store import ImportReport, Store
 
@@ -159,7 +160,8 @@ def db_options(
             "--db",
             "db",
             type=click.Path(dir_okay=False),
-            help="The run database (else $PPP_TUI_DB, the user data folder's ppp-tui/runs.db).",
+            help="The run database: a SQLite file, or a team store's postgresql:// URL"
+            " (else $PPP_TUI_DB, the user data folder's ppp-tui/runs.db).",
         )(command)
 
     return decorate(command) if command is not None else decorate
@@ -221,6 +223,13 @@ def reviewer_options(every: bool = True) -> Callable[[Callable[..., Any]], Any]:
     return decorate
 
 
+# The commands that work on a PostgreSQL team store (--db postgresql://...); the others
+# refuse its URL in one line.
+SERVER_COMMANDS = frozenset(
+    {"runs", "show", "rank", "regret", "tune", "leaderboard", "agreement", "ab", "next"}
+)
+
+
 class Env:
     """Where the database and config.toml are, and loading them on demand."""
 
@@ -246,6 +255,20 @@ class Env:
         self.reviewer_given = reviewer
         self.all_reviewers = all_reviewers
         self._settings: Settings | None = None
+
+    def server(self) -> ServerURL | None:
+        """The PostgreSQL server --db or $PPP_TUI_DB names, for a command that works on
+        one (SERVER_COMMANDS, and import); None for a SQLite file. Any other command
+        refuses a server's URL (`db_path`)."""
+        from ..storage.config import DB_ENV
+        from ..storage.location import is_server_url, parse_server_url
+
+        value = self._db or os.environ.get(DB_ENV, "")
+        context = click.get_current_context(silent=True)
+        command = " ".join(context.command_path.split()[1:]) if context else ""
+        if is_server_url(value) and command in (*SERVER_COMMANDS, "import"):
+            return parse_server_url(value)
+        return None
 
     @functools.cached_property
     def db_path(self) -> Path:
@@ -294,9 +317,15 @@ class Env:
             )
 
     def store(self, create: bool = False) -> Store:
-        from ..storage.store import Store
+        server = self.server()
+        if server is not None:
+            from ..storage.store_server import ServerStore
 
-        store = Store.open(self.db_path, create=create)
+            store: Store = ServerStore.connect(server, create=create)
+        else:
+            from ..storage.store import Store
+
+            store = Store.open(self.db_path, create=create)
         # Worked out when a mark is first read or written: a command that never touches
         # marks never needs a reviewer (nor fails on a wrong one).
         store.scope_source = self.scope

@@ -102,11 +102,10 @@ def import_(
 
     if not files and not agents:
         raise click.UsageError("name the files to import, or use --agents")
-    from ..storage.location import is_server_url, refuse_server
+    from .team_import import team_import
 
-    for name in files:
-        if is_server_url(name):
-            raise refuse_server(name, "import's source")
+    if team_import(files, Env(db, config), agents):
+        return
     if fmt == "auto" and files and not agents and _merge_databases(files, Env(db, config)):
         return
     if fmt in SESSION_FORMATS or agents or run_name or one_run_per_session or stage:

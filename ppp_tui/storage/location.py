@@ -108,10 +108,10 @@ def _login() -> str:
 
 
 def refuse_server(value: str, what: str) -> StoreError:
-    """The error for a PostgreSQL URL where this version reads only SQLite: `what`
-    names what was asked (--db, an import's source)."""
+    """The error for a PostgreSQL URL given to a command that works on SQLite files
+    only so far: `what` names where it was given (--db, an import's source)."""
     server = parse_server_url(value)
     return StoreError(
-        f"{server} ({what}): a team store on PostgreSQL is not supported yet;"
-        " use a SQLite database file"
+        f"{server} ({what}): this command does not work on a PostgreSQL team store"
+        " yet; use a SQLite database file"
     )

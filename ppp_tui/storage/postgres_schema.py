@@ -136,13 +136,13 @@ def statements() -> list[str]:
     return made
 
 
-def _tables(conn: psycopg.Connection[Any]) -> set[str]:
+def tables(conn: psycopg.Connection[Any]) -> set[str]:
     rows = conn.execute("SELECT tablename FROM pg_tables WHERE schemaname = current_schema()")
     return {str(row[0]) for row in rows}
 
 
-def _version(conn: psycopg.Connection[Any], tables: set[str]) -> int:
-    if VERSION_TABLE not in tables:
+def _version(conn: psycopg.Connection[Any], found: set[str]) -> int:
+    if VERSION_TABLE not in found:
         return 0
     row = conn.execute(f"SELECT version FROM {VERSION_TABLE}").fetchone()
     return 0 if row is None else int(row[0])
@@ -152,16 +152,16 @@ def prepare(conn: psycopg.Connection[Any], server: ServerURL, upgrade: bool = Tr
     """Check that the database is ppp-tui's (or empty) and not too new, and bring it to
     the current schema, once however many processes open it at the same time."""
     with conn.transaction():
-        tables = _tables(conn)
-        version = _version(conn, tables)
-        _check(server, tables, version, upgrade)
+        found = tables(conn)
+        version = _version(conn, found)
+        _check(server, found, version, upgrade)
         if version == SCHEMA_VERSION:
             return
         conn.execute("SELECT pg_advisory_xact_lock(%s)", [_LOCK])
         # Again under the lock: another process may have made it meanwhile.
-        tables = _tables(conn)
-        version = _version(conn, tables)
-        _check(server, tables, version, upgrade)
+        found = tables(conn)
+        version = _version(conn, found)
+        _check(server, found, version, upgrade)
         if version == SCHEMA_VERSION:
             return
         for statement in statements():
@@ -173,9 +173,9 @@ def prepare(conn: psycopg.Connection[Any], server: ServerURL, upgrade: bool = Tr
         )
 
 
-def _check(server: ServerURL, tables: set[str], version: int, upgrade: bool) -> None:
+def _check(server: ServerURL, found: set[str], version: int, upgrade: bool) -> None:
     if version == 0:
-        foreign = sorted(tables - OUR_TABLES)
+        foreign = sorted(found - OUR_TABLES)
         if foreign:
             raise StoreError(
                 f"{server}: not a ppp-tui database (it has other tables: {', '.join(foreign[:3])})"

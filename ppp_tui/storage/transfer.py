@@ -26,6 +26,9 @@ from .tables import TABLES, Table
 if TYPE_CHECKING:
     import psycopg
 
+    from .merge import HistoryRow
+    from .store import Store
+
 BATCH = 2000  # runs read and written at a time
 
 _TABLE = {table.name: table for table in TABLES}
@@ -233,3 +236,35 @@ def copy_runs(source: End, target: End) -> Copied:
 def _batches(ids: list[str]) -> Iterator[list[str]]:
     for start in range(0, len(ids), BATCH):
         yield ids[start : start + BATCH]
+
+
+def end_of(store: Store) -> End:
+    """The store's side of a copy."""
+    from .store_server import ServerStore
+
+    if isinstance(store, ServerStore):
+        return PostgresEnd(store.pg.raw)
+    return SQLiteEnd(store.conn)
+
+
+def mark_history(store: Store) -> list[HistoryRow]:
+    """Every mark history entry of a store, oldest first (`merge.read_marks`'s rows)."""
+    return [
+        (row[0], row[1], row[2], row[3], row[4])
+        for row in store._query(
+            "SELECT run_id, agent, marked_at, source, reviewer FROM preferred_marks ORDER BY id"
+        )
+    ]
+
+
+def bring_in(
+    source: Store, target: Store, history: list[HistoryRow]
+) -> tuple[Copied, tuple[int, int, int]]:
+    """Copy the runs `target` lacks from `source` (`copy_runs`), then merge `history`
+    (the source's marks, every reviewer's) for the runs both hold, in one transaction
+    of the target's: (what was copied, (marks recorded, repeats, marks of runs or
+    agents the target lacks))."""
+    with target.lock, target._transaction():
+        copied = copy_runs(end_of(source), end_of(target))
+        merged = target.merge_in_transaction([history])[0]
+    return copied, merged
