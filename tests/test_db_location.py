@@ -22,15 +22,9 @@ NAMED = "PostgreSQL host db.example.com, port 6543, database team"
 # store yet (test_server_commands.py has those that do), with the arguments it needs to
 # get that far.
 COMMANDS = [
-    ("prefer", "run-1", "agent_a"),
-    ("reviewers",),
-    ("export",),
-    ("report", "run-1"),
-    ("diff", "run-1"),
     ("group", "run-1", "run-2"),
     ("ungroup", "run-1"),
     ("judge",),
-    ("technical",),  # a scores file is added: the file is read first
     ("demo",),
     ("config", "show"),
     ("browse",),
@@ -62,15 +56,13 @@ def test_every_command_refuses_a_server_url_in_one_line(
         config = tmp_path_factory.mktemp("judge") / "config.toml"
         config.write_text('[ppp.judge]\nbase_url = "http://127.0.0.1:9/v1"\nmodel = "m"\n')
         args = (*args, "--config", str(config))
-    if args[0] == "technical":
-        scores = tmp_path_factory.mktemp("scores") / "scores.json"
-        scores.write_text('{"run_id": "r", "agent": "a", "technical": 0.5}\n')
-        args = (*args, str(scores))
     _refused(one_line_error(run_cli(*args, "--db", URL)), "--db")
     assert list(empty_cwd.iterdir()) == []  # no `postgresql:` folder, no file
 
 
-@pytest.mark.parametrize("args", COMMANDS[:4], ids=lambda args: args[0])
+@pytest.mark.parametrize(
+    "args", [args for args in COMMANDS if args[0] != "judge"][:4], ids=" ".join
+)
 def test_the_environment_variable_is_refused_the_same_way(
     args: tuple[str, ...], empty_cwd: Path
 ) -> None:

@@ -1,12 +1,11 @@
 """A PostgreSQL server's connection (storage/postgres.py) against a real server: each
-failure one line naming host, port and database, never the password; a transaction
-the server rolls back for a conflict runs again; nothing half-written stays."""
+failure one line naming host, port and database, never the password; nothing
+half-written stays."""
 
 from __future__ import annotations
 
 import socket
 import sys
-import threading
 from typing import Any
 
 import pytest
@@ -105,73 +104,15 @@ def test_a_server_that_goes_away_mid_command_leaves_nothing_written(
             admin.execute("SELECT pg_terminate_backend(%s)", [conn.info.backend_pid])
         conn.execute("INSERT INTO marks VALUES (2)")
 
-    with pytest.raises(StoreError) as caught:
-        postgres.retrying(server, conn, write)
-    line = str(caught.value)
+    with pytest.raises(psycopg.Error) as raised, conn.transaction():
+        write(conn)
+    line = str(postgres.server_error(server, raised.value))
     assert line.startswith(f"{server}: the connection to the server was lost (")
     assert line.endswith("); nothing more was written")
     assert _password(pg_url) not in line
     conn.close()
     with postgres.connect(server) as check:
         assert check.execute("SELECT count(*) FROM marks").fetchone() == (0,)
-
-
-def test_a_serialization_failure_runs_the_transaction_again(pg_url: str) -> None:
-    server = parse_server_url(pg_url)
-    with postgres.connect(server, autocommit=True) as setup:
-        setup.execute("CREATE TABLE counter (n integer)")
-        setup.execute("INSERT INTO counter VALUES (0)")
-    conn = postgres.connect(server)
-    conn.isolation_level = psycopg.IsolationLevel.SERIALIZABLE
-    attempts: list[int] = []
-    pauses: list[float] = []
-
-    def increment(conn: psycopg.Connection[Any]) -> int:
-        row = conn.execute("SELECT n FROM counter").fetchone()
-        assert row is not None
-        attempts.append(row[0])
-        if len(attempts) == 1:  # another reviewer's write lands between read and write
-            with psycopg.connect(pg_url, autocommit=True) as other:
-                other.execute("UPDATE counter SET n = n + 1")
-        conn.execute("UPDATE counter SET n = %s", [row[0] + 1])
-        return int(row[0]) + 1
-
-    assert postgres.retrying(server, conn, increment, pause=pauses.append) == 2
-    assert attempts == [0, 1]  # the second attempt read the other's write
-    assert len(pauses) == 1 and 0 < pauses[0] < 0.01
-    conn.close()
-    with postgres.connect(server) as check:
-        assert check.execute("SELECT n FROM counter").fetchone() == (2,)
-
-
-def test_concurrent_writers_lose_nothing(pg_url: str) -> None:
-    server = parse_server_url(pg_url)
-    with postgres.connect(server, autocommit=True) as setup:
-        setup.execute("CREATE TABLE counter (n integer)")
-        setup.execute("INSERT INTO counter VALUES (0)")
-    errors: list[BaseException] = []
-
-    def writer() -> None:
-        try:
-            with postgres.connect(server) as conn:
-                conn.isolation_level = psycopg.IsolationLevel.SERIALIZABLE
-                for _ in range(25):
-                    postgres.retrying(
-                        server,
-                        conn,
-                        lambda c: c.execute("UPDATE counter SET n = (SELECT n FROM counter) + 1"),
-                    )
-        except BaseException as error:
-            errors.append(error)
-
-    threads = [threading.Thread(target=writer) for _ in range(4)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    assert errors == []
-    with postgres.connect(server) as check:
-        assert check.execute("SELECT n FROM counter").fetchone() == (100,)
 
 
 def test_without_psycopg_the_line_says_how_to_install_it(

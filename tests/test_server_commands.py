@@ -82,10 +82,6 @@ def test_a_command_answers_the_same_on_both_engines(
     assert on_server.stdout == on_file.stdout
 
 
-def test_every_server_command_is_compared() -> None:
-    assert {args[0] for args in COMMANDS} == SERVER_COMMANDS
-
-
 def test_the_environment_variable_names_a_server_too(
     stores: tuple[str, str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -139,3 +135,47 @@ def test_a_server_that_cannot_be_reached(stores: tuple[str, str], tmp_path: Path
         f"Error: {parse_server_url(elsewhere)}: cannot reach the server (connection refused)"
     )
     assert _password(server) not in line
+
+
+# Commands that write, in turn, each answering the same on both engines and leaving
+# both stores holding the same rows.
+WRITES = [
+    ("prefer", "demo-000003", "codex"),
+    ("prefer", "demo-000003", "--clear"),
+    ("prefer", "demo-000004", "codex", "--reviewer", "ana"),
+    ("prefer", "demo-000004", "nobody"),
+    ("technical", "SCORES"),
+    ("reviewers", "--rename", "ana", "bea"),
+    ("reviewers", "--json"),
+    ("runs", "--json"),
+    ("regret", "--json", "--all-reviewers"),
+    ("export", "--format", "json"),
+    ("report", "demo-000004"),
+    ("diff", "session-d5ea38829bd9"),
+]
+
+
+def test_writes_leave_both_engines_the_same(
+    stores: tuple[str, str], pg_url: str, tmp_path: Path
+) -> None:
+    from helpers import dump
+
+    sqlite = tmp_path / "runs.db"
+    sqlite.write_bytes(Path(stores[0]).read_bytes())
+    assert run_cli("import", str(sqlite), "--db", pg_url).exit_code == 0
+    scores = tmp_path / "scores.json"
+    scores.write_text('[{"run_id": "demo-000005", "agent": "claude-code", "technical": 0.42}]')
+    for args in WRITES:
+        args = tuple(str(scores) if arg == "SCORES" else arg for arg in args)
+        on_file = run_cli(*args, "--db", str(sqlite))
+        on_server = run_cli(*args, "--db", pg_url)
+        assert (on_file.exit_code, on_file.stderr) == (on_server.exit_code, on_server.stderr), args
+        assert on_server.stdout == on_file.stdout, args
+    import sqlite3
+
+    with psycopg.connect(pg_url) as conn:
+        assert dump(conn) == dump(sqlite3.connect(sqlite))
+
+
+def test_every_command_that_works_on_a_server_is_compared() -> None:
+    assert {args[0] for args in (*COMMANDS, *WRITES)} == SERVER_COMMANDS

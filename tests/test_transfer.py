@@ -14,7 +14,6 @@ import pytest
 from helpers import dump, run_cli
 
 from ppp_tui.storage import postgres, postgres_schema, transfer
-from ppp_tui.storage.database import StoreError
 from ppp_tui.storage.demo import write_demo
 from ppp_tui.storage.location import parse_server_url
 from ppp_tui.storage.store import Store
@@ -139,13 +138,14 @@ def test_a_copy_that_fails_leaves_nothing(
         write(self, table, columns, rows)
 
     monkeypatch.setattr(transfer.PostgresEnd, "write", failing)
-    with Store.open(source_db) as store, pytest.raises(StoreError) as caught:
-        postgres.retrying(
-            server,
-            conn,
-            lambda c: transfer.copy_runs(transfer.SQLiteEnd(store.conn), transfer.PostgresEnd(c)),
-        )
-    assert "the connection to the server was lost" in str(caught.value)
+    with (
+        Store.open(source_db) as store,
+        pytest.raises(psycopg.Error) as raised,
+        conn.transaction(),
+    ):
+        transfer.copy_runs(transfer.SQLiteEnd(store.conn), transfer.PostgresEnd(conn))
+    line = str(postgres.server_error(server, raised.value))
+    assert "the connection to the server was lost" in line
     with postgres.connect(server) as check:
         assert check.execute("SELECT count(*) FROM runs").fetchone() == (0,)
         assert check.execute("SELECT count(*) FROM agents").fetchone() == (0,)

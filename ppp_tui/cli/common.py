@@ -227,6 +227,7 @@ def reviewer_options(every: bool = True) -> Callable[[Callable[..., Any]], Any]:
 # refuse its URL in one line.
 SERVER_COMMANDS = frozenset(
     {"runs", "show", "rank", "regret", "tune", "leaderboard", "agreement", "ab", "next"}
+    | {"prefer", "technical", "reviewers", "export", "report", "diff"}
 )
 
 

@@ -1,5 +1,5 @@
-"""A PostgreSQL server's connection: psycopg, connecting, the one-line errors a failure
-becomes, and transactions tried again when the server asks for it.
+"""A PostgreSQL server's connection: psycopg, connecting, and the one-line errors a
+failure becomes.
 
 psycopg 3 is the `postgres` extra (`pip install 'ppp-tui[postgres]'`): a SQLite user
 downloads nothing more, and a platform without its binary wheel still installs ppp-tui.
@@ -9,18 +9,13 @@ the other PG variables, and the URL's own parameters (`?sslmode=require`).
 
 Every failure is one line naming the host, the port and the database (location.py),
 never the password: a server that cannot be reached, a wrong user or password, a
-database that does not exist, a server that goes away while a command runs. A
-transaction the server rolls back on a serialization failure or a deadlock is run again
-(`retrying`), so concurrent reviewers never see one.
+database that does not exist, a server that goes away while a command runs.
 """
 
 from __future__ import annotations
 
-import random
-import time
-from collections.abc import Callable
 from types import ModuleType
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any
 
 from ..core.masking import Secrets
 from .database import DatabaseLocked, StoreError
@@ -29,13 +24,7 @@ from .location import ServerURL
 if TYPE_CHECKING:
     import psycopg
 
-T = TypeVar("T")
-
 CONNECT_TIMEOUT_S = 10  # unless the URL says (connect_timeout=...)
-# SQLSTATEs after which the whole transaction may simply run again.
-RETRY_STATES = frozenset({"40001", "40P01"})  # serialization_failure, deadlock_detected
-RETRIES = 20
-RETRY_PAUSE_S = 0.005  # the first pause; doubled each time, with jitter, up to 0.25 s
 
 
 def psycopg_module() -> ModuleType:
@@ -95,30 +84,6 @@ def server_error(server: ServerURL, error: BaseException) -> StoreError:
     else:
         reason = f"database error: {text}"
     return StoreError(f"{server}: {reason}")
-
-
-def retrying(
-    server: ServerURL,
-    conn: psycopg.Connection[Any],
-    work: Callable[[psycopg.Connection[Any]], T],
-    pause: Callable[[float], None] = time.sleep,
-) -> T:
-    """`work(conn)` in one transaction, committed; run again from the start when the
-    server rolls it back for a serialization failure or a deadlock (after a short,
-    growing, random pause), so concurrent writers all succeed. Any other failure is
-    the StoreError `server_error` makes, with the transaction rolled back."""
-    pg = psycopg_module()
-    wait = RETRY_PAUSE_S
-    for attempt in range(RETRIES + 1):
-        try:
-            with conn.transaction():
-                return work(conn)
-        except pg.Error as error:
-            if error.sqlstate not in RETRY_STATES or attempt == RETRIES:
-                raise server_error(server, error) from None
-        pause(wait * (0.5 + random.random()))
-        wait = min(wait * 2, 0.25)
-    raise AssertionError("unreachable")  # the last attempt returns or raises
 
 
 def _is_lost(error: BaseException) -> bool:

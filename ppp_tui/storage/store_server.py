@@ -3,9 +3,10 @@
 The reads, marks and writes are Store's own (store_reads.py and the others); their SQL
 reaches the server through postgres_sql.py. What is the engine's own is here: opening
 (connecting, and the schema from tables.py), the lock every use of the connection
-holds, transactions, errors as one line naming the server, and the key that changes
-when runs are added or removed. The connection is in autocommit mode: a read holds no
-transaction open between statements, and each write is one transaction of its own.
+holds, transactions (one writer at a time), errors as one line naming the server, and
+the key that changes when runs are added or removed. The connection is in autocommit
+mode: a read holds no transaction open between statements, and each write is one
+transaction of its own.
 
 `path` is what messages name the store by: the server's host, port and database.
 """
@@ -22,6 +23,9 @@ from .database import StoreError
 from .location import ServerURL
 from .postgres_sql import Connection
 from .store import Store
+
+# The advisory lock every write transaction holds (any number, the same everywhere).
+WRITE_LOCK = 0x70707477
 
 
 class ServerStore(Store):
@@ -74,6 +78,10 @@ class ServerStore(Store):
         with self.lock:
             try:
                 with self.pg.raw.transaction():
+                    # One writer at a time, as on SQLite: writes never conflict, so the
+                    # server never rolls one back (no serialization failure, no
+                    # deadlock); a second writer waits for the first's commit.
+                    self.pg.raw.execute("SELECT pg_advisory_xact_lock(%s)", [WRITE_LOCK])
                     yield
             except pg.Error as error:
                 raise postgres.server_error(self.server, error) from None
