@@ -156,9 +156,14 @@ WRITES = [
 
 
 def test_writes_leave_both_engines_the_same(
-    stores: tuple[str, str], pg_url: str, tmp_path: Path
+    stores: tuple[str, str], pg_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from helpers import dump
+
+    from ppp_tui.storage import store_marks
+
+    # Marks are dated: both engines' commands run at the same moment.
+    monkeypatch.setattr(store_marks, "now", lambda: "2026-11-28T12:00:00Z")
 
     sqlite = tmp_path / "runs.db"
     sqlite.write_bytes(Path(stores[0]).read_bytes())
