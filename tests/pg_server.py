@@ -79,7 +79,10 @@ def start() -> Cluster:
     binaries = bindir()
     if binaries is None:
         raise RuntimeError("no PostgreSQL server binaries (initdb, pg_ctl) found")
-    folder = Path(tempfile.mkdtemp(prefix="ppp-tui-pg-"))
+    # As root the server runs as `postgres`, which must reach the folder: /tmp, not a
+    # private temporary folder of root's (TMPDIR may name one).
+    place = "/tmp" if os.geteuid() == 0 else None
+    folder = Path(tempfile.mkdtemp(prefix="ppp-tui-pg-", dir=place))
     password = secrets.token_hex(12)
     (folder / "pw").write_text(password + "\n")
     if os.geteuid() == 0:

@@ -25,8 +25,6 @@ COMMANDS = [
     ("group", "run-1", "run-2"),
     ("ungroup", "run-1"),
     ("judge",),
-    ("demo",),
-    ("config", "show"),
     ("browse",),
     ("browse", "--demo"),
     ("serve",),

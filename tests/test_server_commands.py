@@ -182,5 +182,26 @@ def test_writes_leave_both_engines_the_same(
         assert dump(conn) == dump(sqlite3.connect(sqlite))
 
 
+def test_demo_and_config_show_name_the_store(pg_url: str, tmp_path: Path) -> None:
+    sqlite = str(tmp_path / "demo.db")
+    name = str(parse_server_url(pg_url))
+    for args in (
+        ("demo", "--runs", "300", "--seed", "2"),
+        ("demo", "--runs", "300", "--seed", "2"),  # refused: it holds runs
+        ("demo", "--runs", "200", "--seed", "4", "--replace"),
+    ):
+        on_file = run_cli(*args, "--db", sqlite)
+        on_server = run_cli(*args, "--db", pg_url)
+        assert on_server.exit_code == on_file.exit_code, on_server.output
+        assert on_server.output == on_file.output.replace(sqlite, name)
+    for read in (("runs", "--json"), ("regret", "--json", "--all-reviewers")):
+        assert run_cli(*read, "--db", pg_url).stdout == run_cli(*read, "--db", sqlite).stdout
+    on_file = json.loads(run_cli("config", "show", "--json", "--db", sqlite).stdout)
+    on_server = json.loads(run_cli("config", "show", "--json", "--db", pg_url).stdout)
+    assert on_server == {**on_file, "db": name}
+    assert _password(pg_url) not in name
+
+
 def test_every_command_that_works_on_a_server_is_compared() -> None:
-    assert {args[0] for args in (*COMMANDS, *WRITES)} == SERVER_COMMANDS
+    compared = {args[0] for args in (*COMMANDS, *WRITES)} | {"demo", "config show"}
+    assert compared == SERVER_COMMANDS

@@ -227,7 +227,7 @@ def reviewer_options(every: bool = True) -> Callable[[Callable[..., Any]], Any]:
 # refuse its URL in one line.
 SERVER_COMMANDS = frozenset(
     {"runs", "show", "rank", "regret", "tune", "leaderboard", "agreement", "ab", "next"}
-    | {"prefer", "technical", "reviewers", "export", "report", "diff"}
+    | {"prefer", "technical", "reviewers", "export", "report", "diff", "demo", "config show"}
 )
 
 
@@ -270,6 +270,12 @@ class Env:
         if is_server_url(value) and command in (*SERVER_COMMANDS, "import"):
             return parse_server_url(value)
         return None
+
+    def db_name(self) -> str:
+        """The database as messages name it: a file's path, or a server's host, port
+        and database."""
+        server = self.server()
+        return str(self.db_path) if server is None else str(server)
 
     @functools.cached_property
     def db_path(self) -> Path:

@@ -6,6 +6,8 @@ for the runs both hold, as `import other.db` merges them between two files; the 
 cached answers come too. `ppp-tui import postgresql://... --db copy.db` takes a copy
 back the same way. Each is one transaction of the target's: all or nothing. Again, it
 adds nothing. Other files (JSON, sessions, spec-kit) go into a SQLite file first.
+`ppp-tui demo --db postgresql://...` writes the demo into a temporary SQLite file and
+brings that in the same way.
 """
 
 from __future__ import annotations
@@ -111,3 +113,30 @@ def _say(source: str, target: str, copied: Copied, merged: tuple[int, int, int])
     if copied.judgments:
         parts.append(counted(copied.judgments, "cached judge answer"))
     click.echo("; ".join(parts))
+
+
+def demo_into_server(env: Env, count: int, seed: int, replace: bool) -> None:
+    """`demo` into a store: the demo written to a temporary SQLite file (as `demo`
+    writes one), then brought in whole; a store holding runs is kept unless `replace`."""
+    import tempfile
+
+    from ..storage.database import StoreError
+    from ..storage.demo import write_demo
+    from ..storage.store import Store
+    from ..storage.transfer import bring_in
+    from .common import progress_bar, report_import
+
+    with env.store(create=True) as store:
+        held = store.count()
+        if held and not replace:
+            raise StoreError(
+                f"{store.path}: already holds {held} runs; use --replace to write a fresh"
+                " demo database"
+            )
+        with tempfile.TemporaryDirectory(prefix="ppp-tui-demo-") as folder:
+            path = Path(folder) / "demo.db"
+            with progress_bar(count, "generating") as step:
+                report = write_demo(path, count, seed, progress=step, sessions=True)
+            with Store.open(path) as source:
+                bring_in(source, store, [], replace=replace)
+        report_import(report, str(store.path))

@@ -18,7 +18,7 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
 from .tables import TABLES, Table
@@ -71,6 +71,7 @@ class Copied:
     added: int = 0
     present: int = 0
     judgments: int = 0
+    held: set[str] = field(default_factory=set)  # the ids of the runs already held
 
 
 class End(Protocol):
@@ -209,8 +210,10 @@ def copy_runs(source: End, target: End) -> Copied:
     lacks; the caller holds the target's transaction (and commits it)."""
     done = Copied()
     present = target.run_ids()
-    wanted = sorted(source.run_ids() - present)
-    done.present = len(present & source.run_ids())
+    offered = source.run_ids()
+    wanted = sorted(offered - present)
+    done.held = present & offered
+    done.present = len(done.held)
     next_id = target.next_agent_id()
     for batch in _batches(wanted):
         shift: dict[int, int] = {}
@@ -258,13 +261,18 @@ def mark_history(store: Store) -> list[HistoryRow]:
 
 
 def bring_in(
-    source: Store, target: Store, history: list[HistoryRow]
+    source: Store, target: Store, history: list[HistoryRow], replace: bool = False
 ) -> tuple[Copied, tuple[int, int, int]]:
     """Copy the runs `target` lacks from `source` (`copy_runs`), then merge `history`
     (the source's marks, every reviewer's) for the runs both hold, in one transaction
     of the target's: (what was copied, (marks recorded, repeats, marks of runs or
-    agents the target lacks))."""
+    agents the target lacks)). With `replace`, what the target held goes first, in the
+    same transaction."""
     with target.lock, target._transaction():
+        if replace:
+            for table in ("runs", "judgments", "judge_claims"):  # the rest goes with runs
+                target.conn.execute(f"DELETE FROM {table}")
         copied = copy_runs(end_of(source), end_of(target))
-        merged = target.merge_in_transaction([history])[0]
+        # The runs just copied brought their marks: only those already held merge.
+        merged = target.merge_in_transaction([[r for r in history if r[0] in copied.held]])[0]
     return copied, merged
