@@ -2,10 +2,12 @@
 
 `start()` makes a cluster in a new temporary folder (initdb), starts it on a free port
 of 127.0.0.1 and a socket in that folder, and gives its superuser's URL; `stop()` stops
-it and removes the folder. Nothing of the machine's own PostgreSQL (its clusters, its
-service) is used or touched: only the server binaries, found on PATH or in Debian's
-/usr/lib/postgresql/VERSION/bin. initdb refuses to run as root, so as root (CI) the
-cluster belongs to the `postgres` user and its programs run as that user (runuser).
+it and removes the folder. A cluster whose owning process is gone (a test session
+killed before its end) is stopped by the next `start()`. Nothing of the machine's own
+PostgreSQL (its clusters, its service) is used or touched: only the server binaries,
+found on PATH or in Debian's /usr/lib/postgresql/VERSION/bin. initdb refuses to run as
+root, so as root (CI) the cluster belongs to the `postgres` user and its programs run as
+that user (runuser).
 
 Host connections need the superuser's password (scram-sha-256), so a wrong password is
 refused as on a real server; the folder's socket trusts its local users.
@@ -74,15 +76,40 @@ def _free_port() -> int:
         return int(probe.getsockname()[1])
 
 
-def start() -> Cluster:
-    """A new cluster, running; `stop` it when done."""
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def stop_orphans(base: str) -> None:
+    """Stop the clusters under `base` whose owner is gone: a test session killed before
+    its end (a timeout, SIGKILL) leaves its server running, and the next start ends it."""
+    for folder in Path(base).glob("ppp-tui-pg-*"):
+        try:
+            owner = int((folder / "owner").read_text())
+        except (OSError, ValueError):
+            continue
+        if not _alive(owner):
+            stop(folder)
+
+
+def start(owner: int | None = None) -> Cluster:
+    """A new cluster, running; `stop` it when done. `owner` is the process whose end
+    makes it an orphan (by default this one)."""
     binaries = bindir()
     if binaries is None:
         raise RuntimeError("no PostgreSQL server binaries (initdb, pg_ctl) found")
     # As root the server runs as `postgres`, which must reach the folder: /tmp, not a
     # private temporary folder of root's (TMPDIR may name one).
     place = "/tmp" if os.geteuid() == 0 else None
+    stop_orphans(place or tempfile.gettempdir())
     folder = Path(tempfile.mkdtemp(prefix="ppp-tui-pg-", dir=place))
+    (folder / "owner").write_text(str(os.getpid() if owner is None else owner))
     password = secrets.token_hex(12)
     (folder / "pw").write_text(password + "\n")
     if os.geteuid() == 0:
@@ -147,7 +174,7 @@ def stop(folder: Path) -> None:
 
 if __name__ == "__main__":
     if sys.argv[1:] == ["start"]:
-        cluster = start()
+        cluster = start(owner=os.getppid())  # the shell that stops it (.ci/run)
         print(cluster.folder)
         print(cluster.url)
     elif len(sys.argv) == 3 and sys.argv[1] == "stop":
