@@ -18,7 +18,7 @@ A quick check that it works: --runs 200 --repeat 1.
 from __future__ import annotations
 
 import argparse
-import secrets
+import importlib.util
 import statistics
 import subprocess
 import sys
@@ -46,9 +46,7 @@ def timed(args: list[str], env: dict[str, str], repeat: int = 1) -> float:
 def database(url: str | None) -> Iterator[str | None]:
     """A new database's URL on the server (`url`'s, or a throwaway cluster's), dropped
     at the end; None when there is no server to use."""
-    try:
-        import psycopg
-    except ImportError:
+    if importlib.util.find_spec("psycopg") is None:
         print("skipped: psycopg is not installed (pip install 'ppp-tui[postgres]')")
         yield None
         return
@@ -62,15 +60,9 @@ def database(url: str | None) -> Iterator[str | None]:
             return
         cluster = pg_server.start()
         url = cluster.url
-    name = f"ppp_bench_{secrets.token_hex(4)}"
     try:
-        with psycopg.connect(url, autocommit=True) as admin:
-            admin.execute(f"CREATE DATABASE {name}")
-        try:
-            yield f"{url.rsplit('/', 1)[0]}/{name}"
-        finally:
-            with psycopg.connect(url, autocommit=True) as admin:
-                admin.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+        with pg_server.new_database(url, "ppp_bench") as made:
+            yield made
     finally:
         if cluster is not None:
             pg_server.stop(cluster.folder)

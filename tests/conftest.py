@@ -146,15 +146,5 @@ def pg_cluster() -> Iterator[str]:
 @pytest.fixture
 def pg_url(pg_cluster: str) -> Iterator[str]:
     """The URL of a new, empty database on the test server, dropped after the test."""
-    import secrets
-
-    import psycopg
-
-    name = f"ppp_test_{secrets.token_hex(6)}"
-    with psycopg.connect(pg_cluster, autocommit=True) as admin:
-        admin.execute(f"CREATE DATABASE {name}")
-    try:
-        yield f"{pg_cluster.rsplit('/', 1)[0]}/{name}"
-    finally:
-        with psycopg.connect(pg_cluster, autocommit=True) as admin:
-            admin.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+    with pg_server.new_database(pg_cluster, "ppp_test") as url:
+        yield url

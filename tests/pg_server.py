@@ -26,6 +26,8 @@ import socket
 import subprocess
 import sys
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -157,6 +159,22 @@ def start(owner: int | None = None) -> Cluster:
         **quiet,  # type: ignore[call-overload]
     )
     return Cluster(folder, port, password)
+
+
+@contextmanager
+def new_database(url: str, prefix: str) -> Iterator[str]:
+    """The URL of a new, empty database on the server of `url` (a superuser's),
+    dropped at the end, connections and all."""
+    import psycopg
+
+    name = f"{prefix}_{secrets.token_hex(6)}"
+    with psycopg.connect(url, autocommit=True) as admin:
+        admin.execute(f"CREATE DATABASE {name}")
+    try:
+        yield f"{url.rsplit('/', 1)[0]}/{name}"
+    finally:
+        with psycopg.connect(url, autocommit=True) as admin:
+            admin.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
 
 
 def stop(folder: Path) -> None:

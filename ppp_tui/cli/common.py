@@ -160,6 +160,7 @@ def db_options(
             "--db",
             "db",
             type=click.Path(dir_okay=False),
+            metavar="FILE|URL",
             help="The run database: a SQLite file, or a team store's postgresql:// URL"
             " (else $PPP_TUI_DB, the user data folder's ppp-tui/runs.db).",
         )(command)

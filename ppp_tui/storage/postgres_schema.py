@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from .database import StoreError
 from .location import ServerURL
-from .schema import SCHEMA_VERSION
+from .schema import SCHEMA_VERSION, check_version
 from .tables import BLOB, COUNTERS, INTEGER, PACKS, REAL, TABLES, TEXT, Column, Table
 
 if TYPE_CHECKING:
@@ -180,10 +180,4 @@ def _check(server: ServerURL, found: set[str], version: int, upgrade: bool) -> N
             raise StoreError(
                 f"{server}: not a ppp-tui database (it has other tables: {', '.join(foreign[:3])})"
             )
-    if version > SCHEMA_VERSION:
-        raise StoreError(
-            f"{server}: made by a newer ppp-tui (schema {version}; this version reads"
-            f" up to {SCHEMA_VERSION}); upgrade ppp-tui to open it"
-        )
-    if version < SCHEMA_VERSION and not upgrade:
-        raise StoreError(f"{server}: needs an upgrade to schema {SCHEMA_VERSION}")
+    check_version(server, version, upgrade)
