@@ -53,8 +53,8 @@ from _common import scratch
 from textual.app import App, ComposeResult
 from textual.widgets import Footer, Header
 
-from ppp_tui.app.screens import run as run_screen
 from ppp_tui.app.app import PPPApp
+from ppp_tui.app.screens import run as run_screen
 from ppp_tui.app.widgets.flip_map import FlipMap
 from ppp_tui.app.widgets.slider import WeightSlider
 from ppp_tui.app.workspace import Workspace

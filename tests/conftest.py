@@ -7,6 +7,7 @@ import os
 from collections.abc import Iterator
 from pathlib import Path
 
+import pg_server
 import pytest
 from helpers import HeldLoad
 from judge_server import Server, serving
@@ -132,3 +133,29 @@ def server() -> Iterator[Server]:
     """The judge's fake chat-completions endpoint (judge_server.py)."""
     with serving() as running:
         yield running
+
+
+@pytest.fixture(scope="session")
+def pg_cluster() -> Iterator[str]:
+    """A PostgreSQL superuser's URL: the server .ci/run started ($PPP_TUI_TEST_PG_URL),
+    else a throwaway cluster of this session's own (pg_server.py), stopped at the end.
+    Skipped, saying why, without psycopg or the server's binaries."""
+    pytest.importorskip("psycopg", reason="the postgres extra (psycopg) is not installed")
+    given = os.environ.get(pg_server.URL_ENV)
+    if given:
+        yield given
+        return
+    if pg_server.bindir() is None:
+        pytest.skip("no PostgreSQL server binaries (initdb, pg_ctl); .ci/run installs them")
+    cluster = pg_server.start()
+    try:
+        yield cluster.url
+    finally:
+        pg_server.stop(cluster.folder)
+
+
+@pytest.fixture
+def pg_url(pg_cluster: str) -> Iterator[str]:
+    """The URL of a new, empty database on the test server, dropped after the test."""
+    with pg_server.new_database(pg_cluster, "ppp_test") as url:
+        yield url

@@ -858,3 +858,37 @@ def changes_db(path: Path) -> Path:
     with Store.open(path, create=True) as store:
         store.import_records([ParsedRecord("test", None, "$", None, parsed=run)])
     return path
+
+
+# -- stores of either engine ----------------------------------------------------
+
+
+def _agent_keys(conn: Any) -> dict[int, tuple[str, str]]:
+    return {row[0]: (row[1], row[2]) for row in conn.execute("SELECT id, run_id, name FROM agents")}
+
+
+def dump(conn: Any) -> dict[str, list[tuple[Any, ...]]]:
+    """Every table's rows of a SQLite or PostgreSQL connection, agent ids as (run id,
+    agent name) and the ids a copy's target gives left out, sorted: equal for two stores
+    holding the same runs."""
+    from ppp_tui.storage import transfer
+    from ppp_tui.storage.tables import TABLES
+
+    agents = _agent_keys(conn)
+    tables: dict[str, list[tuple[Any, ...]]] = {}
+    for table in TABLES:
+        if table.name in ("judge_claims", "score_changes"):
+            continue
+        names = list(table.column_names)
+        rows = conn.execute(f"SELECT {', '.join(names)} FROM {table.name}").fetchall()
+        kept = []
+        for row in rows:
+            values = dict(zip(names, row, strict=True))
+            if table.name in transfer._OWN_IDS:
+                del values["id"]
+            column = transfer._AGENT_ID.get(table.name)
+            if column is not None:
+                values[column] = agents[values[column]]
+            kept.append(tuple(json.dumps(v, default=bytes.hex) for v in values.values()))
+        tables[table.name] = sorted(kept)
+    return tables

@@ -288,3 +288,15 @@ def test_nothing_to_watch_is_an_error(tmp_path: Path) -> None:
     for args in (["-"], [str(tmp_path), "--format", "codex"]):
         usage = run_cli("import", *args, "--watch", "--db", str(tmp_path / "runs.db"))
         assert usage.exit_code == 2 and "--watch follows session files and folders" in usage.output
+
+
+def test_a_watch_into_a_team_store_is_refused_before_anything_is_read(tmp_path: Path) -> None:
+    from helpers import run_cli
+
+    url = "postgresql://ana:s3cret@localhost:1/team"
+    result = run_cli("import", str(tmp_path), "--watch", "--db", url)
+    assert result.exit_code == 1 and "s3cret" not in result.output
+    assert result.stderr == (
+        "Error: sessions are watched into a SQLite file so far; import that file into the"
+        " PostgreSQL store then\n"
+    )

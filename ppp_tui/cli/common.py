@@ -21,6 +21,7 @@ from ..safe_text import clean, inline, json_escape
 if TYPE_CHECKING:
     from ..core.scores import Scores
     from ..core.settings import Settings
+    from ..storage.location import ServerURL
     from ..storage.reviewers import Scope
     from ..storage.store import ImportReport, Store
 
@@ -159,7 +160,9 @@ def db_options(
             "--db",
             "db",
             type=click.Path(dir_okay=False),
-            help="The run database (else $PPP_TUI_DB, the user data folder's ppp-tui/runs.db).",
+            metavar="FILE|URL",
+            help="The run database: a SQLite file, or a team store's postgresql:// URL"
+            " (else $PPP_TUI_DB, the user data folder's ppp-tui/runs.db).",
         )(command)
 
     return decorate(command) if command is not None else decorate
@@ -240,6 +243,14 @@ def marks_options(command: Callable[..., Any]) -> Callable[..., Any]:
     return command_with_options
 
 
+# The commands that work on a PostgreSQL team store (--db postgresql://...); the others
+# refuse its URL in one line.
+SERVER_COMMANDS = frozenset(
+    {"runs", "show", "rank", "regret", "tune", "leaderboard", "agreement", "ab", "next"}
+    | {"prefer", "technical", "reviewers", "export", "report", "diff", "demo", "config show"}
+)
+
+
 class Env:
     """Where the database and config.toml are, and loading them on demand."""
 
@@ -252,9 +263,9 @@ class Env:
     ) -> None:
         import os
 
-        from ..storage.config import CONFIG_ENV, config_path, db_path, ignored_local_config
+        from ..storage.config import CONFIG_ENV, config_path, ignored_local_config
 
-        self.db_path = db_path(db)
+        self._db = db
         self.config_path = config_path(config)
         # Why ./config.toml was passed over, for the commands that say which file they use.
         self.config_note = ignored_local_config(config)
@@ -265,6 +276,34 @@ class Env:
         self.reviewer_given = reviewer
         self.all_reviewers = all_reviewers
         self._settings: Settings | None = None
+
+    def server(self) -> ServerURL | None:
+        """The PostgreSQL server --db or $PPP_TUI_DB names, for a command that works on
+        one (SERVER_COMMANDS, and import); None for a SQLite file. Any other command
+        refuses a server's URL (`db_path`)."""
+        from ..storage.config import DB_ENV
+        from ..storage.location import is_server_url, parse_server_url
+
+        value = self._db or os.environ.get(DB_ENV, "")
+        context = click.get_current_context(silent=True)
+        command = " ".join(context.command_path.split()[1:]) if context else ""
+        if is_server_url(value) and command in (*SERVER_COMMANDS, "import"):
+            return parse_server_url(value)
+        return None
+
+    def db_name(self) -> str:
+        """The database as messages name it: a file's path, or a server's host, port
+        and database."""
+        server = self.server()
+        return str(self.db_path) if server is None else str(server)
+
+    @functools.cached_property
+    def db_path(self) -> Path:
+        """The database's path, resolved when first needed: a command that reads no
+        database (classify, score) never refuses what --db says."""
+        from ..storage.config import db_path
+
+        return db_path(self._db)
 
     def settings(self, creating: bool = False) -> Settings:
         """The configured settings; an explicitly named config.toml that does not exist is
@@ -305,9 +344,15 @@ class Env:
             )
 
     def store(self, create: bool = False) -> Store:
-        from ..storage.store import Store
+        server = self.server()
+        if server is not None:
+            from ..storage.store_server import ServerStore
 
-        store = Store.open(self.db_path, create=create)
+            store: Store = ServerStore.connect(server, create=create)
+        else:
+            from ..storage.store import Store
+
+            store = Store.open(self.db_path, create=create)
         # Worked out when a mark is first read or written: a command that never touches
         # marks never needs a reviewer (nor fails on a wrong one).
         store.scope_source = self.scope

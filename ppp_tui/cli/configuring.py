@@ -34,7 +34,7 @@ def show(as_json: bool, db: str | None, config: str | None) -> None:
                 "path": str(env.config_path),
                 "exists": env.config_path.exists(),
                 "ignored": env.config_note,
-                "db": str(env.db_path),
+                "db": env.db_name(),
                 **document,
                 # Always there: null without a [ppp.judge] table.
                 "judge": document.get("judge"),
@@ -45,7 +45,7 @@ def show(as_json: bool, db: str | None, config: str | None) -> None:
     click.echo(f"# config: {inline(env.config_path)}{state}")
     if env.config_note:
         click.echo(f"# {inline(env.config_note)}")
-    click.echo(f"# database: {inline(env.db_path)}")
+    click.echo(f"# database: {inline(env.db_name())}")
     # TOML reads \uXXXX in quoted keys and strings as the character itself.
     click.echo(literal(json_escape(render_settings(settings))))
 

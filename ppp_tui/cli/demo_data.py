@@ -28,6 +28,12 @@ def demo(count: int, seed: int, replace: bool, db: str | None, config: str | Non
     from ..storage.demo import write_demo
 
     env = Env(db, config)
+    server = env.server()
+    if server is not None:
+        from .team_import import demo_into_server
+
+        demo_into_server(env, count, seed, replace)
+        return
     with progress_bar(count, "generating") as step:
         report = write_demo(env.db_path, count, seed, replace=replace, progress=step, sessions=True)
     report_import(report, str(env.db_path))

@@ -135,12 +135,21 @@ def file_kind(mode: int) -> str:
 
 
 def db_path(explicit: str | Path | None = None) -> Path:
-    """--db PATH, else $PPP_TUI_DB, else the user data folder's runs.db."""
+    """--db PATH, else $PPP_TUI_DB, else the user data folder's runs.db. A URL is never
+    taken for a path: this version refuses a PostgreSQL server's (location.py)."""
     if explicit:
-        return Path(explicit).expanduser()
+        return _file_path(str(explicit), "--db")
     if env := os.environ.get(DB_ENV):
-        return Path(env).expanduser()
+        return _file_path(env, f"${DB_ENV}")
     return platformdirs.user_data_path(APP_NAME) / "runs.db"
+
+
+def _file_path(value: str, given_by: str) -> Path:
+    from .location import looks_like_url, refuse_server
+
+    if looks_like_url(value):
+        raise refuse_server(value, given_by)
+    return Path(value).expanduser()
 
 
 # --- Reading ---------------------------------------------------------------------------------

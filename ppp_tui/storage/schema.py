@@ -385,6 +385,18 @@ OUR_TABLES = frozenset(
 )
 
 
+def check_version(where: object, version: int, upgrade: bool) -> None:
+    """Refuse a database made by a newer ppp-tui, and without `upgrade` one that needs
+    a migration (`where` names it: a file, or a server's database)."""
+    if version > SCHEMA_VERSION:
+        raise StoreError(
+            f"{where}: made by a newer ppp-tui (schema {version}; this version reads"
+            f" up to {SCHEMA_VERSION}); upgrade ppp-tui to open it"
+        )
+    if version < SCHEMA_VERSION and not upgrade:
+        raise StoreError(f"{where}: needs an upgrade to schema {SCHEMA_VERSION}")
+
+
 def prepare(conn: sqlite3.Connection, path: Path, upgrade: bool = True) -> None:
     """Check that the database is ppp-tui's (or empty) and not too new, switch it to WAL
     mode, and migrate it to the current schema under the write lock."""
@@ -402,13 +414,7 @@ def prepare(conn: sqlite3.Connection, path: Path, upgrade: bool = True) -> None:
             raise StoreError(
                 f"{path}: not a ppp-tui database (user_version {version}, no runs table)"
             )
-    if version > SCHEMA_VERSION:
-        raise StoreError(
-            f"{path}: made by a newer ppp-tui (schema {version}; this version reads"
-            f" up to {SCHEMA_VERSION}); upgrade ppp-tui to open it"
-        )
-    if version < SCHEMA_VERSION and not upgrade:
-        raise StoreError(f"{path}: needs an upgrade to schema {SCHEMA_VERSION}")
+    check_version(path, version, upgrade)
     conn.execute("PRAGMA foreign_keys = ON")
     switch_to_wal(conn)
     conn.execute("PRAGMA synchronous = NORMAL")

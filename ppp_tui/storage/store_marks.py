@@ -23,6 +23,7 @@ from .mark_rows import CURRENT_MARK, MARK_HISTORY
 
 if TYPE_CHECKING:
     from .mark_files import FileMark
+    from .merge import HistoryRow
 
 from .store_base import StoreBase
 
@@ -163,34 +164,43 @@ class MarkStore(StoreBase):
         agents this database lacks). Merging again records nothing."""
         from .merge import read_marks
 
-        histories = [read_marks(other) for other in others]  # every file read first
-        counts = []
+        return self.merge_histories([read_marks(other) for other in others])
+
+    def merge_histories(self, histories: Sequence[list[HistoryRow]]) -> list[tuple[int, int, int]]:
+        """`merge_marks` of histories already read (`merge.read_marks`'s rows)."""
         try:
             with self.lock, self._transaction():
-                known: dict[str, set[str]] = {}
-                for run_id, name in self.conn.execute(
-                    "SELECT run_id, name FROM agents WHERE failure IS NULL"
-                ):
-                    known.setdefault(run_id, set()).add(name)
-                for history in histories:
-                    added = absent = 0
-                    # Each reviewer's last entry of each run there: their current mark
-                    # (None: cleared), and when.
-                    last: dict[tuple[str, str], tuple[str, str | None]] = {}
-                    for run_id, agent, at, source, reviewer in history:
-                        names = known.get(run_id)
-                        if names is None or (agent is not None and agent not in names):
-                            absent += 1
-                            continue
-                        added += self._merge_mark(
-                            run_id, agent, at, source, reviewer, timed=True, current=False
-                        )
-                        last[run_id, reviewer] = (at, agent)
-                    for (run_id, reviewer), (at, agent) in last.items():
-                        self._settle_current(run_id, reviewer, at, agent)
-                    counts.append((added, len(history) - added - absent, absent))
+                return self.merge_in_transaction(histories)
         except sqlite3.Error as error:
             raise database_error(self.path, error) from None
+
+    def merge_in_transaction(
+        self, histories: Sequence[list[HistoryRow]]
+    ) -> list[tuple[int, int, int]]:
+        """`merge_histories` inside the caller's transaction (which holds the lock)."""
+        counts = []
+        known: dict[str, set[str]] = {}
+        for run_id, name in self.conn.execute(
+            "SELECT run_id, name FROM agents WHERE failure IS NULL"
+        ):
+            known.setdefault(run_id, set()).add(name)
+        for history in histories:
+            added = absent = 0
+            # Each reviewer's last entry of each run there: their current mark
+            # (None: cleared), and when.
+            last: dict[tuple[str, str], tuple[str, str | None]] = {}
+            for run_id, agent, at, source, reviewer in history:
+                names = known.get(run_id)
+                if names is None or (agent is not None and agent not in names):
+                    absent += 1
+                    continue
+                added += self._merge_mark(
+                    run_id, agent, at, source, reviewer, timed=True, current=False
+                )
+                last[run_id, reviewer] = (at, agent)
+            for (run_id, reviewer), (at, agent) in last.items():
+                self._settle_current(run_id, reviewer, at, agent)
+            counts.append((added, len(history) - added - absent, absent))
         return counts
 
     def _settle_current(self, run_id: str, reviewer: str, at: str, agent: str | None) -> None:

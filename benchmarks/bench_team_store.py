@@ -1,0 +1,103 @@
+"""A team store on PostgreSQL against a SQLite file at 100k runs, as whole processes.
+
+    python benchmarks/bench_team_store.py [--runs 100000] [--repeat 3] [--url URL]
+
+Prints, each against its SQLite twin (target: within 3x): bringing the runs in (the
+demo written to a SQLite file, against `ppp-tui import demo.db --db URL` copying that
+file into the store; and the copy back, `import URL --db copy.db`), then `rank`,
+`regret`, `runs` and `leaderboard` on each (the median of --repeat runs). The server is
+--url (a superuser's URL: a database is made there and dropped at the end), else a
+throwaway cluster started in a temporary folder with the server binaries found
+(tests/pg_server.py), stopped and removed at the end. Without psycopg or a server it
+says so and stops. The app does not open a team store yet, so its first screen is not
+timed here.
+
+A quick check that it works: --runs 200 --repeat 1.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import statistics
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from _common import isolated_env, ppp_tui, scratch
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+
+
+def timed(args: list[str], env: dict[str, str], repeat: int = 1) -> float:
+    """Median wall-clock seconds of running `args` as a process."""
+    times = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        subprocess.run(args, env=env, check=True, capture_output=True)
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+@contextmanager
+def database(url: str | None) -> Iterator[str | None]:
+    """A new database's URL on the server (`url`'s, or a throwaway cluster's), dropped
+    at the end; None when there is no server to use."""
+    if importlib.util.find_spec("psycopg") is None:
+        print("skipped: psycopg is not installed (pip install 'ppp-tui[postgres]')")
+        yield None
+        return
+    import pg_server
+
+    cluster = None
+    if url is None:
+        if pg_server.bindir() is None:
+            print("skipped: no PostgreSQL server binaries (initdb, pg_ctl) and no --url")
+            yield None
+            return
+        cluster = pg_server.start()
+        url = cluster.url
+    try:
+        with pg_server.new_database(url, "ppp_bench") as made:
+            yield made
+    finally:
+        if cluster is not None:
+            pg_server.stop(cluster.folder)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--runs", type=int, default=100_000)
+    parser.add_argument("--repeat", type=int, default=3, help="Runs of each command to time.")
+    parser.add_argument("--url", help="A PostgreSQL superuser's URL (else a throwaway server).")
+    args = parser.parse_args()
+    with scratch("ppp-bench-team-") as folder, database(args.url) as server:
+        if server is None:
+            return
+        env = isolated_env(folder)
+        cli = ppp_tui()
+        demo, back = folder / "demo.db", folder / "back.db"
+        rows = []
+        lite = timed([*cli, "demo", "--runs", str(args.runs), "--db", str(demo)], env)
+        into = timed([*cli, "import", str(demo), "--db", server], env)
+        rows.append(("runs in: demo (SQLite) / import into the store", lite, into))
+        out = timed([*cli, "import", server, "--db", str(back)], env)
+        rows.append(("runs in: demo (SQLite) / import back to a file", lite, out))
+        run_id = "demo-" + f"{max(1, args.runs // 2):06d}"
+        commands = (["rank", run_id], ["regret", "--all-reviewers"], ["runs"])
+        for command in (*commands, ["leaderboard", "--all-reviewers"]):
+            on_file = timed([*cli, *command, "--db", str(demo)], env, args.repeat)
+            on_server = timed([*cli, *command, "--db", server], env, args.repeat)
+            rows.append((" ".join(command[:1]), on_file, on_server))
+    print(f"{args.runs:,} runs; seconds, SQLite file / PostgreSQL store (target: within 3x)")
+    for label, sqlite, postgres in rows:
+        ratio = postgres / sqlite
+        mark = "ok" if ratio <= 3 else "over"
+        print(f"  {label:<48} {sqlite:8.2f} {postgres:8.2f}  {ratio:5.2f}x  {mark}")
+
+
+if __name__ == "__main__":
+    main()

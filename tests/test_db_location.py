@@ -1,0 +1,192 @@
+"""--db and $PPP_TUI_DB given a URL: never a file path, and a PostgreSQL server's URL
+refused by this version in one line naming the host, the port and the database, never
+the password."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from helpers import one_line_error, run_cli
+
+from ppp_tui.storage.database import StoreError
+from ppp_tui.storage.location import is_server_url, looks_like_url, parse_server_url
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "runs.jsonl"
+PASSWORD = "s3cret-pw-never-shown"
+URL = f"postgresql://alice:{PASSWORD}@db.example.com:6543/team?sslmode=require"
+NAMED = "PostgreSQL host db.example.com, port 6543, database team"
+
+# Every command that reads or writes the database and does not work on a PostgreSQL
+# store yet (test_server_commands.py has those that do), with the arguments it needs to
+# get that far.
+COMMANDS = [
+    ("group", "run-1", "run-2"),
+    ("ungroup", "run-1"),
+    ("judge",),
+    ("browse",),
+    ("browse", "--demo"),
+    ("serve",),
+]
+
+
+@pytest.fixture
+def empty_cwd(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A working folder to check that nothing is created in it."""
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+def _refused(line: str, where: str) -> None:
+    assert line == (
+        f"Error: {NAMED} ({where}): this command does not work on a PostgreSQL team"
+        " store yet; use a SQLite database file"
+    )
+    assert PASSWORD not in line
+
+
+@pytest.mark.parametrize("args", COMMANDS, ids=lambda args: " ".join(args[:2]))
+def test_every_command_refuses_a_server_url_in_one_line(
+    args: tuple[str, ...], empty_cwd: Path, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    if args[0] == "judge":  # a judge to ask first, else judging stops before the database
+        config = tmp_path_factory.mktemp("judge") / "config.toml"
+        config.write_text('[ppp.judge]\nbase_url = "http://127.0.0.1:9/v1"\nmodel = "m"\n')
+        args = (*args, "--config", str(config))
+    _refused(one_line_error(run_cli(*args, "--db", URL)), "--db")
+    assert list(empty_cwd.iterdir()) == []  # no `postgresql:` folder, no file
+
+
+# --demo names the demo database, whatever $PPP_TUI_DB says; judge needs a judge first.
+@pytest.mark.parametrize(
+    "args",
+    [args for args in COMMANDS if args[0] != "judge" and "--demo" not in args],
+    ids=" ".join,
+)
+def test_the_environment_variable_is_refused_the_same_way(
+    args: tuple[str, ...], empty_cwd: Path
+) -> None:
+    line = one_line_error(run_cli(*args, env={"PPP_TUI_DB": URL}))
+    _refused(line, "$PPP_TUI_DB")
+    assert list(empty_cwd.iterdir()) == []
+
+
+def test_other_schemes_are_not_paths_either(empty_cwd: Path) -> None:
+    line = one_line_error(run_cli("runs", "--db", "mysql://root:hunter22@h/d"))
+    assert "hunter22" not in line
+    assert line == (
+        "Error: mysql://: not a kind of database ppp-tui can use"
+        " (a SQLite file's path, or a postgresql:// URL)"
+    )
+    assert list(empty_cwd.iterdir()) == []
+
+
+def test_a_command_reading_no_database_ignores_db(empty_cwd: Path) -> None:
+    result = run_cli("score", str(EXAMPLES), "--db", URL)
+    assert result.exit_code == 0, result.output
+    assert "agent_b" in result.output
+    result = run_cli("config", "validate", "--db", URL)
+    assert result.exit_code == 0, result.output
+
+
+def test_a_path_that_merely_mentions_a_scheme_is_still_a_path(tmp_path: Path) -> None:
+    # Only `scheme://` at the start makes a URL: a folder named like one is a path.
+    folder = tmp_path / "postgresql:"
+    folder.mkdir()
+    db = folder / "runs.db"
+    result = run_cli("import", str(EXAMPLES), "--db", str(db))
+    assert result.exit_code == 0, result.output
+    assert db.exists()
+    assert not looks_like_url(str(db))
+
+
+@pytest.mark.parametrize(
+    ("url", "host", "port", "database", "user"),
+    [
+        ("postgresql://alice:pw@db:5433/team", "db", "5433", "team", "alice"),
+        ("postgres://bob@db/team", "db", "5432", "team", "bob"),
+        ("postgresql://al%40ice@[::1]:7000/my%20db", "::1", "7000", "my db", "al@ice"),
+        ("postgresql://h1:1,h2:2/d", "h1", "1", "d", "env-user"),
+        ("postgresql:///d?host=/run/pg&port=6000", "/run/pg", "6000", "d", "env-user"),
+        ("postgresql://h/?dbname=x&user=u", "h", "5432", "x", "u"),
+        ("postgresql://carol@h", "h", "5432", "carol", "carol"),
+        ("postgresql://", "env-host", "6001", "env-db", "env-user"),
+    ],
+)
+def test_a_server_url_names_libpq_s_host_port_and_database(
+    url: str, host: str, port: str, database: str, user: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PGUSER", "env-user")
+    if url == "postgresql://":
+        monkeypatch.setenv("PGHOST", "env-host")
+        monkeypatch.setenv("PGPORT", "6001")
+        monkeypatch.setenv("PGDATABASE", "env-db")
+    else:
+        for name in ("PGHOST", "PGPORT", "PGDATABASE"):
+            monkeypatch.delenv(name, raising=False)
+    server = parse_server_url(url)
+    assert (server.host, server.port, server.database, server.user) == (
+        host,
+        port,
+        database,
+        user,
+    )
+    assert server.url == url  # what connecting takes, password and all
+    assert "pw" not in str(server)
+
+
+def test_libpq_defaults_without_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in ("PGHOST", "PGPORT", "PGDATABASE", "PGUSER"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("USER", "dana")
+    monkeypatch.setenv("LOGNAME", "dana")
+    server = parse_server_url("postgresql://")
+    assert (server.host, server.port, server.database) == ("localhost", "5432", "dana")
+
+
+@pytest.mark.parametrize(
+    ("value", "url", "server"),
+    [
+        ("postgresql://h/d", True, True),
+        ("POSTGRES://h/d", True, True),
+        ("sqlite:///x.db", True, False),
+        ("postgresql:/h/d", False, False),
+        ("postgresql:", False, False),
+        ("runs.db", False, False),
+        ("./postgresql://x", False, False),
+        (os.path.join("C:", "x.db"), False, False),
+    ],
+)
+def test_what_counts_as_a_url(value: str, url: bool, server: bool) -> None:
+    assert looks_like_url(value) is url
+    assert is_server_url(value) is server
+    if url and not server:
+        with pytest.raises(StoreError, match="not a kind of database"):
+            parse_server_url(value)
+
+
+def test_every_command_with_db_is_covered() -> None:
+    """Each command taking --db either works on a server (test_server_commands.py),
+    refuses its URL (above), or reads no database."""
+    import click
+
+    from ppp_tui.cli import cli
+    from ppp_tui.cli.common import SERVER_COMMANDS
+
+    def walk(group: click.Group, prefix: str) -> list[str]:
+        found = []
+        context = click.Context(group)
+        for name in group.list_commands(context):
+            command = group.get_command(context, name)
+            assert command is not None
+            if isinstance(command, click.Group):
+                found += walk(command, f"{prefix}{name} ")
+            elif any("--db" in option.opts for option in command.params):
+                found.append(f"{prefix}{name}")
+        return found
+
+    refused = {" ".join(args[:2]) if args[0] == "config" else args[0] for args in COMMANDS}
+    reads_none = {"score", "classify", "config init", "config validate"}
+    # import: between a ppp-tui database and a store (test_team_import.py)
+    assert set(walk(cli, "")) == refused | SERVER_COMMANDS | reads_none | {"import"}

@@ -1,0 +1,100 @@
+"""`ppp-tui import` between a SQLite database and a PostgreSQL team store, both ways:
+everything comes over, again adds nothing, later marks merge, and what cannot go into
+a store yet is one line that writes nothing."""
+
+from __future__ import annotations
+
+import shutil
+import socket
+import sqlite3
+from pathlib import Path
+
+import pytest
+from helpers import dump, one_line_error, run_cli
+
+from ppp_tui.storage.demo import write_demo
+from ppp_tui.storage.location import parse_server_url
+
+pytest.importorskip("psycopg", reason="the postgres extra (psycopg) is not installed")
+
+import psycopg
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "runs.jsonl"
+
+
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("team") / "demo.db"
+    write_demo(path, 150, seed=7, sessions=True)
+    return path
+
+
+@pytest.fixture
+def old_db(demo: Path, tmp_path: Path) -> Path:
+    copy = tmp_path / "old.db"
+    shutil.copyfile(demo, copy)
+    return copy
+
+
+def test_moving_in_and_taking_a_copy_back(old_db: Path, pg_url: str, tmp_path: Path) -> None:
+    server = parse_server_url(pg_url)
+    runs = len(dump(sqlite3.connect(old_db))["runs"])
+    result = run_cli("import", str(old_db), "--db", pg_url)
+    assert result.exit_code == 0, result.output
+    assert result.stdout == f"{old_db}: {runs} runs copied with their marks into {server}\n"
+    with psycopg.connect(pg_url) as conn:
+        assert dump(conn) == dump(sqlite3.connect(old_db))
+    again = run_cli("import", str(old_db), "--db", pg_url)
+    assert again.stdout == (
+        f"{old_db}: 0 runs copied with their marks into {server};"
+        f" {runs} already there, 0 marks merged into them\n"
+    )
+    copy = tmp_path / "train.db"
+    back = run_cli("import", pg_url, "--db", str(copy))
+    assert back.exit_code == 0, back.output
+    assert back.stdout == f"{server}: {runs} runs copied with their marks into {copy}\n"
+    assert dump(sqlite3.connect(copy)) == dump(sqlite3.connect(old_db))
+    assert run_cli("import", pg_url, "--db", str(copy)).stdout.startswith(f"{server}: 0 runs")
+
+
+def test_marks_made_on_the_train_go_back_to_the_store(
+    old_db: Path, pg_url: str, tmp_path: Path
+) -> None:
+    assert run_cli("import", str(old_db), "--db", pg_url).exit_code == 0
+    copy = tmp_path / "train.db"
+    assert run_cli("import", pg_url, "--db", str(copy)).exit_code == 0
+    run_id = run_cli("runs", "--json", "--db", str(copy)).stdout.split('"id": "')[1].split('"')[0]
+    agent = run_cli("show", run_id, "--json", "--db", str(copy)).stdout.split('"name": "')[1]
+    agent = agent.split('"')[0]
+    assert run_cli("prefer", run_id, agent, "--db", str(copy)).exit_code == 0
+    result = run_cli("import", str(copy), "--db", pg_url)
+    assert "1 mark merged into them" in result.stdout
+    for args in (("show", run_id, "--json"), ("regret", "--json", "--all-reviewers")):
+        assert run_cli(*args, "--db", pg_url).stdout == run_cli(*args, "--db", str(copy)).stdout
+    with psycopg.connect(pg_url) as conn:
+        assert dump(conn) == dump(sqlite3.connect(copy))
+
+
+def test_only_ppp_tui_databases_go_into_a_store_so_far(pg_url: str) -> None:
+    line = one_line_error(run_cli("import", str(EXAMPLES), "--db", pg_url))
+    assert line == (
+        f"Error: {EXAMPLES}: only ppp-tui databases are imported into a PostgreSQL store so"
+        " far; import it into a SQLite file, then that file into the store"
+    )
+    line = one_line_error(run_cli("import", "--agents", "--db", pg_url))
+    assert line.startswith("Error: sessions are imported into a SQLite file so far")
+    with psycopg.connect(pg_url) as conn:  # nothing was made
+        assert conn.execute(
+            "SELECT count(*) FROM pg_tables WHERE schemaname = 'public'"
+        ).fetchone() == (0,)
+
+
+def test_a_copy_from_a_server_out_of_reach_makes_no_file(pg_url: str, tmp_path: Path) -> None:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    head, tail = pg_url.rsplit("@", 1)
+    elsewhere = f"{head}@127.0.0.1:{port}/{tail.split('/', 1)[1]}"
+    line = one_line_error(run_cli("import", elsewhere, "--db", str(tmp_path / "copy.db")))
+    assert line.endswith(": cannot reach the server (connection refused)")
+    assert list(tmp_path.iterdir()) == []
