@@ -51,8 +51,11 @@ class Import:
     their line) are parsed by `_WORKERS` forked worker processes, on Linux and from the
     main thread: the lines are cut into batches of `_PIPE_BATCH`, worker i parses
     batches i, i + _WORKERS, ... and sends back each batch's rows and report, and this
-    process writes them in batch order. A worker numbers the agents of each batch from
-    0 (the insert adds the next agent id here) and knows the ids that were there when it
+    process writes them in batch order. The rows come as a small database the worker
+    wrote them into (rows.batch_database), copied in with INSERT ... SELECT, so this
+    process binds no value of them; as values where that cannot be
+    (rows.batches_attached). A worker numbers the agents of each batch from 0 (the
+    insert adds the next agent id here) and knows the ids that were there when it
     started plus those it added itself, so a batch that adds a run another worker
     already added is parsed again here. Together they write exactly what the plain loop
     would, in the same order, and report the same, bad runs first to last. Workers never
