@@ -389,3 +389,43 @@ def test_every_number_parses_the_same_both_ways_at_its_bounds(
 )
 def test_edge_documents_parse_the_same_both_ways(document: dict[str, Any]) -> None:
     assert_equivalent(document)
+
+
+def test_the_fast_makers_give_what_the_constructors_give() -> None:
+    """The fast path makes its objects without their __init__: every field, in order."""
+    from dataclasses import astuple, fields
+
+    from ppp_tui.core.model import (
+        Agent,
+        Effort,
+        Question,
+        Severity,
+        Source,
+        Trajectory,
+        Turn,
+        Violation,
+    )
+    from ppp_tui.core.runs import fast
+
+    turn = fast._turn("p", "r", 3, None, "2026-01-01T00:00:00Z")
+    question = fast._question("Why?", Effort.HIGH, 2, Source.CLASSIFIER)
+    violation = fast._violation("x", Severity.WARNING, 0.5, None, Source.CHECKER)
+    trajectory = fast._trajectory((turn,), (question,), (violation,), ("y",))
+    made: list[tuple[Any, Any]] = [
+        (turn, Turn("p", "r", 3, None, "2026-01-01T00:00:00Z")),
+        (question, Question("Why?", Effort.HIGH, 2, Source.CLASSIFIER)),
+        (violation, Violation("x", Severity.WARNING, 0.5, None, Source.CHECKER)),
+        (trajectory, Trajectory((turn,), (question,), (violation,), ("y",))),
+    ]
+    document = {
+        "id": "r",
+        "task": "t",
+        "preferred_agent": "a",
+        "agents": [{"name": "a", "technical_score": 0.5, "output": "o"}],
+    }
+    run = _fast_run(document)
+    made += [(run, _checked_run(document, "$")), (run.agents[0], Agent("a", 0.5, output="o"))]
+    for fast_one, constructed in made:
+        assert fast_one == constructed and hash(fast_one) == hash(constructed)
+        assert list(vars(fast_one)) == [f.name for f in fields(constructed)]
+        assert astuple(fast_one) == astuple(constructed)

@@ -21,7 +21,7 @@ from functools import cache
 from typing import TYPE_CHECKING, Any, BinaryIO, NoReturn
 
 from ..core.errors import PPPError
-from .rows import BATCH, Rows, Writer
+from .rows import BATCH, Rows, Writer, batch_database
 
 if TYPE_CHECKING:
     from .files import Record
@@ -51,8 +51,11 @@ class Import:
     their line) are parsed by `_WORKERS` forked worker processes, on Linux and from the
     main thread: the lines are cut into batches of `_PIPE_BATCH`, worker i parses
     batches i, i + _WORKERS, ... and sends back each batch's rows and report, and this
-    process writes them in batch order. A worker numbers the agents of each batch from
-    0 (the insert adds the next agent id here) and knows the ids that were there when it
+    process writes them in batch order. The rows come as a small database the worker
+    wrote them into (rows.batch_database), copied in with INSERT ... SELECT, so this
+    process binds no value of them; as values where that cannot be
+    (rows.batches_attached). A worker numbers the agents of each batch from 0 (the
+    insert adds the next agent id here) and knows the ids that were there when it
     started plus those it added itself, so a batch that adds a run another worker
     already added is parsed again here. Together they write exactly what the plain loop
     would, in the same order, and report the same, bad runs first to last. Workers never
@@ -66,8 +69,12 @@ class Import:
         report: ImportReport,
         skip_invalid: bool,
         progress: Callable[[int], None] | None,
+        schema: list[str] | None = None,
     ) -> None:
         self.writer = writer
+        # The tables a worker writes each batch into (rows.batches_attached), or None
+        # for batches sent as values.
+        self.schema = schema
         self.known = known
         self.report = report
         self.skip_invalid = skip_invalid
@@ -172,9 +179,8 @@ class Import:
 
     def _apply(self, batch: list[Record], message: tuple[Any, ...]) -> None:
         """Write a worker's batch: its rows, or (if it added a run already added) it again."""
-        _, tables, agents, added, skipped, invalid, marks, unknown = message
+        kind, data, ids, agents, added, skipped, invalid, marks, unknown = message
         known = self.known
-        ids = [row[0] for row in tables[0]]
         if not known.isdisjoint(ids):  # another worker's batch added one of its runs
             for record in batch:
                 self.one(record)
@@ -182,7 +188,10 @@ class Import:
             return
         known.update(ids)
         rows = self.writer.rows
-        self.writer.write(tables, offset=rows.next_agent)
+        if kind == "db":
+            self.writer.copy(data, len(ids), offset=rows.next_agent)
+        else:
+            self.writer.write(data, offset=rows.next_agent)
         rows.next_agent += agents
         rows.unknown.update(unknown)
         report = self.report
@@ -213,9 +222,15 @@ class Import:
                         rows.unknown = set()
                         for record in chunk[start : start + _PIPE_BATCH]:
                             self.parse(record, rows, report)
+                        tables = rows.take()
+                        ids = [row[0] for row in tables[0]]
                         message = (
-                            "rows",
-                            rows.take(),
+                            *(
+                                ("rows", tables)
+                                if self.schema is None
+                                else ("db", batch_database(self.schema, tables))
+                            ),
+                            ids,
                             rows.next_agent,
                             report.added,
                             report.skipped,

@@ -7,6 +7,10 @@ Agent ids are given while the rows are built; trajectories and their turns, ques
 and violations, and an agent's edits of files, share their agent's id, so a batch built
 elsewhere with ids counted from 0 is written with the next free id added in the INSERT
 itself.
+
+A parse worker of an import (importer.py) writes each batch's rows into a small database
+in its memory and sends it whole (`batch_database`); the importing process copies its
+tables in with INSERT ... SELECT (`copy_batch`), binding no value itself.
 """
 
 from __future__ import annotations
@@ -14,6 +18,8 @@ from __future__ import annotations
 import json
 import math
 import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
 from functools import cache, lru_cache
 from typing import Any
 
@@ -76,6 +82,12 @@ _SHIFTED = (
     "INSERT INTO trajectory_violations ",
     "INSERT INTO agent_edits ",
 )
+
+
+# The name under which an import's connection holds a worker's batch (`batch_database`).
+BATCH_SCHEMA = "parsed"
+# The tables keyed without a rowid, whose rows have no order of insertion to keep.
+_WITHOUT_ROWID = ("marks", "run_scores")
 
 
 class Rows:
@@ -347,7 +359,15 @@ class Writer:
     def write(self, tables: Tables, offset: int = 0) -> None:
         """Insert the rows; `offset` is added to their agent (and trajectory) ids."""
         write(self.conn, tables, offset)
-        self.unindexed += len(tables[0])
+        self.written(len(tables[0]))
+
+    def copy(self, data: bytes, runs: int, offset: int) -> None:
+        """Insert a worker's `batch_database` of `runs` runs (`copy_batch`)."""
+        copy_batch(self.conn, data, offset)
+        self.written(runs)
+
+    def written(self, runs: int) -> None:
+        self.unindexed += runs
         if self.unindexed >= INDEX_EVERY:
             self.index()
 
@@ -409,3 +429,76 @@ def write(conn: sqlite3.Connection, tables: Tables, offset: int = 0) -> None:
                     CURRENT_MARK,
                     [(run, who, agent, at) for run, agent, at, _, who in rows if agent],
                 )
+
+
+def _columns(sql: str) -> tuple[str, str]:
+    """(table, its columns as the INSERT lists them) of an INSERT statement of `_INSERTS`."""
+    head, _, _ = sql.partition(" VALUES ")
+    table, _, columns = (
+        head.removeprefix("INSERT OR REPLACE INTO ").removeprefix("INSERT INTO ").partition(" (")
+    )
+    return table, columns.rstrip(")")
+
+
+@cache
+def _copies() -> tuple[str, ...]:
+    """The INSERT ... SELECT statements copying a batch's tables in, in `write`'s order;
+    the first column of the shifted ones has the parameter added (the agent id offset)."""
+    copies = []
+    for sql in (*_INSERTS[:7], CURRENT_MARK, *_INSERTS[7:]):
+        table, columns = _columns(sql)
+        chosen = columns
+        if sql.startswith(_SHIFTED):
+            first, _, rest = columns.partition(", ")
+            chosen = f"{first} + ?, {rest}"
+        verb = "INSERT OR REPLACE INTO" if sql is CURRENT_MARK else "INSERT INTO"
+        order = "" if table in _WITHOUT_ROWID else " ORDER BY rowid"
+        copies.append(
+            f"{verb} main.{table} ({columns}) SELECT {chosen} FROM {BATCH_SCHEMA}.{table}{order}"
+        )
+    return tuple(copies)
+
+
+@contextmanager
+def batches_attached(conn: sqlite3.Connection) -> Iterator[list[str] | None]:
+    """Around an import on `conn`, outside its transaction: a place for workers' batches
+    (`copy_batch`), attached. Gives the CREATE TABLE statements the workers make their
+    batch databases with, or None if batches cannot be copied (this sqlite3 cannot load a
+    database from bytes, or a transaction is open: then rows travel as values)."""
+    if conn.in_transaction or not hasattr(conn, "deserialize"):
+        yield None
+        return
+    tables = {_columns(sql)[0] for sql in (*_INSERTS, CURRENT_MARK)}
+    schema = [
+        sql
+        for name, sql in conn.execute("SELECT name, sql FROM sqlite_master WHERE type = 'table'")
+        if name in tables
+    ]
+    conn.execute(f"ATTACH ':memory:' AS {BATCH_SCHEMA}")
+    try:
+        yield schema
+    finally:
+        conn.execute(f"DETACH {BATCH_SCHEMA}")
+
+
+def batch_database(schema: list[str], tables: Tables) -> bytes:
+    """A database holding `tables` (rows taken from `Rows`, agent ids from 0), made with
+    `schema` (`batches_attached`), as bytes."""
+    conn = sqlite3.connect(":memory:", isolation_level=None)
+    try:
+        for sql in schema:
+            conn.execute(sql)
+        conn.execute("BEGIN")
+        write(conn, tables)
+        conn.execute("COMMIT")
+        return conn.serialize()
+    finally:
+        conn.close()
+
+
+def copy_batch(conn: sqlite3.Connection, data: bytes, offset: int) -> None:
+    """Insert the rows of a `batch_database` as `write` would have inserted them, `offset`
+    added to their agent (and trajectory) ids."""
+    conn.deserialize(data, name=BATCH_SCHEMA)
+    for sql in _copies():
+        conn.execute(sql, (offset,) if "+ ?" in sql else ())

@@ -48,14 +48,19 @@ class RunWrites(StoreBase):
         """
         from . import search
         from .importer import Import, ImportReport
-        from .rows import Writer
+        from .rows import Writer, batches_attached
 
         report = ImportReport()
         try:
-            with self.lock, self._transaction(), packs.import_in_progress(self.conn):
+            with (
+                self.lock,
+                batches_attached(self.conn) as schema,
+                self._transaction(),
+                packs.import_in_progress(self.conn),
+            ):
                 known = {row[0] for row in self.conn.execute("SELECT id FROM runs")}
                 writer = Writer(self.conn, self.reviewer, indexing=search.is_current(self.conn))
-                Import(writer, known, report, skip_invalid, progress).run(records)
+                Import(writer, known, report, skip_invalid, progress, schema).run(records)
         except sqlite3.Error as error:
             raise database_error(self.path, error) from None
         return report

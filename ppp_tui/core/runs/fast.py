@@ -17,6 +17,7 @@ from ..model import (
     MAX_ITERATION_SCORE,
     MAX_PENALTY,
     Agent,
+    AskedWith,
     Effort,
     Question,
     Run,
@@ -36,6 +37,67 @@ _SEVERITY = {s.value: s for s in Severity}
 
 class _Unusual(Exception):
     """Leave the fast path for the checked one."""
+
+
+# The run's objects are made without their dataclass __init__, which sets a frozen
+# dataclass's fields one at a time through object.__setattr__: filling the new object's
+# dict at once takes half the time (at 100k runs, a million objects). Every field is
+# given, defaults too; tests/test_runs_equivalence.py checks that each maker gives what
+# the class's constructor gives.
+_new = object.__new__
+
+
+def _turn(prompt: str, response: str, tokens: int | None, latency: int | None, at: Any) -> Turn:
+    made: Turn = _new(Turn)
+    made.__dict__.update(
+        prompt=prompt,
+        response=response,
+        token_count=tokens,
+        latency_ms=latency,
+        timestamp=at,
+        steps=(),
+    )
+    return made
+
+
+def _question(text: str, effort: Effort, turn: int | None, source: Source) -> Question:
+    made: Question = _new(Question)
+    made.__dict__.update(
+        text=text,
+        effort=effort,
+        turn=turn,
+        source=source,
+        asked_with=AskedWith.TEXT,
+        options=(),
+        answer=None,
+        dismissed=False,
+        seconds_to_answer=None,
+        judged_model=None,
+    )
+    return made
+
+
+def _violation(
+    preference: str, severity: Severity, penalty: float | None, turn: int | None, source: Source
+) -> Violation:
+    made: Violation = _new(Violation)
+    made.__dict__.update(
+        preference=preference, severity=severity, penalty=penalty, turn=turn, source=source
+    )
+    return made
+
+
+def _trajectory(
+    turns: tuple[Turn, ...],
+    questions: tuple[Question, ...],
+    violations: tuple[Violation, ...],
+    unchecked: tuple[str, ...],
+) -> Trajectory:
+    made: Trajectory = _new(Trajectory)
+    made.__dict__.update(
+        turns=turns, questions=questions, violations=violations, unchecked=unchecked
+    )
+    return made
 
 
 def _fast_optional_str(value: Any) -> Any:
@@ -102,7 +164,7 @@ def _fast_turns(raw: Any) -> tuple[Turn, ...]:
         ):
             raise _Unusual
         turns.append(
-            Turn(
+            _turn(
                 prompt or "",
                 response or "",
                 _fast_magnitude(get("token_count")),
@@ -134,7 +196,7 @@ def _fast_questions(raw: Any, task: str | None) -> tuple[Question, ...]:
             effort, source = found, Source.LABEL
         else:
             raise _Unusual
-        questions.append(Question(text, effort, _fast_turn_number(get("turn")), source))
+        questions.append(_question(text, effort, _fast_turn_number(get("turn")), source))
     return tuple(questions)
 
 
@@ -162,7 +224,9 @@ def _fast_violations(raw: Any) -> tuple[Violation, ...]:
                 penalty = float(penalty)
             else:
                 raise _Unusual
-        violations.append(Violation(preference, severity, penalty, _fast_turn_number(get("turn"))))
+        violations.append(
+            _violation(preference, severity, penalty, _fast_turn_number(get("turn")), Source.LABEL)
+        )
     return tuple(violations)
 
 
@@ -178,15 +242,15 @@ def _fast_trajectory(obj: Any, task: str | None, preferences: tuple[str, ...]) -
         questions = _fast_questions(questions_raw, task)
     violations_raw = get("violations")
     if violations_raw is not None:
-        return Trajectory(turns, questions, _fast_violations(violations_raw), ())
+        return _trajectory(turns, questions, _fast_violations(violations_raw), ())
     if states_preferences(preferences):
         result = check_questions(preferences, [AskedQuestion(q.text, q.turn) for q in questions])
         violations = tuple(
-            Violation(v.preference, Severity.ERROR, None, v.turn, Source.CHECKER)
+            _violation(v.preference, Severity.ERROR, None, v.turn, Source.CHECKER)
             for v in result.violations
         )
-        return Trajectory(turns, questions, violations, result.unchecked)
-    return Trajectory(turns, questions, (), ())
+        return _trajectory(turns, questions, violations, result.unchecked)
+    return _trajectory(turns, questions, (), ())
 
 
 def _fast_agent(obj: Any, task: str | None, preferences: tuple[str, ...]) -> Agent:
@@ -207,16 +271,23 @@ def _fast_agent(obj: Any, task: str | None, preferences: tuple[str, ...]) -> Age
             raise _Unusual
         failure = failure.strip()
         technical = 0.0
-    return Agent(
-        name,
-        technical,
-        trajectory,
-        _fast_optional_str(get("model")),
-        _fast_optional_unit(get("relevance")),
-        _fast_optional_unit(get("confidence")),
-        _fast_optional_str(get("output")),
-        failure,
+    agent: Agent = _new(Agent)
+    agent.__dict__.update(
+        name=name,
+        technical=technical,
+        trajectory=trajectory,
+        model=_fast_optional_str(get("model")),
+        relevance=_fast_optional_unit(get("relevance")),
+        confidence=_fast_optional_unit(get("confidence")),
+        output=_fast_optional_str(get("output")),
+        failure=failure,
+        technical_source=None,
+        models=(),
+        sessions=(),
+        judged_model=None,
+        edits=None,
     )
+    return agent
 
 
 def _fast_consensus(obj: dict[str, Any]) -> str | None:
@@ -278,16 +349,18 @@ def _fast_run(obj: dict[str, Any]) -> Run:
         agent.failure is not None and agent.name == preferred for agent in agents
     ):
         raise _Unusual
-    return Run(
-        run_id,
-        agents,
-        _fast_optional_str(get("spec_id")),
-        _fast_optional_str(get("stage")),
-        task,
-        _fast_optional_str(get("created_at")),
-        prefs,
-        selected,
-        preferred,
-        tuple(iterations),
-        None if get("consensus") is None else _fast_consensus(obj),
+    run: Run = _new(Run)
+    run.__dict__.update(
+        id=run_id,
+        agents=agents,
+        spec_id=_fast_optional_str(get("spec_id")),
+        stage=_fast_optional_str(get("stage")),
+        task=task,
+        created_at=_fast_optional_str(get("created_at")),
+        preferences=prefs,
+        selected_agent=selected,
+        preferred_agent=preferred,
+        iterations=tuple(iterations),
+        consensus=None if get("consensus") is None else _fast_consensus(obj),
     )
+    return run

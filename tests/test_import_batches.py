@@ -1,0 +1,176 @@
+"""A parse worker's batch sent as a small database and copied in with INSERT ... SELECT
+(rows.batch_database, rows.copy_batch): held to the rows written value by value."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ppp_tui.core.model import (
+    Agent,
+    AskedWith,
+    Edit,
+    Effort,
+    Question,
+    Run,
+    Severity,
+    Source,
+    Trajectory,
+    Turn,
+    Violation,
+)
+from ppp_tui.storage import importer, rows
+from ppp_tui.storage.demo import generate
+from ppp_tui.storage.files import ParsedRecord, read_records
+from ppp_tui.storage.store import Store
+
+_STAMP = "2026-01-02T03:04:05Z"
+
+
+def _runs() -> list[Run]:
+    """Runs filling every table and every optional column an import writes."""
+    dialog = Question(
+        "Which database?",
+        Effort.HIGH,
+        2,
+        Source.LABEL,
+        asked_with=AskedWith.TOOL,
+        options=("sqlite", "postgres"),
+        answer="sqlite",
+        seconds_to_answer=4.5,
+    )
+    questions = (Question("Is this ok?", Effort.LOW, 1, Source.CLASSIFIER), dialog)
+    violations = (
+        Violation("no_questions", Severity.WARNING, 0.25, 1),
+        Violation("my own rule", Severity.ERROR, None, None, Source.CHECKER),
+    )
+    turns = (Turn("p1", "r1", 12, 300, "2026-01-01T00:00:00Z", (("tool", "ls"),)), Turn())
+    edit = Edit(1, "app.py", 2, 1, "--- a/app.py\n+++ b/app.py\n@@ -1 +1,2 @@\n-a\n+b\n+c\n")
+    return [
+        Run(
+            "full",
+            (
+                Agent("plain", 0.5, Trajectory(turns, questions, violations, ("x",)), "m"),
+                Agent("failed", 0.0, failure="crashed", output="trace"),
+                Agent(
+                    "session",
+                    0.75,
+                    models=("m1", "m2"),
+                    sessions=("s-1",),
+                    technical_source="pytest: 3 passed",
+                    edits=(edit,),
+                ),
+            ),
+            "spec-1",
+            "plan",
+            "the [b]task[/]",
+            "2026-01-01T00:00:00Z",
+            ("no_questions",),
+            "plain",
+            "session",
+            (0.5, -1.0),
+            json.dumps({"status": "ok"}),
+        ),
+        Run("short", (Agent("only", 0.25, Trajectory((), (questions[0],))),)),
+        Run("marked", (Agent("a", 1.0), Agent("b", 0.0)), preferred_agent="b"),
+    ]
+
+
+def _tables(conn: sqlite3.Connection) -> dict[str, list[tuple[Any, ...]]]:
+    tables = {}
+    for (name,) in conn.execute(
+        "SELECT name FROM main.sqlite_master WHERE type = 'table' AND name NOT LIKE '%fts%'"
+    ):
+        order = {"run_scores": "run_id", "marks": "run_id, reviewer"}.get(name, "rowid")
+        tables[name] = conn.execute(f"SELECT * FROM main.{name} ORDER BY {order}").fetchall()
+    return tables
+
+
+def _store_with_a_run(path: Path) -> Store:
+    """A store holding one run already (and its mark), so ids start past 1."""
+    store = Store.open(path, create=True)
+    first = Run("first", (Agent("a", 0.5), Agent("b", 0.5)), preferred_agent="a")
+    store.import_records([ParsedRecord("<test>", None, "$", None, parsed=first)])
+    return store
+
+
+def test_a_batch_copied_in_writes_what_its_rows_written_one_by_one_write(
+    tmp_path: Path,
+) -> None:
+    with _store_with_a_run(tmp_path / "values.db") as store:
+        conn = store.conn
+        built = rows.Rows(_STAMP, rows.next_agent(conn), "ann")
+        for run in _runs():
+            built.add(run)
+        conn.execute("BEGIN")
+        rows.write(conn, built.take())
+        conn.execute("COMMIT")
+        by_values = _tables(conn)
+    with _store_with_a_run(tmp_path / "copied.db") as store:
+        conn = store.conn
+        with rows.batches_attached(conn) as schema:
+            assert schema is not None
+            built = rows.Rows(_STAMP, 0, "ann")  # a worker counts agents from 0
+            for run in _runs():
+                built.add(run)
+            data = rows.batch_database(schema, built.take())
+            conn.execute("BEGIN")
+            rows.copy_batch(conn, data, rows.next_agent(conn))
+            conn.execute("COMMIT")
+        copied = _tables(conn)
+        assert rows.BATCH_SCHEMA not in {row[1] for row in conn.execute("PRAGMA database_list")}
+        read = store.get_run("full")
+        assert read is not None
+        assert read.agents[0] == _runs()[0].agents[0]  # its turns, questions, violations
+    assert copied == by_values
+    assert len(copied["agent_edits"]) == 1 and len(copied["trajectory_violations"]) == 2
+    assert sorted(row[1] for row in copied["agents"]) == sorted(
+        ["first", "first", "full", "full", "full", "short", "marked", "marked"]
+    )
+    # Agent ids go on from the run there before; trajectories share them.
+    assert [row[0] for row in copied["agents"]] == list(range(1, 9))
+    assert {row[0] for row in copied["trajectories"]} == {3, 6}
+
+
+@contextmanager
+def _no_batches(conn: sqlite3.Connection) -> Iterator[list[str] | None]:
+    yield None
+
+
+@pytest.mark.parametrize("existing", [False, True])
+def test_workers_sending_databases_or_values_write_the_same(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, existing: bool
+) -> None:
+    """The parallel import, its batches copied in or (where a batch cannot be loaded from
+    bytes) sent as values: same rows, same report, into a new or a filled database."""
+    lines = [json.dumps(run) for run in generate(2200, seed=9)]
+    lines += lines[5:15]  # repeats, some in another worker's batch
+    lines.insert(900, "{not json")
+    source = tmp_path / "runs.jsonl"
+    source.write_text("\n".join(lines) + "\n")
+
+    def run_import(path: Path) -> tuple[Any, ...]:
+        store = _store_with_a_run(path) if existing else Store.open(path, create=True)
+        with store:
+            report = store.import_records(read_records(str(source)), skip_invalid=True)
+            tables = _tables(store.conn)
+            stamps = {row[0] for row in store.conn.execute("SELECT imported_at FROM runs")}
+            stamps |= {row[0] for row in store.conn.execute("SELECT marked_at FROM marks")}
+            attached = {row[1] for row in store.conn.execute("PRAGMA database_list")}
+        for table in ("runs", "preferred_marks", "marks"):  # the import's own times out
+            tables[table] = [tuple(v for v in row if v not in stamps) for row in tables[table]]
+        return report.added, report.skipped, report.invalid, report.marks, tables, attached
+
+    assert importer._can_fork()
+    copied = run_import(tmp_path / "copied.db")
+    monkeypatch.setattr(rows, "batches_attached", _no_batches)
+    by_values = run_import(tmp_path / "values.db")
+    assert copied == by_values
+    assert copied[:2] == (2200, 10) and len(copied[2]) == 1
+    assert "main" in copied[5] and rows.BATCH_SCHEMA not in copied[5]
