@@ -76,3 +76,14 @@ def test_the_statements_run_and_give_sqlite_s_values(conn: Connection) -> None:
         "SELECT id FROM runs WHERE id IN (SELECT value FROM json_each(?))", ['["r1", "r2"]']
     ).fetchall() == [("r1",)]
     assert conn.execute("SELECT 1 FROM marks WHERE agent IS ?", [None]).fetchall() == []
+
+
+def test_the_json_functions_of_the_waiting_read_become_the_schemas_own() -> None:
+    sql = (
+        "SELECT json_extract(t.steps, '$[#-1][0]') AS kind FROM trajectory_turns AS t"
+        " WHERE json_valid(t.steps) AND note = 'json_valid(x)'"
+    )
+    assert translate(sql) == (
+        "SELECT ppp_last_step_kind(t.steps) AS kind FROM trajectory_turns AS t"
+        " WHERE ppp_json_valid(t.steps) AND note = 'json_valid(x)'"
+    )

@@ -94,6 +94,21 @@ LANGUAGE plpgsql AS $$ BEGIN
     RETURN NULL;
 END $$"""
 
+# SQLite's JSON functions the reads use, for the one shape they are used in: whether a
+# turn's steps are JSON, and the kind of its last step (json_extract(steps, '$[#-1][0]')).
+_JSON_VALID = """CREATE OR REPLACE FUNCTION ppp_json_valid(value text) RETURNS boolean
+LANGUAGE plpgsql IMMUTABLE AS $$ BEGIN
+    PERFORM value::json;
+    RETURN value IS NOT NULL;
+EXCEPTION WHEN others THEN RETURN false;
+END $$"""
+
+_LAST_KIND = """CREATE OR REPLACE FUNCTION ppp_last_step_kind(steps text) RETURNS text
+LANGUAGE plpgsql IMMUTABLE AS $$ BEGIN
+    RETURN (steps::json -> -1) ->> 0;
+EXCEPTION WHEN others THEN RETURN NULL;
+END $$"""
+
 _TRANSITIONS = {
     "INSERT": "REFERENCING NEW TABLE AS new_rows",
     "UPDATE": "REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows",
@@ -120,7 +135,7 @@ def statements() -> list[str]:
             for index in table.indexes
         ]
     made.append("INSERT INTO score_changes (id, n) VALUES (1, 0) ON CONFLICT DO NOTHING")
-    made += [_COUNT, _PACKS_GONE]
+    made += [_COUNT, _PACKS_GONE, _JSON_VALID, _LAST_KIND]
     made += [
         f"CREATE OR REPLACE TRIGGER {counter.name}"
         f" AFTER UPDATE OF {', '.join(counter.columns)} ON {counter.table}"

@@ -9,6 +9,8 @@ and quoted names, by fixed rules:
 - `ifnull(` becomes `coalesce(`; `x IS ?` (SQLite's NULL-safe comparison) becomes
   `x IS NOT DISTINCT FROM %s`;
 - `json_each(?)` over a JSON list of text becomes `json_array_elements_text`;
+- `json_valid(x)` and `json_extract(x, '$[#-1][0]')` (the kind of a turn's last step)
+  become functions of the schema's (postgres_schema.py);
 - `INSERT OR IGNORE` becomes `ON CONFLICT DO NOTHING`, and `INSERT OR REPLACE` an
   upsert on the table's primary key (tables.py).
 
@@ -32,6 +34,7 @@ _KEY = {table.name: table.key for table in TABLES}
 
 # Pieces of a statement: a string literal, a quoted name, or a run of anything else.
 _PIECES = re.compile(r"'(?:[^']|'')*'|\"(?:[^\"]|\"\")*\"|[^'\"]+|['\"]")
+_LAST_KIND = re.compile(r"\bjson_extract\(([\w.]+), '\$\[#-1\]\[0\]'\)", re.IGNORECASE)
 _INSERT_OR = re.compile(
     r"^\s*INSERT\s+OR\s+(IGNORE|REPLACE)\s+INTO\s+(\w+)\s*\(([^)]*)\)", re.IGNORECASE
 )
@@ -54,6 +57,7 @@ def translate(sql: str) -> str:
             updates = ", ".join(f"{name} = excluded.{name}" for name in rest)
             action = f"DO UPDATE SET {updates}" if rest else "DO NOTHING"
             conflict = f" ON CONFLICT ({', '.join(key)}) {action}"
+    sql = _LAST_KIND.sub(r"ppp_last_step_kind(\1)", sql)
     out = []
     for piece in _PIECES.findall(sql):
         if piece[0] in "'\"" and len(piece) > 1:
@@ -61,6 +65,7 @@ def translate(sql: str) -> str:
             continue
         piece = piece.replace("%", "%%")
         piece = re.sub(r"\bifnull\(", "coalesce(", piece, flags=re.IGNORECASE)
+        piece = re.sub(r"\bjson_valid\(", "ppp_json_valid(", piece, flags=re.IGNORECASE)
         piece = re.sub(
             r"\bjson_each\(\?\)",
             "json_array_elements_text(?::json) AS json_each(value)",
