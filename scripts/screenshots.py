@@ -27,6 +27,7 @@ FONT = "DejaVu Sans Mono"
 BRAILLE_FONT = "DejaVu Sans"
 SIZE = (150, 44)
 SMALL = (80, 24)  # the smallest size every screen serves
+SHOWN_RUN = "demo-001963"  # four agents, with questions of every effort
 SESSION_RUN = "session-d5ea38829bd9"  # the demo's run of three agents' sessions
 
 
@@ -47,7 +48,7 @@ async def shoot(db: Path, config: Path) -> list[Path]:
             saved.append(Path(app.save_screenshot(f"{name}.svg", path=str(OUT))))
 
         save("runs")
-        await pilot.press(*["down"] * 7, "enter")
+        app.open_run(SHOWN_RUN)
         await pilot.pause()
         app.screen.query_one(WeightSlider).focus()
         await pilot.press("left", "left", "left", "left", "left")
@@ -69,7 +70,29 @@ async def shoot(db: Path, config: Path) -> list[Path]:
     saved.append(await shoot_small_dashboard(db, config))
     saved.append(await shoot_session(db, config, SIZE, "session"))
     saved.append(await shoot_session(db, config, SMALL, "session-80x24"))
+    saved.append(await shoot_changes(db, config))
     return saved
+
+
+async def shoot_changes(db: Path, config: Path) -> Path:
+    """The same run's Changes tab: the files its agents edited side by side, and the
+    diffs of the first file and agent."""
+    from textual.widgets import TabbedContent
+
+    from ppp_tui.app.widgets.files_table import FilesTable
+
+    app = _app(db, config)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.load_done.wait()
+        await pilot.pause()
+        app.open_run(SESSION_RUN)
+        await pilot.pause(0.5)
+        app.screen.query_one("#detail", TabbedContent).active = "tab-changes"
+        await pilot.pause(0.3)
+        app.screen.query_one(FilesTable).focus()
+        await pilot.press("right")
+        await pilot.pause(0.5)
+        return Path(app.save_screenshot("changes.svg", path=str(OUT)))
 
 
 async def shoot_session(db: Path, config: Path, size: tuple[int, int], name: str) -> Path:
