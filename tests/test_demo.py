@@ -19,21 +19,11 @@ from typing import Any
 import pytest
 from helpers import table_rows
 
+from ppp_tui.core import model
 from ppp_tui.core.arrays import ScoreArrays
 from ppp_tui.core.early_stop import analyse
 from ppp_tui.core.effort import answered_by
 from ppp_tui.core.errors import PPPError
-from ppp_tui.core.model import (
-    Agent,
-    Effort,
-    Question,
-    Run,
-    Severity,
-    Source,
-    Trajectory,
-    Turn,
-    Violation,
-)
 from ppp_tui.core.preferences import is_known
 from ppp_tui.core.relevance import TaskType, task_type
 from ppp_tui.core.runs import run_from_dict
@@ -54,7 +44,7 @@ def raw() -> list[Json]:
 
 
 @pytest.fixture(scope="module")
-def parsed(raw: list[Json]) -> list[Run]:
+def parsed(raw: list[Json]) -> list[model.Run]:
     return [run_from_dict(run) for run in raw]
 
 
@@ -100,7 +90,7 @@ def test_runs_are_json_and_read_back_as_import_would(raw: list[Json], tmp_path: 
 
 
 def test_every_run_parses_and_selected_is_the_default_pick(
-    raw: list[Json], parsed: list[Run]
+    raw: list[Json], parsed: list[model.Run]
 ) -> None:
     settings = Settings()
     for run in parsed:
@@ -141,7 +131,7 @@ def test_all_stages_some_without_stage_and_spec_ids(raw: list[Json]) -> None:
     assert 20 < len(set(spec_ids)) < len(raw)
 
 
-def test_task_texts_cover_every_task_type(parsed: list[Run]) -> None:
+def test_task_texts_cover_every_task_type(parsed: list[model.Run]) -> None:
     types = Counter(task_type(run.task) for run in parsed)
     assert set(types) == set(TaskType)
     assert min(types.values()) > 0.03 * len(parsed)
@@ -160,7 +150,7 @@ def test_agents_are_realistic(raw: list[Json]) -> None:
     assert any(agent["relevance"] < 0.5 for agent in agents(raw))
 
 
-def test_agents_have_their_own_character(parsed: list[Run]) -> None:
+def test_agents_have_their_own_character(parsed: list[model.Run]) -> None:
     high: Counter[str] = Counter()
     asked: Counter[str] = Counter()
     technical: dict[str, list[float]] = {}
@@ -186,10 +176,10 @@ def test_trajectories_absent_empty_and_full(raw: list[Json]) -> None:
 
 
 def test_questions_of_every_effort_labelled_classified_and_extracted(
-    raw: list[Json], parsed: list[Run]
+    raw: list[Json], parsed: list[model.Run]
 ) -> None:
-    efforts: Counter[Effort] = Counter()
-    sources: Counter[Source] = Counter()
+    efforts: Counter[model.Effort] = Counter()
+    sources: Counter[model.Source] = Counter()
     from_context = 0
     for run in parsed:
         for agent in run.agents:
@@ -198,17 +188,19 @@ def test_questions_of_every_effort_labelled_classified_and_extracted(
             for question in agent.trajectory.questions:
                 efforts[question.effort] += 1
                 sources[question.source] += 1
-                if question.source is not Source.LABEL and answered_by(question.text, run.task):
+                if question.source is not model.Source.LABEL and answered_by(
+                    question.text, run.task
+                ):
                     from_context += 1
-    assert set(efforts) == set(Effort)
+    assert set(efforts) == set(model.Effort)
     assert all(count > 0.1 * sum(efforts.values()) for count in efforts.values())
-    assert set(sources) >= {Source.LABEL, Source.CLASSIFIER, Source.EXTRACTED}
+    assert set(sources) >= {model.Source.LABEL, model.Source.CLASSIFIER, model.Source.EXTRACTED}
     assert from_context > 10  # questions whose answer is in the task text
     texts = {q["text"] for a in agents(raw) for q in a.get("trajectory", {}).get("questions", [])}
     assert len(texts) > 300
 
 
-def test_preferences_and_violations(raw: list[Json], parsed: list[Run]) -> None:
+def test_preferences_and_violations(raw: list[Json], parsed: list[model.Run]) -> None:
     counts = Counter(len(run.get("preferences", [])) for run in raw)
     assert {0, 1, 2, 3} <= set(counts)
     stated = [p for run in raw for p in run.get("preferences", [])]
@@ -232,12 +224,12 @@ def test_preferences_and_violations(raw: list[Json], parsed: list[Run]) -> None:
         for agent in run.agents
         if agent.trajectory is not None
         for v in agent.trajectory.violations
-        if v.source is Source.CHECKER
+        if v.source is model.Source.CHECKER
     }
     assert len(checked) >= 3
 
 
-def test_iterations_improve_plateau_and_regress(parsed: list[Run]) -> None:
+def test_iterations_improve_plateau_and_regress(parsed: list[model.Run]) -> None:
     series = [run.iterations for run in parsed if run.iterations]
     assert len(series) > 0.4 * len(parsed)
     assert all(3 <= len(s) <= 8 for s in series)
@@ -245,19 +237,19 @@ def test_iterations_improve_plateau_and_regress(parsed: list[Run]) -> None:
     assert {"plateau", "regression", "completed"} <= set(reasons)
 
 
-def test_about_forty_percent_of_runs_have_a_preferred_agent(parsed: list[Run]) -> None:
+def test_about_forty_percent_of_runs_have_a_preferred_agent(parsed: list[model.Run]) -> None:
     share = sum(run.preferred_agent is not None for run in parsed) / len(parsed)
     assert 0.35 < share < 0.45
 
 
-def test_preferred_follows_the_hidden_weights(parsed: list[Run]) -> None:
+def test_preferred_follows_the_hidden_weights(parsed: list[model.Run]) -> None:
     hidden = demo.hidden_settings()
     marked = [run for run in parsed if run.preferred_agent is not None]
     agree = sum(rank_run(run, hidden).best_agent == run.preferred_agent for run in marked)
     assert agree > 0.85 * len(marked)
 
 
-def test_tuning_recovers_the_hidden_weight(parsed: list[Run]) -> None:
+def test_tuning_recovers_the_hidden_weight(parsed: list[model.Run]) -> None:
     settings = Settings()
     arrays = ScoreArrays.from_runs(parsed, settings)
     tuning = tune(arrays.lines(settings), current=0.7)
@@ -540,18 +532,18 @@ def test_the_fast_model_constructors_make_what_the_classes_make() -> None:
     from dataclasses import fields
 
     turn_values = ("Go.", "Done?", 10, 20, "2025-09-01T00:00:00Z")
-    question_values = ("Which port?", Effort.HIGH, 2, Source.CLASSIFIER)
-    violation_values = ("json", Severity.MAJOR, 1.5, 3, Source.CHECKER)
+    question_values = ("Which port?", model.Effort.HIGH, 2, model.Source.CLASSIFIER)
+    violation_values = ("json", model.Severity.MAJOR, 1.5, 3, model.Source.CHECKER)
     trajectory_values = (
-        (Turn(*turn_values),),
-        (Question(*question_values),),
-        (Violation(*violation_values),),
+        (model.Turn(*turn_values),),
+        (model.Question(*question_values),),
+        (model.Violation(*violation_values),),
         ("joke",),
     )
-    agent_values = ("claude", 0.5, Trajectory(*trajectory_values), "opus", 0.6, 0.7, "Done.")
+    agent_values = ("claude", 0.5, model.Trajectory(*trajectory_values), "opus", 0.6, 0.7, "Done.")
     run_values = (
         "demo-000001",
-        (Agent(*agent_values),),
+        (model.Agent(*agent_values),),
         "SPEC-KIT-001",
         "plan",
         "Add a flag.",
@@ -562,12 +554,12 @@ def test_the_fast_model_constructors_make_what_the_classes_make() -> None:
         (7.5, 8.0),
     )
     cases: list[tuple[Any, type, tuple[Any, ...]]] = [
-        (generator._turn, Turn, turn_values),
-        (generator._question, Question, question_values),
-        (generator._violation, Violation, violation_values),
-        (generator._trajectory_model, Trajectory, trajectory_values),
-        (generator._agent, Agent, agent_values),
-        (generator._run, Run, run_values),
+        (generator._turn, model.Turn, turn_values),
+        (generator._question, model.Question, question_values),
+        (generator._violation, model.Violation, violation_values),
+        (generator._trajectory_model, model.Trajectory, trajectory_values),
+        (generator._agent, model.Agent, agent_values),
+        (generator._run, model.Run, run_values),
     ]
     for make, cls, values in cases:
         fast, made = make(*values), cls(*values)

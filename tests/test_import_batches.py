@@ -12,19 +12,7 @@ from typing import Any
 
 import pytest
 
-from ppp_tui.core.model import (
-    Agent,
-    AskedWith,
-    Edit,
-    Effort,
-    Question,
-    Run,
-    Severity,
-    Source,
-    Trajectory,
-    Turn,
-    Violation,
-)
+from ppp_tui.core import model
 from ppp_tui.storage import importer, rows
 from ppp_tui.storage.demo import generate
 from ppp_tui.storage.files import ParsedRecord, read_records
@@ -33,32 +21,40 @@ from ppp_tui.storage.store import Store
 _STAMP = "2026-01-02T03:04:05Z"
 
 
-def _runs() -> list[Run]:
+def _runs() -> list[model.Run]:
     """Runs filling every table and every optional column an import writes."""
-    dialog = Question(
+    dialog = model.Question(
         "Which database?",
-        Effort.HIGH,
+        model.Effort.HIGH,
         2,
-        Source.LABEL,
-        asked_with=AskedWith.TOOL,
+        model.Source.LABEL,
+        asked_with=model.AskedWith.TOOL,
         options=("sqlite", "postgres"),
         answer="sqlite",
         seconds_to_answer=4.5,
     )
-    questions = (Question("Is this ok?", Effort.LOW, 1, Source.CLASSIFIER), dialog)
-    violations = (
-        Violation("no_questions", Severity.WARNING, 0.25, 1),
-        Violation("my own rule", Severity.ERROR, None, None, Source.CHECKER),
+    questions = (
+        model.Question("Is this ok?", model.Effort.LOW, 1, model.Source.CLASSIFIER),
+        dialog,
     )
-    turns = (Turn("p1", "r1", 12, 300, "2026-01-01T00:00:00Z", (("tool", "ls"),)), Turn())
-    edit = Edit(1, "app.py", 2, 1, "--- a/app.py\n+++ b/app.py\n@@ -1 +1,2 @@\n-a\n+b\n+c\n")
+    violations = (
+        model.Violation("no_questions", model.Severity.WARNING, 0.25, 1),
+        model.Violation("my own rule", model.Severity.ERROR, None, None, model.Source.CHECKER),
+    )
+    turns = (
+        model.Turn("p1", "r1", 12, 300, "2026-01-01T00:00:00Z", (("tool", "ls"),)),
+        model.Turn(),
+    )
+    edit = model.Edit(1, "app.py", 2, 1, "--- a/app.py\n+++ b/app.py\n@@ -1 +1,2 @@\n-a\n+b\n+c\n")
     return [
-        Run(
+        model.Run(
             "full",
             (
-                Agent("plain", 0.5, Trajectory(turns, questions, violations, ("x",)), "m"),
-                Agent("failed", 0.0, failure="crashed", output="trace"),
-                Agent(
+                model.Agent(
+                    "plain", 0.5, model.Trajectory(turns, questions, violations, ("x",)), "m"
+                ),
+                model.Agent("failed", 0.0, failure="crashed", output="trace"),
+                model.Agent(
                     "session",
                     0.75,
                     models=("m1", "m2"),
@@ -77,8 +73,8 @@ def _runs() -> list[Run]:
             (0.5, -1.0),
             json.dumps({"status": "ok"}),
         ),
-        Run("short", (Agent("only", 0.25, Trajectory((), (questions[0],))),)),
-        Run("marked", (Agent("a", 1.0), Agent("b", 0.0)), preferred_agent="b"),
+        model.Run("short", (model.Agent("only", 0.25, model.Trajectory((), (questions[0],))),)),
+        model.Run("marked", (model.Agent("a", 1.0), model.Agent("b", 0.0)), preferred_agent="b"),
     ]
 
 
@@ -95,7 +91,7 @@ def _tables(conn: sqlite3.Connection) -> dict[str, list[tuple[Any, ...]]]:
 def _store_with_a_run(path: Path) -> Store:
     """A store holding one run already (and its mark), so ids start past 1."""
     store = Store.open(path, create=True)
-    first = Run("first", (Agent("a", 0.5), Agent("b", 0.5)), preferred_agent="a")
+    first = model.Run("first", (model.Agent("a", 0.5), model.Agent("b", 0.5)), preferred_agent="a")
     store.import_records([ParsedRecord("<test>", None, "$", None, parsed=first)])
     return store
 
