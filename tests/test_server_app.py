@@ -1,0 +1,196 @@
+"""The terminal app on a PostgreSQL team store: the same runs, figures and marks as on
+the SQLite file it was copied from; marks and hand ratings written to the server;
+another process's marks shown while it is open; search as you type; a server that
+goes away told in one line."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from helpers import opened
+from textual.pilot import Pilot
+from textual.widgets import Input, Static
+
+from ppp_tui.app import app as app_module
+from ppp_tui.app.app import PPPApp
+from ppp_tui.app.screens.run import RunScreen
+from ppp_tui.app.screens.runs import RunsScreen
+from ppp_tui.cli import cli
+from ppp_tui.core.model import HAND
+from ppp_tui.storage import postgres, postgres_schema, transfer
+from ppp_tui.storage.demo import write_demo
+from ppp_tui.storage.location import ServerURL, parse_server_url
+from ppp_tui.storage.store import Store
+from ppp_tui.storage.store_server import ServerStore
+
+psycopg = pytest.importorskip("psycopg", reason="the postgres extra (psycopg) is not installed")
+
+SIZE = (120, 40)
+
+
+@pytest.fixture(autouse=True)
+def quick_looks(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(app_module, "WATCH_INTERVAL_S", 0.1)
+
+
+@pytest.fixture(scope="module")
+def demo_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("server-app") / "demo.db"
+    write_demo(path, 120, seed=5)
+    return path
+
+
+@pytest.fixture
+def both(demo_file: Path, pg_url: str, tmp_path: Path) -> Iterator[tuple[Path, ServerURL]]:
+    """(a SQLite demo database, a team store holding a copy of it)."""
+    copy = tmp_path / "demo.db"
+    copy.write_bytes(demo_file.read_bytes())
+    server = parse_server_url(pg_url)
+    with postgres.connect(server) as conn, Store.open(copy) as store:
+        postgres_schema.prepare(conn, server)
+        transfer.copy_runs(transfer.SQLiteEnd(store.conn), transfer.PostgresEnd(conn))
+        conn.commit()
+    yield copy, server
+
+
+async def _until(pilot: Pilot[None], done: Callable[[], bool], seconds: float = 5.0) -> None:
+    deadline = time.monotonic() + seconds
+    while not done():
+        assert time.monotonic() < deadline, "not within the time allowed"
+        await pilot.pause(0.05)
+
+
+def _runs_shown(app: PPPApp) -> tuple[list[str], str]:
+    screen = app.screen
+    assert isinstance(screen, RunsScreen)
+    rows = screen.table.rows
+    shown = [
+        f"{info.id} {info.stage} {info.preferred} {rows.infos[i].preferred}"
+        for i, info in ((n, rows.infos[n]) for n in screen.table.order)
+    ]
+    return shown, str(screen.query_one("#runs-status").render())
+
+
+async def test_the_app_shows_what_the_file_shows(
+    both: tuple[Path, ServerURL], tmp_path: Path
+) -> None:
+    file, server = both
+    async with opened(file, tmp_path, SIZE) as (app, _):
+        on_file = _runs_shown(app)
+        header = app.sub_title
+    async with opened(server, tmp_path, SIZE) as (app, _):
+        on_server = _runs_shown(app)
+        assert app.sub_title == header.replace(str(file), str(server))
+    assert on_server == on_file
+    assert len(on_file[0]) == 120 and "agreement" in on_file[1]
+
+
+async def test_a_mark_and_a_rating_are_written_to_the_server(
+    both: tuple[Path, ServerURL], tmp_path: Path
+) -> None:
+    from ppp_tui.app.screens.rate import RateScreen
+
+    _, server = both
+    async with opened(server, tmp_path, SIZE) as (app, pilot):
+        await pilot.press("enter")
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, RunScreen) and screen.ranking is not None
+        if screen._highlighted_name() == screen._preferred():
+            await pilot.press("down")
+        chosen = screen._highlighted_name()
+        assert chosen is not None and chosen != screen._preferred()
+        await pilot.press("p")
+        await _until(pilot, lambda: screen._preferred() == chosen)
+        await app.workers.wait_for_complete()
+        await pilot.press("e")
+        await pilot.pause()
+        modal = app.screen
+        assert isinstance(modal, RateScreen)
+        modal.query_one(Input).value = "4"
+        await pilot.press("enter")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        rated = screen._highlighted_name()
+        assert rated is not None
+        run_id = screen.run.id
+        facts = str(screen.query_one("#agent-facts", Static).render())
+        assert facts.startswith("technical 0.750 (hand)")
+    with ServerStore.connect(server) as store:
+        assert store.preferred_agents()[run_id] == chosen
+        assert [m.agent for m in store.marks(run_id) if m.source == "app"][-1] == chosen
+        agent = store.get_run(run_id).agent(rated)
+    assert agent is not None
+    assert agent.technical == pytest.approx(0.75) and agent.technical_source == HAND
+
+
+async def test_another_process_mark_shows_within_seconds(
+    both: tuple[Path, ServerURL], tmp_path: Path
+) -> None:
+    _, server = both
+    async with opened(server, tmp_path, SIZE) as (app, pilot):
+        workspace = app.workspace
+        assert workspace is not None
+        info = next(i for i in workspace.infos if i.preferred is None)
+        with ServerStore.connect(server) as store:
+            agent = store.get_run(info.id).agents[-1].name
+        marked = workspace.figures().marked_runs
+        result = CliRunner().invoke(
+            cli,
+            ["prefer", info.id, agent, "--db", server.url, "--config", str(tmp_path / "c.toml")],
+        )
+        assert result.exit_code == 0, result.output
+        started = time.monotonic()
+        await _until(pilot, lambda: workspace.infos[workspace.index[info.id]].preferred == agent)
+        assert time.monotonic() - started < 2
+        assert workspace.figures().marked_runs == marked + 1
+
+
+async def test_search_as_you_type_finds_what_the_file_finds(
+    both: tuple[Path, ServerURL], tmp_path: Path
+) -> None:
+    file, server = both
+    with Store.open(file) as store:
+        task = next(i.task for i in store.run_infos() if i.task)
+    word = max(task.split(), key=len).strip("`.,:()")
+    found: dict[str, list[str]] = {}
+    for where in (file, server):
+        async with opened(where, tmp_path, SIZE) as (app, pilot):
+            screen = app.screen
+            assert isinstance(screen, RunsScreen)
+            await pilot.press("slash", *word, "space")
+            await app.workers.wait_for_complete()
+            await pilot.pause()
+            found[str(where)] = sorted(screen.table.rows.infos[i].id for i in screen.table.order)
+    assert found[str(file)] and found[str(server)] == found[str(file)]
+
+
+async def test_a_server_gone_is_one_line_and_the_app_goes_on(
+    both: tuple[Path, ServerURL], tmp_path: Path, pg_cluster: str
+) -> None:
+    _, server = both
+    with psycopg.connect(pg_cluster, autocommit=True) as admin:
+        async with opened(server, tmp_path, SIZE, notifications=True) as (app, pilot):
+            admin.execute(f"ALTER DATABASE {server.database} ALLOW_CONNECTIONS false")
+            admin.execute(
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = %s",
+                [server.database],
+            )
+
+            def told() -> list[str]:
+                return [n.message for n in app._notifications if "database" in n.title]
+
+            await _until(pilot, lambda: bool(told()))
+            await pilot.pause(0.5)  # several looks more: still one line
+            assert len(told()) == 1
+            assert str(server) in told()[0] and "\n" not in told()[0]
+            assert server.url not in told()[0]
+            assert app.is_running
+            admin.execute(f"ALTER DATABASE {server.database} ALLOW_CONNECTIONS true")
+            await pilot.press("enter")  # back: the app reads again
+            await pilot.pause()
+            assert isinstance(app.screen, RunScreen)
