@@ -57,6 +57,15 @@ def both(demo_file: Path, pg_url: str, tmp_path: Path) -> Iterator[tuple[Path, S
     yield copy, server
 
 
+@pytest.fixture
+def empty_cwd(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A working folder to check that nothing is created in it."""
+    folder = tmp_path / "cwd"
+    folder.mkdir()
+    monkeypatch.chdir(folder)
+    return folder
+
+
 async def _until(pilot: Pilot[None], done: Callable[[], bool], seconds: float = 5.0) -> None:
     deadline = time.monotonic() + seconds
     while not done():
@@ -194,3 +203,57 @@ async def test_a_server_gone_is_one_line_and_the_app_goes_on(
             await pilot.press("enter")  # back: the app reads again
             await pilot.pause()
             assert isinstance(app.screen, RunScreen)
+
+
+def test_browse_on_a_server_out_of_reach_is_one_line(empty_cwd: Path) -> None:
+    from helpers import one_line_error, run_cli
+
+    url = "postgresql://ppp:pw-never-shown@127.0.0.1:9/team"
+    for args in (("browse",), ("serve",)):
+        line = one_line_error(run_cli(*args, "--db", url))
+        assert line == (
+            f"Error: {parse_server_url(url)}: cannot reach the server (connection refused)"
+        )
+    assert list(empty_cwd.iterdir()) == []
+
+
+def test_browse_refuses_demo_and_watch_with_a_server(empty_cwd: Path) -> None:
+    from helpers import run_cli
+
+    url = "postgresql://ppp@127.0.0.1:9/team"
+    demo = run_cli("browse", "--demo", "--db", url)
+    assert demo.exit_code == 2 and "--demo opens a SQLite file" in demo.stderr
+    watch = run_cli("browse", "--watch", "--db", url)
+    assert watch.exit_code == 2 and "--watch follows sessions into a SQLite file" in watch.stderr
+    assert list(empty_cwd.iterdir()) == []
+
+
+def test_serve_gives_the_url_to_its_sessions_out_of_their_command_line(
+    both: tuple[Path, ServerURL], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import os
+
+    from helpers import run_cli
+
+    from ppp_tui import serving
+    from ppp_tui.storage.config import DB_ENV
+
+    _, server = both
+    started: list[tuple[str, str | None]] = []
+
+    class Started:
+        def __init__(self, command: str, *args: object, **kwargs: object) -> None:
+            started.append((command, os.environ.get(DB_ENV)))
+
+        def serve(self) -> None:
+            pass
+
+    monkeypatch.setattr(serving, "GuardedServer", Started)
+    # The environment names another database: --db wins, and the sessions get it.
+    monkeypatch.setenv(DB_ENV, str(tmp_path / "other.db"))
+    result = run_cli("serve", "--db", server.url, "--config", str(tmp_path / "c.toml"))
+    assert result.exit_code == 0, result.output
+    [(command, given)] = started
+    assert given == server.url
+    assert " browse " in command and server.url not in command and "--db" not in command
+    assert f"serving {server} at http://127.0.0.1:8000/" in result.stderr
