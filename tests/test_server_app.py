@@ -5,10 +5,12 @@ goes away told in one line."""
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
+import numpy as np
 import pytest
 from click.testing import CliRunner
 from helpers import opened
@@ -257,3 +259,29 @@ def test_serve_gives_the_url_to_its_sessions_out_of_their_command_line(
     assert given == server.url
     assert " browse " in command and server.url not in command and "--db" not in command
     assert f"serving {server} at http://127.0.0.1:8000/" in result.stderr
+
+
+def _same(one: object, other: object) -> bool:
+    """Equal, arrays element by element."""
+    if isinstance(one, np.ndarray) or isinstance(other, np.ndarray):
+        return bool(np.array_equal(one, other))  # type: ignore[arg-type]
+    if isinstance(one, dict) and isinstance(other, dict):
+        return one.keys() == other.keys() and all(_same(one[k], other[k]) for k in one)
+    if isinstance(one, list | tuple) and isinstance(other, list | tuple):
+        return len(one) == len(other) and all(map(_same, one, other))
+    return one == other
+
+
+def test_the_dashboard_figures_are_the_same_on_both_engines(
+    both: tuple[Path, ServerURL],
+) -> None:
+    from ppp_tui.analysis.dashboard import Dashboard
+    from ppp_tui.core.settings import Settings
+
+    file, server = both
+    with Store.open(file) as store:
+        on_file = Dashboard.load(store, Settings())
+    with ServerStore.connect(server) as store:
+        on_server = Dashboard.load(store, Settings())
+    assert _same(dataclasses.asdict(on_server), dataclasses.asdict(on_file))
+    assert on_file.runs == 120 and on_file.violated_preferences > 0

@@ -57,6 +57,10 @@ class ServerStore(Store):
         store.server = server
         return store
 
+    def reopen(self) -> ServerStore:
+        """The same store on a connection of its own."""
+        return ServerStore.connect(self.server, upgrade=False)
+
     @property
     def pg(self) -> Connection:
         return self.conn  # type: ignore[return-value]
