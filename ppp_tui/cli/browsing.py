@@ -47,6 +47,7 @@ def browse(
     Example:
       ppp-tui browse --demo
       ppp-tui browse --db runs.db --config config.toml
+      ppp-tui browse --db postgresql://ana@db.example.com/ppp
       ppp-tui browse --watch
     """
     import gc

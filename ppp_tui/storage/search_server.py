@@ -7,8 +7,7 @@ every word of the query (in any case, anywhere in a word, not only at its start)
 a row of the index must. The runs come in the order the SQLite file gives when too many
 match to rank: those whose id, spec or task matches first, then those matched by an
 output, then by a question; by id within each. Each search reads the text of every run,
-so on a large store it takes longer than on a SQLite file (a second or more at 100,000
-runs).
+so on a large store it takes longer than on a SQLite file.
 """
 
 from __future__ import annotations
