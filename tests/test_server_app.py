@@ -24,7 +24,6 @@ from ppp_tui.app.screens.runs import RunsScreen
 from ppp_tui.cli import cli
 from ppp_tui.core.model import HAND
 from ppp_tui.storage import postgres, postgres_schema, transfer
-from ppp_tui.storage.demo import write_demo
 from ppp_tui.storage.location import ServerURL, parse_server_url
 from ppp_tui.storage.store import Store
 from ppp_tui.storage.store_server import ServerStore
@@ -39,24 +38,15 @@ def quick_looks(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(app_module, "WATCH_INTERVAL_S", 0.1)
 
 
-@pytest.fixture(scope="module")
-def demo_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    path = tmp_path_factory.mktemp("server-app") / "demo.db"
-    write_demo(path, 120, seed=5)
-    return path
-
-
 @pytest.fixture
-def both(demo_file: Path, pg_url: str, tmp_path: Path) -> Iterator[tuple[Path, ServerURL]]:
+def both(db: Path, pg_url: str) -> Iterator[tuple[Path, ServerURL]]:
     """(a SQLite demo database, a team store holding a copy of it)."""
-    copy = tmp_path / "demo.db"
-    copy.write_bytes(demo_file.read_bytes())
     server = parse_server_url(pg_url)
-    with postgres.connect(server) as conn, Store.open(copy) as store:
+    with postgres.connect(server) as conn, Store.open(db) as store:
         postgres_schema.prepare(conn, server)
         transfer.copy_runs(transfer.SQLiteEnd(store.conn), transfer.PostgresEnd(conn))
         conn.commit()
-    yield copy, server
+    yield db, server
 
 
 @pytest.fixture
@@ -97,7 +87,7 @@ async def test_the_app_shows_what_the_file_shows(
         on_server = _runs_shown(app)
         assert app.sub_title == header.replace(str(file), str(server))
     assert on_server == on_file
-    assert len(on_file[0]) == 120 and "agreement" in on_file[1]
+    assert len(on_file[0]) == 300 and "agreement" in on_file[1]
 
 
 async def test_a_mark_and_a_rating_are_written_to_the_server(
@@ -284,4 +274,4 @@ def test_the_dashboard_figures_are_the_same_on_both_engines(
     with ServerStore.connect(server) as store:
         on_server = Dashboard.load(store, Settings())
     assert _same(dataclasses.asdict(on_server), dataclasses.asdict(on_file))
-    assert on_file.runs == 120 and on_file.violated_preferences > 0
+    assert on_file.runs == 300 and on_file.violated_preferences > 0
