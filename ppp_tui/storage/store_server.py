@@ -2,11 +2,13 @@
 
 The reads, marks and writes are Store's own (store_reads.py and the others); their SQL
 reaches the server through postgres_sql.py. What is the engine's own is here: opening
-(connecting, and the schema from tables.py), the lock every use of the connection
-holds, transactions (one writer at a time), errors as one line naming the server, and
-the key that changes when runs are added or removed. The connection is in autocommit
-mode: a read holds no transaction open between statements, and each write is one
-transaction of its own.
+(connecting, and the schema from tables.py; connecting again after the server dropped
+the connection), the lock every use of the connection holds, transactions (one writer
+at a time), errors as one line naming the server, the keys that change when runs are
+added or removed and when anything is written (the app's look for other processes'
+changes), and searching (search_server.py: by substring, no full-text index). The
+connection is in autocommit mode: a read holds no transaction open between statements,
+and each write is one transaction of its own.
 
 `path` is what messages name the store by: the server's host, port and database.
 """
@@ -33,6 +35,8 @@ class ServerStore(Store):
     """A ppp-tui store on a PostgreSQL server. Use `ServerStore.connect`."""
 
     server: ServerURL
+    _lock_wait_ms: int | None = None  # set_lock_wait's, set again on a new connection
+    _shut = False  # closed by its user: never connected again
 
     @classmethod
     def connect(cls, server: ServerURL, create: bool = False, upgrade: bool = True) -> ServerStore:
@@ -84,8 +88,8 @@ class ServerStore(Store):
     def _query(self, sql: str, params: Iterable[Any] = ()) -> list[Any]:
         pg = postgres.psycopg_module()
         with self.lock:
-            self._reconnect()
             try:
+                self._reconnect()
                 return self.pg.execute(sql, params).fetchall()
             except pg.Error as error:
                 raise postgres.server_error(self.server, error) from None
@@ -94,8 +98,8 @@ class ServerStore(Store):
     def _transaction(self) -> Iterator[None]:
         pg = postgres.psycopg_module()
         with self.lock:
-            self._reconnect()
             try:
+                self._reconnect()
                 with self.pg.raw.transaction():
                     # One writer at a time, as on SQLite: writes never conflict, so the
                     # server never rolls one back (no serialization failure, no
@@ -115,17 +119,14 @@ class ServerStore(Store):
         )[0]
         return tuple(int(value) for value in row)
 
-    _lock_wait_ms: int | None = None
-    _shut = False  # closed by its user: never connected again
-
     def set_lock_wait(self, seconds: float) -> None:
         """How long a write waits for another writer's turn before it fails (with
         DatabaseLocked, as on SQLite); reads never wait."""
         pg = postgres.psycopg_module()
         with self.lock:
             self._lock_wait_ms = round(seconds * 1000)
-            self._reconnect()
             try:
+                self._reconnect()
                 self.pg.raw.execute(f"SET lock_timeout = {self._lock_wait_ms}")
             except pg.Error as error:
                 raise postgres.server_error(self.server, error) from None
