@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from ppp_tui.app.screens.recomputing import RecomputingScreen
     from ppp_tui.app.screens.run import RunScreen
     from ppp_tui.core.sessions.model import Session
+    from ppp_tui.storage.location import ServerURL
 
 
 # The keys of each agent in `rank --json` and `show --json` (docs/json.md).
@@ -99,7 +100,7 @@ def documented_shapes() -> dict[str, Any]:
 
 @asynccontextmanager
 async def opened(
-    db: Path, where: Path, size: tuple[int, int], notifications: bool = False
+    db: Path | ServerURL, where: Path, size: tuple[int, int], notifications: bool = False
 ) -> AsyncIterator[tuple[PPPApp, Pilot[None]]]:
     """The app on `db` at `size`, every run loaded; `where` is its config.toml, or the
     folder that holds it."""

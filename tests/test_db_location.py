@@ -25,9 +25,6 @@ COMMANDS = [
     ("group", "run-1", "run-2"),
     ("ungroup", "run-1"),
     ("judge",),
-    ("browse",),
-    ("browse", "--demo"),
-    ("serve",),
 ]
 
 

@@ -18,7 +18,6 @@ from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import date, timedelta
-from pathlib import Path
 from typing import Literal
 
 import numpy as np
@@ -233,7 +232,7 @@ class Dashboard:
         with ThreadPoolExecutor(max_workers=1) as pool:
             # The two scans of the question and violation tables run in SQLite, which
             # lets go of the GIL: on their own connection they overlap the rest.
-            tables = pool.submit(_read_tables, store.path, stage, top)
+            tables = pool.submit(_read_tables, store, stage, top)
             if scores is None:
                 arrays = Scores.load(store, settings, stage).arrays
             elif stage is None:
@@ -266,9 +265,9 @@ class Dashboard:
 
 
 def _read_tables(
-    path: Path, stage: str | None, top: int
+    store: Store, stage: str | None, top: int
 ) -> tuple[tuple[tuple[PreferenceViolations, ...], int, int], tuple[EffortCounts, ...]]:
-    with Store.open(path, upgrade=False) as reader:
+    with store.reopen() as reader:
         return _violations(reader, stage, top), _effort(reader, stage)
 
 

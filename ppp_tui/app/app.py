@@ -27,7 +27,9 @@ from textual.timer import Timer
 from ..core.errors import PPPError
 from ..core.settings import Settings, Weights, preset
 from ..storage.config import load_settings
+from ..storage.location import ServerURL
 from ..storage.store import Store
+from ..storage.store_server import open_store
 from .commands import AppCommands
 from .first_page import RunRows, first_page
 from .marking import Marking
@@ -149,8 +151,11 @@ class PPPApp(Marking, Regrouping, LiveSessions, App[None]):
             super().__init__()
             self.error = error
 
-    def __init__(self, db_path: Path, config_path: Path, watch: Sequence[str] = ()) -> None:
-        """`watch`: the session folders and files to follow while the app is open."""
+    def __init__(
+        self, db_path: Path | ServerURL, config_path: Path, watch: Sequence[str] = ()
+    ) -> None:
+        """`db_path`: a SQLite file, or a team store's server; `watch`: the session
+        folders and files to follow while the app is open (a SQLite file's only)."""
         super().__init__()
         self.db_path = db_path
         self.config_path = config_path
@@ -206,7 +211,7 @@ class PPPApp(Marking, Regrouping, LiveSessions, App[None]):
         """
         try:
             settings = load_settings(self.config_path)
-            store = Store.open(self.db_path, timeout=0.05, upgrade=False)
+            store = open_store(self.db_path, timeout=0.05, upgrade=False)
         except PPPError:
             return None, None
         self._store = store
@@ -229,7 +234,7 @@ class PPPApp(Marking, Regrouping, LiveSessions, App[None]):
                     settings = load_settings(self.config_path)
                 except PPPError as error:
                     settings, config_error = Settings(), str(error)
-                store = Store.open(self.db_path, create=False)
+                store = open_store(self.db_path, create=False)
                 self._store = store
                 if self._closed:  # the app ended while it opened
                     store.close()

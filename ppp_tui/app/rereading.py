@@ -24,6 +24,8 @@ from textual import work
 from textual.message import Message
 
 from ..core.errors import PPPError
+from ..storage.database import DatabaseLocked
+from ..storage.location import ServerURL
 from .services import AppServices
 from .text import inline
 
@@ -46,6 +48,7 @@ class Rereading(AppServices):
     # The database's data_version when the shown data was read.
     _data_version: int | None
     _own_marks: int  # this app's own marks (and ratings) so far
+    _look_error = False  # the last look failed, and said so
 
     if TYPE_CHECKING:
 
@@ -72,6 +75,7 @@ class Rereading(AppServices):
             version = store.data_version()
             if version == self._data_version:
                 self._checking = False
+                self._look_error = False
                 return
             contents = store.contents_key()
             if contents == workspace.contents:  # only marks: a few ms at 100k runs
@@ -81,17 +85,36 @@ class Rereading(AppServices):
                 return
             settings = workspace.settings  # an import: everything again
             infos, scores = workspace.read()
-        except (PPPError, sqlite3.Error):
-            self._checking = False  # locked or gone for now: the next look tries again
+        except DatabaseLocked:
+            self._checking = False  # locked for now: the next look tries again
+            return
+        except (PPPError, sqlite3.Error) as error:
+            self._checking = False  # gone for now: said once, and the next look tries again
+            self.call_from_thread(self._look_failed, error)
             return
         self.call_from_thread(
             self._changed_outside, own_marks, version, contents, settings, infos, scores
+        )
+
+    def _look_failed(self, error: Exception) -> None:
+        """A look that failed (a team store's server gone): one line, the first time
+        until a look succeeds again."""
+        if self._closed or self._look_error:
+            return
+        self._look_error = True
+        self.notify(
+            f"{inline(error)}; the runs shown may be out of date until it is back",
+            title="Cannot read the database",
+            severity="error",
+            timeout=12,
+            markup=False,
         )
 
     def _still_current(self, own_marks: int) -> bool:
         """Whether a look's reading still holds (no mark of this app's since it began);
         if not, the next look reads again."""
         self._checking = False
+        self._look_error = False
         if own_marks == self._own_marks:
             return True
         self._data_version = None
@@ -222,7 +245,7 @@ class SessionsWritten(Message):
 class LiveSessions(Rereading):
     """The app's side of following sessions (PPPApp is one)."""
 
-    db_path: Path
+    db_path: Path | ServerURL
     _followed: tuple[str, ...]  # the folders and files followed (none: not watching)
     _stop_following: threading.Event
 
@@ -241,6 +264,8 @@ class LiveSessions(Rereading):
         from ..storage.store import Store
 
         try:
+            if isinstance(self.db_path, ServerURL):  # `browse --watch` refuses one
+                raise PPPError("sessions are followed into a SQLite file only")
             store = Store.open(self.db_path)
         except PPPError as error:
             self.post_message(SessionsWritten([str(error)], failed=True))

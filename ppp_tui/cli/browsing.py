@@ -4,12 +4,16 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from ..safe_text import inline
 from .common import Env, db_options, reviewer_options
 from .demo_paths import cached_demo, demo_config
+
+if TYPE_CHECKING:
+    from ..storage.location import ServerURL
 
 _DEMO_HELP = (
     "Open the demo database (kept in the user cache folder, or written to --db) with its"
@@ -43,6 +47,7 @@ def browse(
     Example:
       ppp-tui browse --demo
       ppp-tui browse --db runs.db --config config.toml
+      ppp-tui browse --db postgresql://ana@db.example.com/ppp
       ppp-tui browse --watch
     """
     import gc
@@ -58,9 +63,38 @@ def browse(
     gc.enable()
     env = Env(db, config, reviewer)
     env.scope()  # whose marks the app shows (it can switch: w)
+    server = _team_store(env, use_demo, watch)
+    if server is not None:
+        PPPApp(server, env.config_path).run()
+        return
     path, config_path = _app_paths(env, db, use_demo, replace)
     followed = _followed(path) if watch else []
     PPPApp(path, config_path, followed).run()
+
+
+def _team_store(env: Env, use_demo: bool, watch: bool = False) -> ServerURL | None:
+    """The team store --db names (connected to once, so that a wrong URL or a server
+    out of reach is one line before the app starts), or None for a SQLite file."""
+    server = env.server()
+    if server is None:
+        return None
+    if use_demo:
+        raise click.UsageError(
+            "--demo opens a SQLite file; put the demo into a team store with"
+            " `ppp-tui demo --db URL`, then open it without --demo"
+        )
+    if watch:
+        raise click.UsageError("--watch follows sessions into a SQLite file only")
+    from ..storage.store_server import ServerStore
+
+    ServerStore.connect(server).close()
+    if env.config_given and not env.config_path.exists():
+        click.echo(
+            f"note: {env.config_path} does not exist yet: the defaults apply,"
+            " and saving weights creates it",
+            err=True,
+        )
+    return server
 
 
 def _followed(path: Path) -> list[str]:
@@ -168,12 +202,20 @@ def serve(
     from urllib.parse import quote
 
     from ..serving import GuardedServer, is_loopback, new_token
+    from ..storage.config import DB_ENV
     from ..storage.reviewers import shown
 
     env = Env(db, config, reviewer)
     who = env.scope().reviewer
-    path, config_path = _app_paths(env, db, use_demo, replace)
-    if not path.exists():
+    team = _team_store(env, use_demo)
+    if team is not None:
+        # The URL (and its password) reaches each session's process in its environment,
+        # not on its command line, where any user of the machine could read it.
+        os.environ[DB_ENV] = team.url
+        path, config_path = Path(str(team)), env.config_path
+    else:
+        path, config_path = _app_paths(env, db, use_demo, replace)
+    if team is None and not path.exists():
         raise click.ClickException(
             f"{path}: no database here; create one with `ppp-tui import FILE` or `ppp-tui demo`"
         )
@@ -190,14 +232,14 @@ def serve(
         errno = getattr(error, "errno", None)
         reason = os.strerror(errno) if errno else str(error)
         raise click.ClickException(f"cannot listen on {where}: {reason}") from None
+    where_db = [] if team is not None else ["--db", str(path)]
     command = shlex.join(
         [
             sys.executable,
             "-m",
             "ppp_tui",
             "browse",
-            "--db",
-            str(path),
+            *where_db,
             "--config",
             str(config_path),
             "--reviewer",

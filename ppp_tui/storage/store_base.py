@@ -130,6 +130,11 @@ class StoreBase:
             raise
         return store
 
+    def reopen(self) -> Self:
+        """The same database on a connection of its own (a read that runs beside this
+        connection's), never migrated."""
+        return self.open(self.path, upgrade=False)
+
     def _prepare(self, upgrade: bool = True) -> None:
         prepare(self.conn, self.path, upgrade)
 

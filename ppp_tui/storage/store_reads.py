@@ -171,7 +171,8 @@ class RunReads(StoreBase):
             "SELECT v.preference, t.run_id, v.trajectory_id, count(*)"
             " FROM trajectory_violations AS v JOIN trajectories AS t ON t.id = v.trajectory_id"
             + (" JOIN runs ON runs.id = t.run_id" + where if stage is not None else "")
-            + " GROUP BY v.trajectory_id, v.preference",
+            # t.run_id follows from the trajectory; PostgreSQL wants it named all the same.
+            + " GROUP BY v.trajectory_id, v.preference, t.run_id",
             params,
         )
 

@@ -2,23 +2,26 @@
 
 The reads, marks and writes are Store's own (store_reads.py and the others); their SQL
 reaches the server through postgres_sql.py. What is the engine's own is here: opening
-(connecting, and the schema from tables.py), the lock every use of the connection
-holds, transactions (one writer at a time), errors as one line naming the server, and
-the key that changes when runs are added or removed. The connection is in autocommit
-mode: a read holds no transaction open between statements, and each write is one
-transaction of its own.
+(connecting, and the schema from tables.py; connecting again after the server dropped
+the connection), the lock every use of the connection holds, transactions (one writer
+at a time), errors as one line naming the server, the keys that change when runs are
+added or removed and when anything is written (the app's look for other processes'
+changes), and searching (search_server.py: by substring, no full-text index). The
+connection is in autocommit mode: a read holds no transaction open between statements,
+and each write is one transaction of its own.
 
 `path` is what messages name the store by: the server's host, port and database.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+import zlib
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from . import postgres, postgres_schema
+from . import postgres, postgres_schema, search_server
 from .database import StoreError
 from .location import ServerURL
 from .postgres_sql import Connection
@@ -32,6 +35,8 @@ class ServerStore(Store):
     """A ppp-tui store on a PostgreSQL server. Use `ServerStore.connect`."""
 
     server: ServerURL
+    _lock_wait_ms: int | None = None  # set_lock_wait's, set again on a new connection
+    _shut = False  # closed by its user: never connected again
 
     @classmethod
     def connect(cls, server: ServerURL, create: bool = False, upgrade: bool = True) -> ServerStore:
@@ -56,18 +61,35 @@ class ServerStore(Store):
         store.server = server
         return store
 
+    def reopen(self) -> ServerStore:
+        """The same store on a connection of its own."""
+        return ServerStore.connect(self.server, upgrade=False)
+
     @property
     def pg(self) -> Connection:
         return self.conn  # type: ignore[return-value]
 
     def close(self) -> None:
         with self.lock:
+            self._shut = True
             self.pg.close()
+
+    def _reconnect(self) -> None:
+        """A connection the server dropped (a restart, a network cut) is made again at
+        the next use: the app left open goes on once the server is back. Under the
+        lock; a failure is the StoreError saying why."""
+        if self.pg.raw.closed:
+            if self._shut:
+                raise StoreError(f"{self.server}: the store is closed")
+            self.conn = Connection(postgres.connect(self.server, autocommit=True))  # type: ignore[assignment]
+            if self._lock_wait_ms is not None:
+                self.pg.raw.execute(f"SET lock_timeout = {self._lock_wait_ms}")
 
     def _query(self, sql: str, params: Iterable[Any] = ()) -> list[Any]:
         pg = postgres.psycopg_module()
         with self.lock:
             try:
+                self._reconnect()
                 return self.pg.execute(sql, params).fetchall()
             except pg.Error as error:
                 raise postgres.server_error(self.server, error) from None
@@ -77,6 +99,7 @@ class ServerStore(Store):
         pg = postgres.psycopg_module()
         with self.lock:
             try:
+                self._reconnect()
                 with self.pg.raw.transaction():
                     # One writer at a time, as on SQLite: writes never conflict, so the
                     # server never rolls one back (no serialization failure, no
@@ -95,3 +118,55 @@ class ServerStore(Store):
             " (SELECT coalesce(max(n), 0) FROM score_changes)"
         )[0]
         return tuple(int(value) for value in row)
+
+    def set_lock_wait(self, seconds: float) -> None:
+        """How long a write waits for another writer's turn before it fails (with
+        DatabaseLocked, as on SQLite); reads never wait."""
+        pg = postgres.psycopg_module()
+        with self.lock:
+            self._lock_wait_ms = round(seconds * 1000)
+            try:
+                self._reconnect()
+                self.pg.raw.execute(f"SET lock_timeout = {self._lock_wait_ms}")
+            except pg.Error as error:
+                raise postgres.server_error(self.server, error) from None
+
+    def data_version(self) -> int:
+        """A number that changes when a transaction that wrote commits: the server's
+        current snapshot (the transactions under way and the next one to start) read
+        as a number. Any database's writes on the same server change it too, which
+        costs only a look at the marks."""
+        (snapshot,) = self._query("SELECT pg_current_snapshot()::text")[0]
+        return zlib.crc32(str(snapshot).encode())
+
+    # -- search: a substring search (search_server.py), no index to keep --------------
+
+    def search(
+        self,
+        text: str,
+        lock_wait: float = 0.1,
+        build: bool = True,
+        cancelled: Callable[[], bool] | None = None,
+    ) -> list[str]:
+        return search_server.matches(self._query, text)
+
+    def search_first(
+        self, text: str, limit: int | None = None, lock_wait: float = 0.1, build: bool = True
+    ) -> tuple[list[str], bool]:
+        return self.search(text), True
+
+    def search_index_current(self) -> bool:
+        return True
+
+
+def open_store(
+    where: Path | ServerURL,
+    create: bool = False,
+    timeout: float | None = None,
+    upgrade: bool = True,
+) -> Store:
+    """The store at `where`: a SQLite file (`timeout`: how long opening waits for a
+    lock) or a team store on a PostgreSQL server."""
+    if isinstance(where, ServerURL):
+        return ServerStore.connect(where, create=create, upgrade=upgrade)
+    return Store.open(where, create=create, timeout=timeout, upgrade=upgrade)
