@@ -26,7 +26,7 @@ from ppp_tui.core.effort import answered_by
 from ppp_tui.core.errors import PPPError
 from ppp_tui.core.preferences import is_known
 from ppp_tui.core.relevance import TaskType, task_type
-from ppp_tui.core.runs import run_from_dict
+from ppp_tui.core.runs import makers, run_from_dict
 from ppp_tui.core.scoring import rank_run
 from ppp_tui.core.settings import STAGES, Settings
 from ppp_tui.core.tuning import tune
@@ -554,10 +554,10 @@ def test_the_fast_model_constructors_make_what_the_classes_make() -> None:
         (7.5, 8.0),
     )
     cases: list[tuple[Any, type, tuple[Any, ...]]] = [
-        (generator._turn, model.Turn, turn_values),
-        (generator._question, model.Question, question_values),
-        (generator._violation, model.Violation, violation_values),
-        (generator._trajectory_model, model.Trajectory, trajectory_values),
+        (makers.new_turn, model.Turn, turn_values),
+        (makers.new_question, model.Question, question_values),
+        (makers.new_violation, model.Violation, violation_values),
+        (makers.new_trajectory, model.Trajectory, trajectory_values),
         (generator._agent, model.Agent, agent_values),
         (generator._run, model.Run, run_values),
     ]

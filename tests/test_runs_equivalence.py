@@ -405,12 +405,12 @@ def test_the_fast_makers_give_what_the_constructors_give() -> None:
         Turn,
         Violation,
     )
-    from ppp_tui.core.runs import fast
+    from ppp_tui.core.runs import makers
 
-    turn = fast._turn("p", "r", 3, None, "2026-01-01T00:00:00Z")
-    question = fast._question("Why?", Effort.HIGH, 2, Source.CLASSIFIER)
-    violation = fast._violation("x", Severity.WARNING, 0.5, None, Source.CHECKER)
-    trajectory = fast._trajectory((turn,), (question,), (violation,), ("y",))
+    turn = makers.new_turn("p", "r", 3, None, "2026-01-01T00:00:00Z")
+    question = makers.new_question("Why?", Effort.HIGH, 2, Source.CLASSIFIER)
+    violation = makers.new_violation("x", Severity.WARNING, 0.5, None, Source.CHECKER)
+    trajectory = makers.new_trajectory((turn,), (question,), (violation,), ("y",))
     made: list[tuple[Any, Any]] = [
         (turn, Turn("p", "r", 3, None, "2026-01-01T00:00:00Z")),
         (question, Question("Why?", Effort.HIGH, 2, Source.CLASSIFIER)),

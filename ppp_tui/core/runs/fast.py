@@ -17,7 +17,6 @@ from ..model import (
     MAX_ITERATION_SCORE,
     MAX_PENALTY,
     Agent,
-    AskedWith,
     Effort,
     Question,
     Run,
@@ -30,6 +29,7 @@ from ..model import (
 from ..preferences import AskedQuestion, check_questions
 from ..scoring import states_preferences
 from .checked import _MAX_INT, _consensus, content_id, questions_of_turns
+from .makers import new, new_question, new_trajectory, new_turn, new_violation
 
 _EFFORT = {e.value: e for e in Effort}
 _SEVERITY = {s.value: s for s in Severity}
@@ -37,67 +37,6 @@ _SEVERITY = {s.value: s for s in Severity}
 
 class _Unusual(Exception):
     """Leave the fast path for the checked one."""
-
-
-# The run's objects are made without their dataclass __init__, which sets a frozen
-# dataclass's fields one at a time through object.__setattr__: filling the new object's
-# dict at once takes half the time (at 100k runs, a million objects). Every field is
-# given, defaults too; tests/test_runs_equivalence.py checks that each maker gives what
-# the class's constructor gives.
-_new = object.__new__
-
-
-def _turn(prompt: str, response: str, tokens: int | None, latency: int | None, at: Any) -> Turn:
-    made: Turn = _new(Turn)
-    made.__dict__.update(
-        prompt=prompt,
-        response=response,
-        token_count=tokens,
-        latency_ms=latency,
-        timestamp=at,
-        steps=(),
-    )
-    return made
-
-
-def _question(text: str, effort: Effort, turn: int | None, source: Source) -> Question:
-    made: Question = _new(Question)
-    made.__dict__.update(
-        text=text,
-        effort=effort,
-        turn=turn,
-        source=source,
-        asked_with=AskedWith.TEXT,
-        options=(),
-        answer=None,
-        dismissed=False,
-        seconds_to_answer=None,
-        judged_model=None,
-    )
-    return made
-
-
-def _violation(
-    preference: str, severity: Severity, penalty: float | None, turn: int | None, source: Source
-) -> Violation:
-    made: Violation = _new(Violation)
-    made.__dict__.update(
-        preference=preference, severity=severity, penalty=penalty, turn=turn, source=source
-    )
-    return made
-
-
-def _trajectory(
-    turns: tuple[Turn, ...],
-    questions: tuple[Question, ...],
-    violations: tuple[Violation, ...],
-    unchecked: tuple[str, ...],
-) -> Trajectory:
-    made: Trajectory = _new(Trajectory)
-    made.__dict__.update(
-        turns=turns, questions=questions, violations=violations, unchecked=unchecked
-    )
-    return made
 
 
 def _fast_optional_str(value: Any) -> Any:
@@ -164,7 +103,7 @@ def _fast_turns(raw: Any) -> tuple[Turn, ...]:
         ):
             raise _Unusual
         turns.append(
-            _turn(
+            new_turn(
                 prompt or "",
                 response or "",
                 _fast_magnitude(get("token_count")),
@@ -196,7 +135,7 @@ def _fast_questions(raw: Any, task: str | None) -> tuple[Question, ...]:
             effort, source = found, Source.LABEL
         else:
             raise _Unusual
-        questions.append(_question(text, effort, _fast_turn_number(get("turn")), source))
+        questions.append(new_question(text, effort, _fast_turn_number(get("turn")), source))
     return tuple(questions)
 
 
@@ -225,7 +164,9 @@ def _fast_violations(raw: Any) -> tuple[Violation, ...]:
             else:
                 raise _Unusual
         violations.append(
-            _violation(preference, severity, penalty, _fast_turn_number(get("turn")), Source.LABEL)
+            new_violation(
+                preference, severity, penalty, _fast_turn_number(get("turn")), Source.LABEL
+            )
         )
     return tuple(violations)
 
@@ -242,15 +183,15 @@ def _fast_trajectory(obj: Any, task: str | None, preferences: tuple[str, ...]) -
         questions = _fast_questions(questions_raw, task)
     violations_raw = get("violations")
     if violations_raw is not None:
-        return _trajectory(turns, questions, _fast_violations(violations_raw), ())
+        return new_trajectory(turns, questions, _fast_violations(violations_raw), ())
     if states_preferences(preferences):
         result = check_questions(preferences, [AskedQuestion(q.text, q.turn) for q in questions])
         violations = tuple(
-            _violation(v.preference, Severity.ERROR, None, v.turn, Source.CHECKER)
+            new_violation(v.preference, Severity.ERROR, None, v.turn, Source.CHECKER)
             for v in result.violations
         )
-        return _trajectory(turns, questions, violations, result.unchecked)
-    return _trajectory(turns, questions, (), ())
+        return new_trajectory(turns, questions, violations, result.unchecked)
+    return new_trajectory(turns, questions, (), ())
 
 
 def _fast_agent(obj: Any, task: str | None, preferences: tuple[str, ...]) -> Agent:
@@ -271,7 +212,7 @@ def _fast_agent(obj: Any, task: str | None, preferences: tuple[str, ...]) -> Age
             raise _Unusual
         failure = failure.strip()
         technical = 0.0
-    agent: Agent = _new(Agent)
+    agent: Agent = new(Agent)
     agent.__dict__.update(
         name=name,
         technical=technical,
@@ -349,7 +290,7 @@ def _fast_run(obj: dict[str, Any]) -> Run:
         agent.failure is not None and agent.name == preferred for agent in agents
     ):
         raise _Unusual
-    run: Run = _new(Run)
+    run: Run = new(Run)
     run.__dict__.update(
         id=run_id,
         agents=agents,

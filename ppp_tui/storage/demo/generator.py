@@ -20,7 +20,6 @@ from typing import Any
 from ...core.effort import classify_effort
 from ...core.model import (
     Agent,
-    AskedWith,
     Effort,
     Question,
     Run,
@@ -33,6 +32,7 @@ from ...core.model import (
 from ...core.preferences import AskedQuestion, check_questions
 from ...core.relevance import TaskType
 from ...core.runs.checked import questions_of_turns
+from ...core.runs.makers import new, new_question, new_trajectory, new_turn, new_violation
 from ...core.scoring import (
     final_score,
     rank_key,
@@ -86,66 +86,8 @@ _DEFAULT_SETTINGS = Settings()
 
 
 # --- The run model, built fast ----------------------------------------------------------------
-# A frozen dataclass's __init__ sets each field through object.__setattr__; these fill a
-# new object's __dict__ in one go instead, about twice as fast, for the dozen objects of
-# each run. They make the very object the class's own constructor makes: the classes have
-# no __post_init__, default factory or slots, and every field is given (a test checks the
-# fields against each class).
-
-_new = object.__new__
-
-
-def _turn(prompt: str, response: str, token_count: int, latency_ms: int, timestamp: str) -> Turn:
-    turn = _new(Turn)
-    turn.__dict__.update(
-        prompt=prompt,
-        response=response,
-        token_count=token_count,
-        latency_ms=latency_ms,
-        timestamp=timestamp,
-        steps=(),
-    )
-    return turn
-
-
-def _question(text: str, effort: Effort, turn: int | None, source: Source) -> Question:
-    question = _new(Question)
-    question.__dict__.update(
-        text=text,
-        effort=effort,
-        turn=turn,
-        source=source,
-        asked_with=AskedWith.TEXT,
-        options=(),
-        answer=None,
-        dismissed=False,
-        seconds_to_answer=None,
-        judged_model=None,
-    )
-    return question
-
-
-def _violation(
-    preference: str, severity: Severity, penalty: float | None, turn: int | None, source: Source
-) -> Violation:
-    violation = _new(Violation)
-    violation.__dict__.update(
-        preference=preference, severity=severity, penalty=penalty, turn=turn, source=source
-    )
-    return violation
-
-
-def _trajectory_model(
-    turns: tuple[Turn, ...],
-    questions: tuple[Question, ...],
-    violations: tuple[Violation, ...],
-    unchecked: tuple[str, ...],
-) -> Trajectory:
-    trajectory = _new(Trajectory)
-    trajectory.__dict__.update(
-        turns=turns, questions=questions, violations=violations, unchecked=unchecked
-    )
-    return trajectory
+# The agents and runs are made as core/runs/makers.py makes their parts: without their
+# dataclass __init__ (a test checks each against its class).
 
 
 def _agent(
@@ -157,7 +99,7 @@ def _agent(
     confidence: float,
     output: str,
 ) -> Agent:
-    agent = _new(Agent)
+    agent = new(Agent)
     agent.__dict__.update(
         name=name,
         technical=technical,
@@ -188,7 +130,7 @@ def _run(
     preferred_agent: str | None,
     iterations: tuple[float, ...],
 ) -> Run:
-    run = _new(Run)
+    run = new(Run)
     run.__dict__.update(
         id=run_id,
         agents=agents,
@@ -277,7 +219,7 @@ def _turns(
         previous_asked = bool(asked)
         latency = _randint(rng, 900, 40000)
         moment += timedelta(milliseconds=latency + _randint(rng, 2000, 90000))
-        turns.append(_turn(prompt, response, _randint(rng, 150, 3200), latency, _iso(moment)))
+        turns.append(new_turn(prompt, response, _randint(rng, 150, 3200), latency, _iso(moment)))
     return tuple(turns)
 
 
@@ -318,7 +260,7 @@ def _checked(
         return (), ()
     result = check_questions(ctx.prefs.names, [AskedQuestion(q.text, q.turn) for q in questions])
     violations = tuple(
-        _violation(v.preference, Severity.ERROR, None, v.turn, Source.CHECKER)
+        new_violation(v.preference, Severity.ERROR, None, v.turn, Source.CHECKER)
         for v in result.violations
     )
     return violations, result.unchecked
@@ -326,7 +268,7 @@ def _checked(
 
 def _violation_models(violations: list[dict[str, Any]]) -> tuple[Violation, ...]:
     return tuple(
-        _violation(
+        new_violation(
             v["preference"],
             _SEVERITY_OF[v.get("severity", "error")],
             v.get("penalty"),
@@ -350,7 +292,7 @@ def _trajectory(
     if u < profile.no_trajectory:
         return None, None
     if u < profile.no_trajectory + profile.empty_trajectory:
-        return {}, _trajectory_model((), (), *_checked(ctx, ()))
+        return {}, new_trajectory((), (), *_checked(ctx, ()))
     comply = {p for p in ctx.prefs.canonical if rng.random() < profile.comply}
     questions = _questions(rng, profile, ctx, comply)
     labelled, unlabelled, _ = profile.modes
@@ -369,10 +311,10 @@ def _trajectory(
             labelled_effort = rng.random() < share
             turn = q.turn if rng.random() < 0.95 else None
             if labelled_effort:
-                asked.append(_question(q.text, _EFFORT_OF[q.effort], turn, Source.LABEL))
+                asked.append(new_question(q.text, _EFFORT_OF[q.effort], turn, Source.LABEL))
             else:
                 effort = classify_effort(q.text, task)
-                asked.append(_question(q.text, effort, turn, Source.CLASSIFIER))
+                asked.append(new_question(q.text, effort, turn, Source.CLASSIFIER))
         parsed_questions = tuple(asked)
         if raw:
             trajectory["questions"] = _raw_questions(parsed_questions)
@@ -389,8 +331,8 @@ def _trajectory(
         if raw:
             trajectory["violations"] = raw_violations
         violations = _violation_models(raw_violations)
-        return trajectory, _trajectory_model(turns, parsed_questions, violations, ())
-    return trajectory, _trajectory_model(turns, parsed_questions, *_checked(ctx, parsed_questions))
+        return trajectory, new_trajectory(turns, parsed_questions, violations, ())
+    return trajectory, new_trajectory(turns, parsed_questions, *_checked(ctx, parsed_questions))
 
 
 def _output(rng: random.Random, ctx: _Context) -> str:
