@@ -18,6 +18,7 @@ from __future__ import annotations
 import sqlite3
 import threading
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from textual import work
@@ -38,6 +39,17 @@ if TYPE_CHECKING:
     from ..storage.sessions.importing import SessionReport
     from ..storage.store import RunInfo
     from .screens.runs import RunsScreen
+
+
+@dataclass(frozen=True)
+class DatabaseRead:
+    """The database as a read off the UI thread found it, to show."""
+
+    version: int  # its data version when read
+    contents: tuple[int, ...]  # its contents key
+    settings: Settings  # the settings it was scored with
+    infos: list[RunInfo]
+    scores: Scores
 
 
 class Rereading(AppServices):
@@ -84,7 +96,7 @@ class Rereading(AppServices):
                 self.call_from_thread(self._marked_outside, own_marks, version, changes)
                 return
             settings = workspace.settings  # an import: everything again
-            infos, scores = workspace.read()
+            read = DatabaseRead(version, contents, settings, *workspace.read())
         except DatabaseLocked:
             self._checking = False  # locked for now: the next look tries again
             return
@@ -92,9 +104,7 @@ class Rereading(AppServices):
             self._checking = False  # gone for now: said once, and the next look tries again
             self.call_from_thread(self._look_failed, error)
             return
-        self.call_from_thread(
-            self._changed_outside, own_marks, version, contents, settings, infos, scores
-        )
+        self.call_from_thread(self._changed_outside, own_marks, read)
 
     def _look_failed(self, error: Exception) -> None:
         """A look that failed (a team store's server gone): one line, the first time
@@ -132,35 +142,20 @@ class Rereading(AppServices):
             workspace.apply_marks(changes)
             self._workspace_changed()
 
-    def _changed_outside(
-        self,
-        own_marks: int,
-        version: int,
-        contents: tuple[int, ...],
-        settings: Settings,
-        infos: list[RunInfo],
-        scores: Scores,
-    ) -> None:
+    def _changed_outside(self, own_marks: int, read: DatabaseRead) -> None:
         """Show the database as another process left it; the open screen, the cursor's
         run, the filter and the weights being edited stay."""
         if self._still_current(own_marks):
-            self._show_read(version, contents, settings, infos, scores)
+            self._show_read(read)
 
-    def _show_read(
-        self,
-        version: int,
-        contents: tuple[int, ...],
-        settings: Settings,
-        infos: list[RunInfo],
-        scores: Scores,
-    ) -> None:
-        """Show the database as read at `version` (with `settings`' penalties)."""
+    def _show_read(self, read: DatabaseRead) -> None:
+        """Show the database as `read` found it (scored with its settings' penalties)."""
         workspace = self.workspace
         assert workspace is not None
-        workspace.replace_data(infos, scores)
-        workspace.contents = contents
-        self._data_version = version
-        if dict(workspace.settings.penalties) != dict(settings.penalties):
+        workspace.replace_data(read.infos, read.scores)
+        workspace.contents = read.contents
+        self._data_version = read.version
+        if dict(workspace.settings.penalties) != dict(read.settings.penalties):
             self._reload_scores()  # a preset changed them while the data was read
         else:
             self._workspace_changed()
@@ -207,29 +202,18 @@ class Rereading(AppServices):
         try:
             version = workspace.store.data_version()
             contents = workspace.store.contents_key()
-            settings = workspace.settings
-            infos, scores = workspace.read()
+            read = DatabaseRead(version, contents, workspace.settings, *workspace.read())
         except (PPPError, sqlite3.Error) as error:
             if not self._closed:
                 self.call_from_thread(self.notify, inline(error), severity="error", markup=False)
             return
-        self.call_from_thread(
-            self._read_again_done, own_marks, version, contents, settings, infos, scores
-        )
+        self.call_from_thread(self._read_again_done, own_marks, read)
 
-    def _read_again_done(
-        self,
-        own_marks: int,
-        version: int,
-        contents: tuple[int, ...],
-        settings: Settings,
-        infos: list[RunInfo],
-        scores: Scores,
-    ) -> None:
+    def _read_again_done(self, own_marks: int, read: DatabaseRead) -> None:
         if own_marks != self._own_marks:  # a mark since the read began: read once more
             self._read_again()
             return
-        self._show_read(version, contents, settings, infos, scores)
+        self._show_read(read)
 
 
 class SessionsWritten(Message):
