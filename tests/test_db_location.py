@@ -133,6 +133,24 @@ def test_a_server_url_names_libpq_s_host_port_and_database(
     assert "pw" not in str(server)
 
 
+@pytest.mark.parametrize(
+    "url",
+    [
+        "postgresql://u@h:99999/d",
+        "postgresql://u@h:0/d",
+        "postgresql://u@h:abc/d",
+        "postgresql://u@h/d?port=70000",
+        "postgresql://u@h:٥٤٣٢/d",  # digits, but not ASCII ones
+    ],
+)
+def test_a_port_out_of_range_is_named_as_such(url: str) -> None:
+    result = run_cli("runs", "--db", url)
+    assert result.exit_code == 1
+    line = one_line_error(result)
+    assert line.startswith("Error: PostgreSQL host h, port ")
+    assert line.endswith(", database d: the port must be a number from 1 to 65535")
+
+
 def test_libpq_defaults_without_environment(monkeypatch: pytest.MonkeyPatch) -> None:
     for name in ("PGHOST", "PGPORT", "PGDATABASE", "PGUSER"):
         monkeypatch.delenv(name, raising=False)

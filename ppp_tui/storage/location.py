@@ -80,13 +80,22 @@ def parse_server_url(value: str) -> ServerURL:
     host = params.get("host", "").split(",")[0] or host or os.environ.get("PGHOST", "")
     port = params.get("port", "").split(",")[0] or port or os.environ.get("PGPORT", "")
     database = params.get("dbname") or unquote(path) or os.environ.get("PGDATABASE", "")
-    return ServerURL(
+    server = ServerURL(
         url=value,
         user=user,
         host=host or "localhost",
         port=port or DEFAULT_PORT,
         database=database or user,
     )
+    if not _usable_port(server.port):
+        raise StoreError(f"{server}: the port must be a number from 1 to 65535")
+    return server
+
+
+def _usable_port(port: str) -> bool:
+    """Whether libpq can use `port`: a TCP port's number (libpq also tries it as the
+    number of a local socket's file)."""
+    return port.isascii() and port.isdigit() and 1 <= int(port) <= 65535
 
 
 def _host_port(text: str) -> tuple[str, str]:
