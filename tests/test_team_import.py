@@ -57,6 +57,40 @@ def test_moving_in_and_taking_a_copy_back(old_db: Path, pg_url: str, tmp_path: P
     assert run_cli("import", pg_url, "--db", str(copy)).stdout.startswith(f"{server}: 0 runs")
 
 
+def analyzed(url: str) -> dict[str, bool]:
+    """Per table of the store, whether the planner's statistics were gathered."""
+    with psycopg.connect(url) as conn:
+        rows = conn.execute(
+            "SELECT relname, last_analyze IS NOT NULL OR last_autoanalyze IS NOT NULL"
+            " FROM pg_stat_user_tables"
+        ).fetchall()
+    return {name: done for name, done in rows}
+
+
+def test_a_store_filled_at_once_has_its_planner_statistics(
+    old_db: Path, pg_url: str, tmp_path: Path
+) -> None:
+    # A few runs first, then the rest: the second import is most of the store.
+    few = tmp_path / "few.db"
+    write_demo(few, 3, seed=1)
+    assert run_cli("import", str(few), "--db", pg_url).exit_code == 0
+    with psycopg.connect(pg_url, autocommit=True) as conn:
+        conn.execute("SELECT pg_stat_reset()")  # what the first import gathered is gone
+    assert not any(analyzed(pg_url).values())
+    assert run_cli("import", str(old_db), "--db", pg_url).exit_code == 0
+    done = analyzed(pg_url)
+    assert done["runs"] and done["agents"] and done["trajectory_turns"]
+    # A run or two more into a large store leaves it to autovacuum.
+    with psycopg.connect(pg_url, autocommit=True) as conn:
+        conn.execute("SELECT pg_stat_reset()")
+    more = tmp_path / "more.db"
+    write_demo(more, 2, seed=2)
+    with sqlite3.connect(more) as conn:
+        conn.execute("UPDATE runs SET id = 'more-' || id")
+    assert run_cli("import", str(more), "--db", pg_url).exit_code == 0
+    assert not analyzed(pg_url)["runs"]
+
+
 def test_marks_made_on_the_train_go_back_to_the_store(
     old_db: Path, pg_url: str, tmp_path: Path
 ) -> None:

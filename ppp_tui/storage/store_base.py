@@ -173,6 +173,11 @@ class StoreBase:
         no table is read); this connection's own commits leave it as it is."""
         return int(self._query(database.DATA_VERSION)[0][0])
 
+    def after_bulk_write(self, added: int) -> None:
+        """What the engine needs once `added` runs came in at once: nothing for a SQLite
+        file (its planner reads no statistics ppp-tui keeps); a server store refreshes
+        its planner's."""
+
     def __enter__(self) -> Self:
         return self
 

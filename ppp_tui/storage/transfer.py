@@ -275,4 +275,5 @@ def bring_in(
         copied = copy_runs(end_of(source), end_of(target))
         # The runs just copied brought their marks: only those already held merge.
         merged = target.merge_in_transaction([[r for r in history if r[0] in copied.held]])[0]
+    target.after_bulk_write(copied.added)
     return copied, merged
