@@ -113,8 +113,10 @@ def claim(
         with store._transaction():
             conn = store.conn
             ensure(conn)
+            # An owner's id names its host and process: grouping by all three is one
+            # group per owner, which PostgreSQL asks to be spelt out.
             owners = conn.execute(
-                "SELECT owner, host, pid, max(seen_at) FROM judge_claims GROUP BY owner"
+                "SELECT owner, host, pid, max(seen_at) FROM judge_claims GROUP BY owner, host, pid"
             ).fetchall()
             for owner_id, host, pid, seen_at in owners:
                 if owner_id != owner.id and not _alive(str(host), int(pid), float(seen_at), now):
