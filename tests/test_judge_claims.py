@@ -6,7 +6,6 @@ process is gone, after a silence from anywhere; the data stays right throughout.
 from __future__ import annotations
 
 import json
-import os
 import signal
 import socket
 import sqlite3
@@ -17,32 +16,21 @@ import time
 from pathlib import Path
 
 import pytest
-from helpers import check_consistent, classified_count, question_rows, run_judge, write_config
+from helpers import (
+    check_consistent,
+    classified_count,
+    judge_process,
+    question_rows,
+    run_judge,
+    wait_for,
+    write_config,
+)
 from judge_server import Server
 
 from ppp_tui.core.judge import EFFORT_PROMPT_VERSION
 from ppp_tui.storage import judge_claims
 
 pytestmark = pytest.mark.usefixtures("fast_retries")
-
-
-def judge_process(db: Path, config: Path, *args: str) -> subprocess.Popen[str]:
-    env = {k: v for k, v in os.environ.items() if "proxy" not in k.lower()}
-    env.pop("OPENAI_API_KEY", None)
-    return subprocess.Popen(
-        [sys.executable, "-m", "ppp_tui", "judge", "--db", str(db), "--config", str(config), *args],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env=env,
-    )
-
-
-def wait_for(condition: object, seconds: float = 30) -> None:
-    deadline = time.monotonic() + seconds
-    while not condition():  # type: ignore[operator]
-        assert time.monotonic() < deadline, "timed out"
-        time.sleep(0.02)
 
 
 def claims(db: Path) -> list[tuple[str, str, int]]:
