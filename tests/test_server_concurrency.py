@@ -109,9 +109,11 @@ def test_grouping_judging_and_marking_at_once_lose_nothing(
     write_demo(source, 40, seed=2, sessions=True)
     assert run_cli("import", str(source), "--db", pg_url).exit_code == 0
     with psycopg.connect(pg_url) as db:
-        (grouped,) = db.execute(
+        row = db.execute(
             "SELECT id FROM runs WHERE revision IS NOT NULL AND agents > 1 ORDER BY id LIMIT 1"
         ).fetchone()
+        assert row is not None
+        grouped = str(row[0])
         pairs = db.execute(
             "SELECT run_id, min(name) FROM agents WHERE failure IS NULL"
             " AND run_id LIKE 'demo-%%' GROUP BY run_id ORDER BY run_id LIMIT %s",
