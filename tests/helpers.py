@@ -749,6 +749,38 @@ def judge_process(db: Path | str, config: Path, *args: str) -> subprocess.Popen[
     )
 
 
+def judged_together(db: Path | str, config: Path, runs: int = 2) -> list[dict[str, Any]]:
+    """`runs` judge processes started at once on `db` (`judge_process`, `--json`), each
+    run to its successful end: their documents."""
+    processes = [judge_process(db, config, "--json") for _ in range(runs)]
+    documents = []
+    for process in processes:
+        out, err = process.communicate(timeout=120)
+        assert process.returncode == 0, err
+        documents.append(json.loads(out))
+    return documents
+
+
+def judged_while_another_asks(
+    db: Path | str, config: Path, server: Server, meanwhile: Callable[[], object] = lambda: None
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """A judge run in a process of its own (`--json`) held by `server` once it has
+    claimed its prompts and sent the first; meanwhile `meanwhile`, then a second run in
+    this process. Both must succeed: their documents, the first's first."""
+    server.hold = threading.Event()
+    first = judge_process(db, config, "--json")
+    try:
+        wait_for(lambda: server.count >= 1)  # the first has claimed its prompts
+        meanwhile()
+        second = run_judge(db, config, "--json")
+    finally:
+        server.hold.set()
+    out, err = first.communicate(timeout=60)
+    assert first.returncode == 0, err
+    assert second.exit_code == 0, second.output
+    return json.loads(out), json.loads(second.stdout)
+
+
 def wait_for(condition: Callable[[], object], seconds: float = 30) -> None:
     """Until `condition()` holds (failing after `seconds`)."""
     deadline = time.monotonic() + seconds

@@ -36,6 +36,25 @@ def _start(*args: str, reviewer: str) -> subprocess.Popen[str]:
     )
 
 
+def _reviewers(url: str, commands: list[list[str]]) -> list[subprocess.Popen[str]]:
+    """A process for each list of commands, run one after the other on the store at
+    `url` as reviewer-0, reviewer-1...; all the processes at once."""
+    return [
+        subprocess.Popen(
+            [
+                "sh",
+                "-c",
+                " && ".join(f"{sys.executable} -m ppp_tui {c} --db '{url}'" for c in each),
+            ],
+            env={**os.environ, "PPP_TUI_REVIEWER": f"reviewer-{k}"},
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for k, each in enumerate(commands)
+    ]
+
+
 def test_reviewers_marking_rating_and_importing_at_once_lose_nothing(
     pg_url: str, tmp_path: Path
 ) -> None:
@@ -61,23 +80,8 @@ def test_reviewers_marking_rating_and_importing_at_once_lose_nothing(
     scores.write_text(json.dumps([{"run_id": r, "agent": a, "technical": 0.25} for r, a in rated]))
     # Every reviewer marks the same runs, each in a process of its own, one mark per
     # command; a hand rating and an import run alongside.
-    scripts = [
-        " && ".join(
-            f"{sys.executable} -m ppp_tui prefer {run_id} {agent} --db '{pg_url}'"
-            for run_id, agent in pairs
-        )
-        for _ in range(REVIEWERS)
-    ]
-    processes = [
-        subprocess.Popen(
-            ["sh", "-c", script],
-            env={**os.environ, "PPP_TUI_REVIEWER": f"reviewer-{k}"},
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-        )
-        for k, script in enumerate(scripts)
-    ]
+    marking = [f"prefer {run_id} {agent}" for run_id, agent in pairs]
+    processes = _reviewers(pg_url, [marking] * REVIEWERS)
     processes.append(_start("import", str(second), "--db", pg_url, reviewer="importer"))
     processes.append(_start("technical", str(scores), "--db", pg_url, reviewer="rater"))
     for process in processes:
@@ -126,28 +130,13 @@ def test_grouping_judging_and_marking_at_once_lose_nothing(
     assert len(alone) >= 2
     config = write_config(tmp_path / "config.toml", server, concurrency=2)
     server.delay_s = 0.02
-    regroup = " && ".join(
-        f"{sys.executable} -m ppp_tui {command} --db '{pg_url}'"
-        for command in (
-            f"group {alone[0]} {alone[1]} --name together",
-            "ungroup together",
-            f"group {alone[0]} {alone[1]} --name together",
-        )
-    )
-    marking = " && ".join(
-        f"{sys.executable} -m ppp_tui prefer {run_id} {agent} --db '{pg_url}'"
-        for run_id, agent in pairs
-    )
-    processes = [
-        subprocess.Popen(
-            ["sh", "-c", script],
-            env={**os.environ, "PPP_TUI_REVIEWER": f"reviewer-{k}"},
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-        )
-        for k, script in enumerate([regroup, marking, marking])
+    regroup = [
+        f"group {alone[0]} {alone[1]} --name together",
+        "ungroup together",
+        f"group {alone[0]} {alone[1]} --name together",
     ]
+    marking = [f"prefer {run_id} {agent}" for run_id, agent in pairs]
+    processes = _reviewers(pg_url, [regroup, marking, marking])
     processes += [
         _start("judge", "--json", "--db", pg_url, "--config", str(config), reviewer="judge")
         for _ in range(2)

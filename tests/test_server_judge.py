@@ -12,7 +12,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import dump, judge_process, run_cli, run_judge, wait_for, write_config
+from helpers import (
+    dump,
+    judge_process,
+    judged_together,
+    judged_while_another_asks,
+    run_cli,
+    run_judge,
+    wait_for,
+    write_config,
+)
 from judge_server import Messages, Server, effort_by_keyword
 
 from ppp_tui.core.judge import EFFORT_PROMPT_VERSION
@@ -102,12 +111,7 @@ def test_two_runs_at_once_on_a_server_send_each_prompt_once(
     requests = dry["requests"]
     assert requests > 10
     server.delay_s = 0.05
-    runs = [judge_process(store, config, "--json") for _ in range(2)]
-    documents = []
-    for process in runs:
-        out, err = process.communicate(timeout=120)
-        assert process.returncode == 0, err
-        documents.append(json.loads(out))
+    documents = judged_together(store, config)
     assert server.count == requests
     assert sum(document["requests"] for document in documents) == requests
     assert (
@@ -122,20 +126,13 @@ def test_a_second_run_leaves_what_the_first_is_asking_to_it(
 ) -> None:
     config = write_config(tmp_path / "config.toml", server, concurrency=2)
     dry = json.loads(run_judge(store, config, "--dry-run", "--json").stdout)
-    server.hold = threading.Event()
-    first = judge_process(store, config, "--json")
-    try:
-        wait_for(lambda: server.count >= 1)  # the first has claimed its prompts
-        assert len(_claims(store)) == dry["requests"]
-        second = run_judge(store, config, "--json")
-    finally:
-        server.hold.set()
-    out, err = first.communicate(timeout=60)
-    assert first.returncode == 0, err
-    assert second.exit_code == 0, second.output
-    taken = json.loads(second.stdout)
+    claimed: list[int] = []
+    first, taken = judged_while_another_asks(
+        store, config, server, lambda: claimed.append(len(_claims(store)))
+    )
+    assert claimed == [dry["requests"]]  # in the store while the first asked
     assert taken["requests"] == 0 and taken["questions"]["taken"] == dry["questions"]["total"]
-    assert json.loads(out)["requests"] == dry["requests"] == server.count
+    assert first["requests"] == dry["requests"] == server.count
     assert _left_to_judge(_server_rows(store)) == 0 and _claims(store) == []
 
 
