@@ -8,6 +8,8 @@ import json
 import signal
 import sqlite3
 import threading
+import uuid
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -167,3 +169,34 @@ def test_a_killed_run_s_claims_are_taken_over(store: str, tmp_path: Path, server
     assert result.exit_code == 0, result.output
     assert json.loads(result.stdout)["requests"] == requests
     assert _left_to_judge(_server_rows(store)) == 0 and _claims(store) == []
+
+
+@pytest.fixture
+def row_writer(store: str, pg_cluster: str) -> Iterator[str]:
+    """The store's URL for a role that may read and write its rows, and nothing more
+    (no right to create a table): a reviewer's role on a shared server."""
+    role = f"reviewer_{uuid.uuid4().hex[:8]}"
+    with psycopg.connect(store, autocommit=True) as conn:
+        conn.execute(f"CREATE ROLE {role} LOGIN PASSWORD 'row-writer'")
+        conn.execute(f"REVOKE CREATE ON SCHEMA public FROM PUBLIC, {role}")
+        conn.execute(f"GRANT USAGE ON SCHEMA public TO {role}")
+        conn.execute(
+            f"GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA public TO {role}"
+        )
+        conn.execute(f"GRANT USAGE, SELECT ON ALL SEQUENCES IN SCHEMA public TO {role}")
+    head, tail = store.split("://", 1)
+    yield f"{head}://{role}:row-writer@{tail.split('@', 1)[1]}"
+    with psycopg.connect(store, autocommit=True) as conn:
+        conn.execute(f"DROP OWNED BY {role}")
+        conn.execute(f"DROP ROLE {role}")
+
+
+def test_a_reviewer_who_may_only_write_rows_judges(
+    row_writer: str, tmp_path: Path, server: Server
+) -> None:
+    config = write_config(tmp_path / "config.toml", server)
+    result = run_judge(row_writer, config, "--json")
+    assert result.exit_code == 0, result.output
+    document = json.loads(result.stdout)
+    assert document["requests"] == server.count > 0
+    assert _left_to_judge(_server_rows(row_writer)) == 0 and _claims(row_writer) == []

@@ -75,8 +75,11 @@ class Claimed:
 
 
 def ensure(conn: sqlite3.Connection) -> None:
-    """Create the claims table where a database made before it lacks it."""
-    conn.execute(JUDGE_CLAIMS)
+    """Create the claims table where a SQLite file made before it lacks it. A team
+    store's schema (tables.py) always holds it, and its users may have no right to
+    create a table, which PostgreSQL checks before it looks whether the table exists."""
+    if isinstance(conn, sqlite3.Connection):
+        conn.execute(JUDGE_CLAIMS)
 
 
 def _alive(host: str, pid: int, seen_at: float, now: float) -> bool:
