@@ -4,10 +4,14 @@ from __future__ import annotations
 
 import difflib
 import json
+import os
 import re
 import sqlite3
+import subprocess
+import sys
 import threading
-from collections.abc import AsyncIterator
+import time
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -717,8 +721,11 @@ def write_config(path: Path, server: Server | None, **keys: Any) -> Path:
     return path
 
 
-def run_judge(db: Path, config: Path, *args: str, env: dict[str, str] | None = None) -> Result:
-    """`ppp-tui judge ARGS` on `db` with `config`, through click's runner."""
+def run_judge(
+    db: Path | str, config: Path, *args: str, env: dict[str, str] | None = None
+) -> Result:
+    """`ppp-tui judge ARGS` on `db` (a file or a server's URL) with `config`, through
+    click's runner."""
     from click.testing import CliRunner
 
     from ppp_tui.cli import cli
@@ -726,6 +733,60 @@ def run_judge(db: Path, config: Path, *args: str, env: dict[str, str] | None = N
     return CliRunner().invoke(
         cli, ["judge", *args, "--db", str(db), "--config", str(config)], env=env
     )
+
+
+def judge_process(db: Path | str, config: Path, *args: str) -> subprocess.Popen[str]:
+    """`ppp-tui judge ARGS` on `db` (a file or a server's URL) in a process of its own,
+    its output read as text; no proxy, no key from the caller's environment."""
+    env = {k: v for k, v in os.environ.items() if "proxy" not in k.lower()}
+    env.pop("OPENAI_API_KEY", None)
+    return subprocess.Popen(
+        [sys.executable, "-m", "ppp_tui", "judge", "--db", str(db), "--config", str(config), *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
+
+
+def judged_together(db: Path | str, config: Path, runs: int = 2) -> list[dict[str, Any]]:
+    """`runs` judge processes started at once on `db` (`judge_process`, `--json`), each
+    run to its successful end: their documents."""
+    processes = [judge_process(db, config, "--json") for _ in range(runs)]
+    documents = []
+    for process in processes:
+        out, err = process.communicate(timeout=120)
+        assert process.returncode == 0, err
+        documents.append(json.loads(out))
+    return documents
+
+
+def judged_while_another_asks(
+    db: Path | str, config: Path, server: Server, meanwhile: Callable[[], object] = lambda: None
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """A judge run in a process of its own (`--json`) held by `server` once it has
+    claimed its prompts and sent the first; meanwhile `meanwhile`, then a second run in
+    this process. Both must succeed: their documents, the first's first."""
+    server.hold = threading.Event()
+    first = judge_process(db, config, "--json")
+    try:
+        wait_for(lambda: server.count >= 1)  # the first has claimed its prompts
+        meanwhile()
+        second = run_judge(db, config, "--json")
+    finally:
+        server.hold.set()
+    out, err = first.communicate(timeout=60)
+    assert first.returncode == 0, err
+    assert second.exit_code == 0, second.output
+    return json.loads(out), json.loads(second.stdout)
+
+
+def wait_for(condition: Callable[[], object], seconds: float = 30) -> None:
+    """Until `condition()` holds (failing after `seconds`)."""
+    deadline = time.monotonic() + seconds
+    while not condition():
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.02)
 
 
 def one_line_error(result: Result) -> str:

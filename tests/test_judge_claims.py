@@ -6,7 +6,6 @@ process is gone, after a silence from anywhere; the data stays right throughout.
 from __future__ import annotations
 
 import json
-import os
 import signal
 import socket
 import sqlite3
@@ -17,32 +16,23 @@ import time
 from pathlib import Path
 
 import pytest
-from helpers import check_consistent, classified_count, question_rows, run_judge, write_config
+from helpers import (
+    check_consistent,
+    classified_count,
+    judge_process,
+    judged_together,
+    judged_while_another_asks,
+    question_rows,
+    run_judge,
+    wait_for,
+    write_config,
+)
 from judge_server import Server
 
 from ppp_tui.core.judge import EFFORT_PROMPT_VERSION
 from ppp_tui.storage import judge_claims
 
 pytestmark = pytest.mark.usefixtures("fast_retries")
-
-
-def judge_process(db: Path, config: Path, *args: str) -> subprocess.Popen[str]:
-    env = {k: v for k, v in os.environ.items() if "proxy" not in k.lower()}
-    env.pop("OPENAI_API_KEY", None)
-    return subprocess.Popen(
-        [sys.executable, "-m", "ppp_tui", "judge", "--db", str(db), "--config", str(config), *args],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env=env,
-    )
-
-
-def wait_for(condition: object, seconds: float = 30) -> None:
-    deadline = time.monotonic() + seconds
-    while not condition():  # type: ignore[operator]
-        assert time.monotonic() < deadline, "timed out"
-        time.sleep(0.02)
 
 
 def claims(db: Path) -> list[tuple[str, str, int]]:
@@ -63,19 +53,9 @@ def test_a_second_run_leaves_what_the_first_is_asking_to_it(
     config = write_config(tmp_path / "config.toml", server, concurrency=2)
     total = classified_count(judge_db)
     requests = json.loads(run_judge(judge_db, config, "--dry-run", "--json").stdout)["requests"]
-    server.hold = threading.Event()
-    first = judge_process(judge_db, config, "--json")
-    try:
-        wait_for(lambda: server.count >= 1)  # the first has claimed its prompts
-        second = run_judge(judge_db, config, "--json")
-    finally:
-        server.hold.set()
-    out, err = first.communicate(timeout=60)
-    assert first.returncode == 0, err
-    assert second.exit_code == 0, second.output
-    taken = json.loads(second.stdout)
+    first, taken = judged_while_another_asks(judge_db, config, server)
     assert taken["requests"] == 0 and taken["questions"]["taken"] == total
-    assert json.loads(out)["requests"] == requests
+    assert first["requests"] == requests
     assert server.count == requests  # each prompt paid once
     assert all_judged(judge_db) and claims(judge_db) == []
     check_consistent(judge_db)
@@ -88,12 +68,7 @@ def test_two_runs_started_together_send_each_prompt_once(
     config = write_config(tmp_path / "config.toml", server, concurrency=2)
     requests = json.loads(run_judge(judge_db, config, "--dry-run", "--json").stdout)["requests"]
     server.delay_s = 0.1
-    runs = [judge_process(judge_db, config, "--json") for _ in range(2)]
-    documents = []
-    for process in runs:
-        out, err = process.communicate(timeout=120)
-        assert process.returncode == 0, err
-        documents.append(json.loads(out))
+    documents = judged_together(judge_db, config)
     assert server.count == requests
     assert sum(document["requests"] for document in documents) == requests
     assert all_judged(judge_db) and claims(judge_db) == []

@@ -232,3 +232,62 @@ async def test_the_help_lists_the_grouping_keys(
             ("u", "Give each session of this run its own run again"),
         ):
             assert any(k == key and t.startswith(text) for k, t in lines), key
+
+
+async def test_g_and_u_on_a_team_store_write_what_they_write_in_a_file(
+    sessions_db: tuple[Path, dict[str, str]], tmp_path: Path, pg_url: str
+) -> None:
+    import sqlite3
+
+    import psycopg
+    from helpers import dump
+
+    from ppp_tui.storage.location import parse_server_url
+
+    db, runs = sessions_db
+    assert run_cli("import", str(db), "--db", pg_url).exit_code == 0
+    server = parse_server_url(pg_url)
+    shown: dict[str, list[list[str]]] = {}
+    for where in (db, server):
+        async with opened(where, tmp_path, SMALL) as (app, pilot):
+            screen, table = await _runs(app, pilot)
+            await _choose(table, pilot, runs["s1"], runs["c1"])
+            await pilot.press("g")
+            await pilot.pause()
+            assert isinstance(app.screen, GroupScreen)
+            await pilot.press("enter")
+            await _settle(app, pilot)
+            assert table.current_run() == GROUPED and _top(app) is screen
+            assert any(f"grouped into {GROUPED}: 2 agents" in note for note in _notes(app))
+            grouped = sorted(info.id for info in table.rows.infos)
+            await pilot.press("enter")
+            await pilot.pause()
+            assert isinstance(app.screen, RunScreen) and app.screen.run.id == GROUPED
+            await pilot.press("u")
+            await pilot.pause()
+            assert isinstance(app.screen, UngroupScreen)
+            await pilot.click("#ungroup-yes")
+            await _settle(app, pilot)
+            assert _top(app) is screen
+            assert any(f"{GROUPED} ungrouped into 2 runs" in note for note in _notes(app))
+            # And together again, under a name of the reviewer's.
+            await _choose(table, pilot, runs["s1"], runs["c1"])
+            await pilot.press("g")
+            await pilot.pause()
+            app.screen.query_one(Input).value = "ledger-json"
+            await pilot.press("enter")
+            await _settle(app, pilot)
+            assert table.current_run() == "ledger-json"
+            shown[str(where)] = [grouped, sorted(info.id for info in table.rows.infos)]
+    assert (
+        shown[str(server)]
+        == shown[str(db)]
+        == [
+            sorted([GROUPED, "plain"]),
+            sorted(["ledger-json", "plain"]),
+        ]
+    )
+    with psycopg.connect(pg_url) as conn:
+        assert dump(conn) == dump(sqlite3.connect(db))
+    with Store.open(db) as store:
+        assert store.current_marks("ledger-json") == {"tester": "codex"}

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 from helpers import one_line_error, run_cli
+from judge_server import Messages, Server, effort_by_keyword
 
 from ppp_tui.cli.common import SERVER_COMMANDS
 from ppp_tui.storage import postgres, postgres_schema, transfer
@@ -152,34 +153,86 @@ WRITES = [
     ("export", "--format", "json"),
     ("report", "demo-000004"),
     ("diff", "session-d5ea38829bd9"),
+    # Runs read from sessions grouped and ungrouped, their marks following the agents.
+    ("prefer", "session-d5ea38829bd9", "codex"),
+    ("prefer", "session-8a38b629b27c", "claude-code", "--reviewer", "bea"),
+    ("group", "session-d5ea38829bd9", "session-8a38b629b27c"),
+    ("ungroup", "session-df98ad9baa9e"),
+    ("group", "session-58285abeddf3", "session-594bd9510292", "--name", "team-run"),
+    ("group", "team-run", "demo-000002"),  # refused: not read from sessions
+    ("ungroup", "session-8c3994a89eb7"),  # refused: one session
+    ("show", "team-run", "--json"),
+    # The judge (a fake endpoint), its cache read on the second pass.
+    ("judge", "--dry-run", "--json", "--limit", "40", "CONFIG"),
+    ("judge", "--limit", "40", "CONFIG"),
+    ("judge", "--run", "session-33015631ecdd", "--technical", "--json", "CONFIG"),
+    ("judge", "--run", "session-8c3994a89eb7", "--technical", "CONFIG"),
+    ("judge", "--limit", "40", "CONFIG"),
+    ("judge", "--evaluate", "--limit", "5", "CONFIG"),
+    ("judge", "--evaluate", "--limit", "5", "--json", "CONFIG"),
+    ("regret", "--json", "--all-reviewers"),
 ]
 
 
+def _judged(messages: Messages) -> str:
+    """An effort by keyword, or a technical score."""
+    if "Classify the effort" in messages[-1]["content"]:
+        return effort_by_keyword(messages)
+    return "Score: 0.65"
+
+
+@pytest.mark.usefixtures("fast_retries")
 def test_writes_leave_both_engines_the_same(
-    stores: tuple[str, str], pg_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    stores: tuple[str, str],
+    pg_url: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    server: Server,
 ) -> None:
-    from helpers import dump
+    from helpers import dump, write_config
 
-    from ppp_tui.storage import store_marks
+    from ppp_tui.storage import judgments, store_marks
 
-    # Marks are dated: both engines' commands run at the same moment.
+    # Marks and judgments are dated: both engines' commands run at the same moment.
     monkeypatch.setattr(store_marks, "now", lambda: "2026-11-28T12:00:00Z")
+    monkeypatch.setattr(judgments, "now", lambda: "2026-11-28T12:00:00Z")
+    config = write_config(tmp_path / "config.toml", server)
+    server.answer = _judged
 
     sqlite = tmp_path / "runs.db"
     sqlite.write_bytes(Path(stores[0]).read_bytes())
     assert run_cli("import", str(sqlite), "--db", pg_url).exit_code == 0
     scores = tmp_path / "scores.json"
     scores.write_text('[{"run_id": "demo-000005", "agent": "claude-code", "technical": 0.42}]')
+    given = {"SCORES": (str(scores),), "CONFIG": ("--config", str(config))}
+    failed = []
     for args in WRITES:
-        args = tuple(str(scores) if arg == "SCORES" else arg for arg in args)
+        args = tuple(word for arg in args for word in given.get(arg, (arg,)))
         on_file = run_cli(*args, "--db", str(sqlite))
         on_server = run_cli(*args, "--db", pg_url)
         assert (on_file.exit_code, on_file.stderr) == (on_server.exit_code, on_server.stderr), args
         assert on_server.stdout == on_file.stdout, args
+        if on_file.exit_code:
+            failed.append(args[:2])
+    # Only the refusals failed; every other write did what it says on both.
+    assert failed == [
+        ("prefer", "demo-000004"),
+        ("group", "team-run"),
+        ("ungroup", "session-8c3994a89eb7"),
+    ]
     import sqlite3
 
     with psycopg.connect(pg_url) as conn:
-        assert dump(conn) == dump(sqlite3.connect(sqlite))
+        on_server_rows = dump(conn)
+        claims = conn.execute("SELECT count(*) FROM judge_claims").fetchone()
+    on_file_rows = dump(sqlite3.connect(sqlite))
+    assert on_server_rows == on_file_rows
+    assert claims == (0,)
+    # The judge and the grouping wrote what they say.
+    assert len(on_file_rows["judgments"]) > 40
+    judged = [row for row in on_file_rows["trajectory_questions"] if '"judged"' in row]
+    assert judged and any('"judged"' in row for row in on_file_rows["agents"])
+    assert sum(row[0].startswith('["team-run", ') for row in on_file_rows["agents"]) == 2
 
 
 def test_demo_and_config_show_name_the_store(pg_url: str, tmp_path: Path) -> None:

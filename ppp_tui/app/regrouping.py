@@ -14,7 +14,6 @@ from textual import work
 from ..core.errors import PPPError
 from ..core.wording import counted
 from ..storage.store import DatabaseLocked
-from ..storage.store_server import ServerStore
 from .messages import GroupRuns, UngroupRun
 from .rereading import Rereading
 from .text import inline, literal
@@ -51,8 +50,6 @@ class Regrouping(Rereading):
             return
         deadline = time.monotonic() + WAIT_S
         try:
-            if isinstance(workspace.store, ServerStore):
-                raise PPPError("runs are grouped in a SQLite file only, not yet in a team store")
             while True:
                 try:
                     done = change(workspace.store)

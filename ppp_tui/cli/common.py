@@ -248,7 +248,7 @@ def marks_options(command: Callable[..., Any]) -> Callable[..., Any]:
 SERVER_COMMANDS = frozenset(
     {"runs", "show", "rank", "regret", "tune", "leaderboard", "agreement", "ab", "next"}
     | {"prefer", "technical", "reviewers", "export", "report", "diff", "demo", "config show"}
-    | {"browse", "serve"}
+    | {"browse", "serve", "judge", "group", "ungroup"}
 )
 
 

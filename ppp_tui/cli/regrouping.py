@@ -10,11 +10,13 @@ from .common import Env, db_options
 
 
 def _index_for_search(env: Env) -> None:
-    """The new rows into the full-text index at once, as an import does (a database
-    another process keeps locked has them indexed by its next search)."""
+    """The new rows into a SQLite file's full-text index at once, as an import does (a
+    database another process keeps locked has them indexed by its next search); a team
+    store has no such index to keep."""
     from ..storage.search import update_index
 
-    update_index(env.db_path, 5.0)
+    if env.server() is None:
+        update_index(env.db_path, 5.0)
 
 
 @click.command()

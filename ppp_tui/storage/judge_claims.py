@@ -75,8 +75,11 @@ class Claimed:
 
 
 def ensure(conn: sqlite3.Connection) -> None:
-    """Create the claims table where a database made before it lacks it."""
-    conn.execute(JUDGE_CLAIMS)
+    """Create the claims table where a SQLite file made before it lacks it. A team
+    store's schema (tables.py) always holds it, and its users may have no right to
+    create a table, which PostgreSQL checks before it looks whether the table exists."""
+    if isinstance(conn, sqlite3.Connection):
+        conn.execute(JUDGE_CLAIMS)
 
 
 def _alive(host: str, pid: int, seen_at: float, now: float) -> bool:
@@ -113,8 +116,10 @@ def claim(
         with store._transaction():
             conn = store.conn
             ensure(conn)
+            # An owner's id names its host and process: grouping by all three is one
+            # group per owner, which PostgreSQL asks to be spelt out.
             owners = conn.execute(
-                "SELECT owner, host, pid, max(seen_at) FROM judge_claims GROUP BY owner"
+                "SELECT owner, host, pid, max(seen_at) FROM judge_claims GROUP BY owner, host, pid"
             ).fetchall()
             for owner_id, host, pid, seen_at in owners:
                 if owner_id != owner.id and not _alive(str(host), int(pid), float(seen_at), now):

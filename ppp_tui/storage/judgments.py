@@ -81,7 +81,7 @@ def _scope(stage: str | None, run_id: str | None, limit: int | None) -> tuple[st
     if run_id is not None:
         conditions.append("runs.id = ?")
         params.append(run_id)
-    where = " AND ".join(conditions) or "1"
+    where = " AND ".join(conditions) or "1 = 1"  # a condition on both engines
     if limit is None:
         return where, params
     return (

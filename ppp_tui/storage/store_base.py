@@ -202,9 +202,16 @@ class StoreBase:
                     self.conn.execute("ROLLBACK")
                 raise
 
-    def _query(self, sql: str, params: Iterable[Any] = ()) -> list[Any]:
+    @contextmanager
+    def _statements(self) -> Iterator[None]:
+        """Around statements run on `conn` outside a transaction: the lock held, and a
+        failed statement the one-line StoreError."""
         with self.lock:
             try:
-                return self.conn.execute(sql, tuple(params)).fetchall()
+                yield
             except sqlite3.Error as error:
                 raise database_error(self.path, error) from None
+
+    def _query(self, sql: str, params: Iterable[Any] = ()) -> list[Any]:
+        with self._statements():
+            return self.conn.execute(sql, tuple(params)).fetchall()

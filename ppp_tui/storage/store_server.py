@@ -85,14 +85,19 @@ class ServerStore(Store):
             if self._lock_wait_ms is not None:
                 self.pg.raw.execute(f"SET lock_timeout = {self._lock_wait_ms}")
 
-    def _query(self, sql: str, params: Iterable[Any] = ()) -> list[Any]:
+    @contextmanager
+    def _statements(self) -> Iterator[None]:
         pg = postgres.psycopg_module()
         with self.lock:
             try:
                 self._reconnect()
-                return self.pg.execute(sql, params).fetchall()
+                yield
             except pg.Error as error:
                 raise postgres.server_error(self.server, error) from None
+
+    def _query(self, sql: str, params: Iterable[Any] = ()) -> list[Any]:
+        with self._statements():
+            return self.pg.execute(sql, params).fetchall()
 
     @contextmanager
     def _transaction(self) -> Iterator[None]:

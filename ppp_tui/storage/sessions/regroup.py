@@ -7,13 +7,15 @@ with the agent it names, and each reviewer keeps one current mark of a run, the 
 of those the runs held. A grouped run's revision holds every session's key and size,
 and each session's own task key, so a later import finds every session in it (never
 splitting it) and a new session of any of those tasks joins it. One transaction: bad
-input changes nothing.
+input changes nothing. The same on a team store (PostgreSQL), whose search reads the
+rows themselves: only a SQLite file has a full-text index to keep.
 """
 
 from __future__ import annotations
 
 import json
 import sqlite3
+import uuid
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -29,13 +31,18 @@ from ...core.sessions.grouping import (
 from ...core.sessions.model import Session, Tool
 from ...core.times import parse_time
 from .. import packs, search
-from ..database import database_error, table_columns
+from ..database import database_error
 from ..mark_rows import CURRENT_MARK
+from ..tables import TABLES
 
 if TYPE_CHECKING:
     from ..store import Store
 
 _TOOLS = frozenset(tool.value for tool in Tool)
+# A run's columns but its id, as a new run copies them from one grouped.
+_RUN_COLUMNS = tuple(c for t in TABLES if t.name == "runs" for c in t.column_names if c != "id")
+# What a first prompt of only these is not: blanks, tabs and line ends.
+_BLANKS = " \t\n\r"
 
 
 @dataclass(frozen=True)
@@ -118,11 +125,11 @@ def _source(conn: sqlite3.Connection, run_id: str, verb: str) -> _Source:
     agents = []
     for aid, name, models, sessions, prompt, started in conn.execute(
         "SELECT id, name, models, sessions, (SELECT prompt FROM trajectory_turns AS t"
-        " WHERE t.trajectory_id = agents.id AND trim(prompt, ' ' || char(9, 10, 13)) != ''"
+        " WHERE t.trajectory_id = agents.id AND trim(prompt, ?) != ''"
         " ORDER BY turn LIMIT 1), (SELECT timestamp FROM trajectory_turns AS t"
         " WHERE t.trajectory_id = agents.id ORDER BY turn LIMIT 1)"
         " FROM agents WHERE run_id = ? ORDER BY position",
-        (run_id,),
+        (_BLANKS, run_id),
     ):
         tool = tool_of(name)
         keys = {f"{tool}:{sid}" for sid in _text_list(sessions)}
@@ -219,11 +226,8 @@ def _plan(conn: sqlite3.Connection, run_ids: Sequence[str], name: str | None) ->
 def group_id(store: Store, run_ids: Sequence[str]) -> str:
     """The id `group_runs` gives these runs without a name; a PPPError if they cannot
     be grouped."""
-    with store.lock:
-        try:
-            return _plan(store.conn, run_ids, None).target
-        except sqlite3.Error as error:
-            raise database_error(store.path, error) from None
+    with store._statements():
+        return _plan(store.conn, run_ids, None).target
 
 
 def group_runs(store: Store, run_ids: Sequence[str], name: str | None = None) -> Grouped:
@@ -351,10 +355,10 @@ def _place(
     """The row of run `run_id`, with what `base`'s row holds otherwise: one of
     `sources` changed in place, or a new row."""
     if run_id in sources:
-        search.forget_run(conn, run_id, only_run=True)  # its task may change
+        if _indexed(conn):
+            search.forget_run(conn, run_id, only_run=True)  # its task may change
     else:
-        columns = [c for c in table_columns(conn, "runs") if c != "id"]
-        listed = ", ".join(columns)
+        listed = ", ".join(_RUN_COLUMNS)
         conn.execute(
             f"INSERT INTO runs (id, {listed}) SELECT ?, {listed} FROM runs WHERE id = ?",
             (run_id, base),
@@ -363,15 +367,23 @@ def _place(
         "UPDATE runs SET task = ?, stage = ?, created_at = ?, revision = ? WHERE id = ?",
         (task, stage, created_at, rev, run_id),
     )
-    if run_id in sources:
+    if run_id in sources and _indexed(conn):
         search.index_run(conn, run_id)
+
+
+def _indexed(conn: sqlite3.Connection) -> bool:
+    """Whether `conn` is a SQLite file's, whose full-text index (search.py) holds each
+    indexed row by its values; a team store has no such index to keep."""
+    return isinstance(conn, sqlite3.Connection)
 
 
 def _move_agents(conn: sqlite3.Connection, moves: Sequence[tuple[int, str, str]]) -> None:
     """(agent id, its run, its name): each agent with its trajectory to its run, in
-    this order. Names go through a placeholder first: two agents may swap names."""
+    this order. Names go through a placeholder first (no name's: a token of this move's
+    own; no NUL, which PostgreSQL's text cannot hold): two agents may swap names."""
+    token = uuid.uuid4().hex
     conn.executemany(
-        "UPDATE agents SET name = ? WHERE id = ?", [(f"\0{a}", a) for a, _, _ in moves]
+        "UPDATE agents SET name = ? WHERE id = ?", [(f"({token} {a})", a) for a, _, _ in moves]
     )
     positions: dict[str, int] = {}
     rows = []
@@ -412,7 +424,8 @@ def _finish(conn: sqlite3.Connection, sources: Sequence[str], targets: Sequence[
     agent counts and packs set, and the change told to readers of the scores."""
     for run_id in sources:
         if run_id not in targets:
-            search.forget_run(conn, run_id, only_run=True)
+            if _indexed(conn):
+                search.forget_run(conn, run_id, only_run=True)
             conn.execute("DELETE FROM runs WHERE id = ?", (run_id,))
     conn.executemany(
         "UPDATE runs SET agents = (SELECT count(*) FROM agents WHERE run_id = runs.id)"
