@@ -6,9 +6,9 @@ reaches the server through postgres_sql.py. What is the engine's own is here: op
 the connection), the lock every use of the connection holds, transactions (one writer
 at a time), errors as one line naming the server, the keys that change when runs are
 added or removed and when anything is written (the app's look for other processes'
-changes), and searching (search_server.py: by substring, no full-text index). The
-connection is in autocommit mode: a read holds no transaction open between statements,
-and each write is one transaction of its own.
+changes), and searching (search_server.py: PostgreSQL's full-text index, which the
+server keeps as rows are written). The connection is in autocommit mode: a read holds
+no transaction open between statements, and each write is one transaction of its own.
 
 `path` is what messages name the store by: the server's host, port and database.
 """
@@ -21,7 +21,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from . import postgres, postgres_schema, search_server
+from . import postgres, postgres_schema, search, search_server
 from .database import StoreError
 from .location import ServerURL
 from .postgres_sql import Connection
@@ -139,7 +139,7 @@ class ServerStore(Store):
         (snapshot,) = self._query("SELECT pg_current_snapshot()::text")[0]
         return zlib.crc32(str(snapshot).encode())
 
-    # -- search: a substring search (search_server.py), no index to keep --------------
+    # -- search: PostgreSQL's full-text index (search_server.py), kept on every write --
 
     def search(
         self,
@@ -148,12 +148,12 @@ class ServerStore(Store):
         build: bool = True,
         cancelled: Callable[[], bool] | None = None,
     ) -> list[str]:
-        return search_server.matches(self._query, text)
+        return search_server.ranked(self._query, text)
 
     def search_first(
         self, text: str, limit: int | None = None, lock_wait: float = 0.1, build: bool = True
     ) -> tuple[list[str], bool]:
-        return self.search(text), True
+        return search_server.first_matches(self._query, text, limit or search.PAGE)
 
     def search_index_current(self) -> bool:
         return True

@@ -1,0 +1,143 @@
+"""A team store's full-text index: what postgres_schema.py adds to each table a search
+reads (tables.SEARCHED) so that PostgreSQL finds what a SQLite file's FTS5 index finds.
+
+Each such row carries `search`, a tsvector of its text, and `search_words`, how many words
+that text has; a GIN index over `search` finds the rows holding a word. A row trigger
+fills both as the row is written (an import's COPY included), from one pass over the text:
+the characters SQLite's tokenizer treats as separators become spaces and each word is
+folded as it folds them (search_words.py), then PostgreSQL's 'simple' configuration (no
+stemming, no stop words) makes the tsvector. Only a text's first `INDEXED_CHARACTERS`
+are indexed: a tsvector holds at most 1 MB, and this many characters never make more.
+
+`search_totals` holds each table's number of rows and of words, kept by statement
+triggers (one statement per COPY batch), for bm25's average length (search_server.py).
+A store made before the index gets its columns filled as it is brought forward, in the
+same transaction, with the triggers that drop a run's pack held off (the agents do not
+change).
+"""
+
+from __future__ import annotations
+
+from . import search_words
+from .tables import PACKS, SEARCHED
+
+TOTALS = "search_totals"
+INDEXED_CHARACTERS = 250_000
+
+# The text of a row as one string: its columns' values, a space between.
+_TEXT = {
+    searched.table: "concat_ws(' ', " + ", ".join(f"NEW.{c}" for c in searched.columns) + ")"
+    for searched in SEARCHED
+}
+
+
+def _literal(text: str) -> str:
+    return "'" + text.replace("'", "''") + "'"
+
+
+def _vector_function() -> str:
+    """ppp_search_vector(text): (the tsvector, the number of words) of a text. Words with
+    a letter beyond ASCII have their folds applied to the tsvector's words (few) rather
+    than to the whole text (translate() is slow on long strings)."""
+    folds_from, folds_to = search_words.fold_from_to()
+    separators = _literal(f"[{search_words.separator_class()}]+")
+    return f"""CREATE OR REPLACE FUNCTION ppp_search_vector(
+    value text, OUT vector tsvector, OUT words integer)
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $$
+DECLARE spaced text;
+BEGIN
+    spaced := btrim(regexp_replace(
+        left(coalesce(value, ''), {INDEXED_CHARACTERS}), {separators}, ' ', 'g'));
+    words := CASE WHEN spaced = '' THEN 0
+        ELSE length(spaced) - length(replace(spaced, ' ', '')) + 1 END;
+    vector := to_tsvector('simple', spaced);
+    IF spaced ~ '[^\\u0001-\\u007f]' THEN
+        SELECT coalesce(string_agg(
+            '''' || replace(replace(folded, '\\', '\\\\'), '''', '''''') || ''':'
+            || array_to_string(positions, ','), ' '), '')::tsvector
+        INTO vector
+        FROM (SELECT translate(lexeme, {_literal(folds_from)}, {_literal(folds_to)}) AS folded,
+            positions FROM unnest(vector)) AS each_word
+        WHERE folded <> '';
+    END IF;
+END $$"""
+
+
+def _row_function(table: str) -> str:
+    return f"""CREATE OR REPLACE FUNCTION ppp_search_{table}() RETURNS trigger
+LANGUAGE plpgsql AS $$ BEGIN
+    SELECT vector, words INTO NEW.search, NEW.search_words
+    FROM ppp_search_vector({_TEXT[table]});
+    RETURN NEW;
+END $$"""
+
+
+_TOTALS_FUNCTION = f"""CREATE OR REPLACE FUNCTION ppp_search_totals() RETURNS trigger
+LANGUAGE plpgsql AS $$ BEGIN
+    IF TG_OP <> 'DELETE' THEN
+        UPDATE {TOTALS} SET rows = rows + added.n, words = words + added.w
+        FROM (SELECT count(*) AS n, coalesce(sum(search_words), 0) AS w FROM new_rows) AS added
+        WHERE name = TG_TABLE_NAME;
+    END IF;
+    IF TG_OP <> 'INSERT' THEN
+        UPDATE {TOTALS} SET rows = rows - gone.n, words = words - gone.w
+        FROM (SELECT count(*) AS n, coalesce(sum(search_words), 0) AS w FROM old_rows) AS gone
+        WHERE name = TG_TABLE_NAME;
+    END IF;
+    RETURN NULL;
+END $$"""
+
+_TRANSITIONS = {
+    "INSERT": "REFERENCING NEW TABLE AS new_rows",
+    "UPDATE": "REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows",
+    "DELETE": "REFERENCING OLD TABLE AS old_rows",
+}
+
+
+def statements() -> list[str]:
+    """What makes the index, in order; each does nothing where it is already made (the
+    rows' columns are filled where they are empty)."""
+    made = [
+        f"CREATE TABLE IF NOT EXISTS {TOTALS} (name text PRIMARY KEY,"
+        " rows bigint NOT NULL, words bigint NOT NULL)",
+        _vector_function(),
+        _TOTALS_FUNCTION,
+    ]
+    for searched in SEARCHED:
+        table = searched.table
+        made += [
+            f"ALTER TABLE {table} ADD COLUMN IF NOT EXISTS search tsvector",
+            f"ALTER TABLE {table} ADD COLUMN IF NOT EXISTS search_words integer",
+            _row_function(table),
+            f"CREATE OR REPLACE TRIGGER {table}_search_row"
+            f" BEFORE INSERT OR UPDATE OF {', '.join(searched.columns)} ON {table}"
+            f" FOR EACH ROW EXECUTE FUNCTION ppp_search_{table}()",
+            *_fill(table),
+            f"INSERT INTO {TOTALS} (name, rows, words) SELECT '{table}', count(*),"
+            f" coalesce(sum(search_words), 0) FROM {table} ON CONFLICT (name) DO NOTHING",
+            *(
+                f"CREATE OR REPLACE TRIGGER {table}_search_{event.lower()}"
+                f" AFTER {event} ON {table} {transition}"
+                " FOR EACH STATEMENT EXECUTE FUNCTION ppp_search_totals()"
+                for event, transition in _TRANSITIONS.items()
+            ),
+            f"CREATE INDEX IF NOT EXISTS {table}_search ON {table} USING gin (search)",
+        ]
+    return made
+
+
+def _fill(table: str) -> list[str]:
+    """Fill the columns of the rows written before the index (none in a new store);
+    the agents' update triggers would drop every run's pack, so they are held off."""
+    text = _TEXT[table].replace("NEW.", "")
+    fill = (
+        f"UPDATE {table} SET (search, search_words) ="
+        f" (SELECT vector, words FROM ppp_search_vector({text})) WHERE search IS NULL"
+    )
+    if table != "agents":
+        return [fill]
+    return [
+        f"ALTER TABLE agents DISABLE TRIGGER {PACKS}_agent_update",
+        fill,
+        f"ALTER TABLE agents ENABLE TRIGGER {PACKS}_agent_update",
+    ]
