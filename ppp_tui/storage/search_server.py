@@ -19,6 +19,7 @@ by id within each. Where the two engines may still differ is in docs/team-store.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -59,20 +60,6 @@ class Words:
                 quoted += ":*"
             parts.append(quoted)
         return " <-> ".join(parts)
-
-    def lexemes(self) -> tuple[list[int], list[int], list[str], list[bool]]:
-        """(phrase, place in it, word, prefix) for every word of every phrase."""
-        rows = [
-            (index, at, word, self.prefix and index == len(self.phrases) - 1 and at == len(p) - 1)
-            for index, p in enumerate(self.phrases)
-            for at, word in enumerate(p)
-        ]
-        return (
-            [row[0] for row in rows],
-            [row[1] for row in rows],
-            [row[2] for row in rows],
-            [row[3] for row in rows],
-        )
 
 
 def words_of(text: str) -> Words | None:
@@ -120,62 +107,82 @@ def _counts(query: Query, tsquery: str) -> list[int]:
     return counts
 
 
-# One group's rows scored by bm25, as FTS5's bm25() scores them: `?`s are the words
-# (phrase, place, word, prefix), every phrase's tsquery, the table's name and the whole
-# query's tsquery. A phrase's frequency in a row is its rarest word's.
-_BM25 = """WITH words (phrase, place, word, prefix) AS (
-    SELECT * FROM unnest(?::int[], ?::int[], ?::text[], ?::bool[])),
-phrases AS (SELECT (n - 1)::int AS phrase, tsquery
-    FROM unnest(?::text[]) WITH ORDINALITY AS p (tsquery, n)),
-totals AS MATERIALIZED (SELECT rows::float8 AS n, words::float8 / greatest(rows, 1) AS average
-    FROM {totals} WHERE name = ?),
-idf AS MATERIALIZED (SELECT phrase, ln((totals.n - hits.n + 0.5) / (hits.n + 0.5)) AS idf
-    FROM phrases CROSS JOIN totals CROSS JOIN LATERAL (SELECT count(*)::float8 AS n
-        FROM {table} WHERE search @@ phrases.tsquery::tsquery) AS hits),
-matched AS ({matching}),
-frequencies AS (SELECT matched.key, matched.run_id, matched.search_words, words.phrase,
-        words.place, sum(cardinality(found.positions))::float8 AS f
-    FROM matched CROSS JOIN LATERAL unnest(matched.search) AS found
-    JOIN words ON found.lexeme = words.word
-        OR (words.prefix AND starts_with(found.lexeme, words.word))
-    GROUP BY 1, 2, 3, 4, 5),
-phrase_frequencies AS (SELECT key, run_id, search_words, phrase, min(f) AS f
-    FROM frequencies GROUP BY 1, 2, 3, 4)
-SELECT run_id, -sum(CASE WHEN idf.idf <= 0 THEN ? ELSE idf.idf END
-        * ((pf.f * ?) / (pf.f + ? * (? + ? * pf.search_words / totals.average)))
-        ORDER BY pf.phrase) AS score
-FROM phrase_frequencies AS pf JOIN idf USING (phrase) CROSS JOIN totals
-GROUP BY key, run_id"""
+# How many rows of a table hold a phrase (bm25's inverse document frequency): keyed by
+# (table, its rows and words then, the phrase's tsquery), so that a word counted for one
+# key is not counted again at the next while the table is unchanged.
+Hits = dict[tuple[str, int, int, str], int]
+_HITS_KEPT = 1_000
 
 
-def _scored(index: int) -> str:
-    searched = SEARCHED[index]
-    return _BM25.format(totals=TOTALS, table=searched.table, matching=_matching(index))
+def _statistics(
+    query: Query, words: Words, counts: list[int], hits: Hits
+) -> list[tuple[list[float], float]]:
+    """For each group: (each phrase's idf, the average number of words of a row), as
+    FTS5 computes them from the rows of its index."""
+    totals = {str(r[0]): (int(r[1]), int(r[2])) for r in query(f"SELECT * FROM {TOTALS}")}
+    if len(hits) > _HITS_KEPT:
+        hits.clear()
+    found = []
+    for index, searched in enumerate(SEARCHED):
+        rows, total = totals.get(searched.table, (0, 0))
+        idfs = []
+        for phrase in range(len(words.phrases)):
+            tsquery = words.tsquery(phrase)
+            key = (searched.table, rows, total, tsquery)
+            if len(words.phrases) == 1:
+                hits[key] = counts[index]  # every count was exact: there are few
+            elif key not in hits:
+                hits[key] = _count(query, index, tsquery, rows + 1)
+            idf = math.log((rows - hits[key] + 0.5) / (hits[key] + 0.5))
+            idfs.append(LEAST_IDF if idf <= 0.0 else idf)
+        found.append((idfs, total / rows if rows else 1.0))
+    return found
 
 
-def _bm25_parameters(words: Words, index: int) -> list[Any]:
-    phrases = [words.tsquery(only) for only in range(len(words.phrases))]
-    return [
-        *words.lexemes(),
-        phrases,
-        SEARCHED[index].table,
-        words.tsquery(),
-        LEAST_IDF,
-        K1 + 1.0,
-        K1,
-        1 - B,
-        B,
-    ]
+def _scored(index: int, words: Words, idfs: list[float], average: float) -> tuple[str, list[Any]]:
+    """One group's matching rows, each with its run id and bm25 score as FTS5's bm25()
+    gives it: one pass over each row's tsvector counts every word's occurrences (OFFSET
+    0 keeps it one: pulled up, it would be made again for each use), and a phrase's
+    frequency is its rarest word's."""
+    counted: list[str] = []
+    parameters: list[Any] = []
+    places: list[list[int]] = []
+    for phrase, phrase_words in enumerate(words.phrases):
+        places.append([])
+        for at, word in enumerate(phrase_words):
+            last = phrase == len(words.phrases) - 1 and at == len(phrase_words) - 1
+            test = "starts_with(lexeme, ?)" if words.prefix and last else "lexeme = ?"
+            counted.append(f"coalesce(sum(cardinality(positions)) FILTER (WHERE {test}), 0)")
+            parameters.append(word)
+            places[-1].append(len(counted))
+    terms = []
+    for phrase, idf in enumerate(idfs):
+        f = "least(" + ", ".join(f"tf[{n}]" for n in places[phrase]) + ")::float8"
+        terms.append(f"? * (({f} * ?) / ({f} + ? * (? + ? * words / ?)))")
+        parameters += [idf, K1 + 1.0, K1, 1 - B, B, average]
+    sql = (
+        f"SELECT run_id, -({' + '.join(terms)}) AS score FROM (SELECT m.run_id,"
+        f" m.search_words AS words, (SELECT ARRAY[{', '.join(counted)}]"
+        f" FROM unnest(m.search)) AS tf FROM ({_matching(index)}) AS m OFFSET 0) AS each_row"
+    )
+    # In the order of their `?`s: the terms', the words', the tsquery.
+    return sql, [*parameters[len(counted) :], *parameters[: len(counted)], words.tsquery()]
 
 
-def _all_matches(query: Query, words: Words, rank: bool) -> list[str]:
-    """Every matching run: ranked by bm25 then id, or by group then id."""
+def _all_matches(
+    query: Query, words: Words, counts: list[int], hits: Hits | None = None
+) -> list[str]:
+    """Every matching run: ranked by bm25 then id when `counts` (each group's matching
+    rows) are few enough to rank, else by group then id."""
     parts: list[str] = []
     parameters: list[Any] = []
+    rank = sum(counts) <= RANK_LIMIT
+    statistics = _statistics(query, words, counts, {} if hits is None else hits) if rank else []
     for index in range(len(SEARCHED)):
         if rank:
-            parts.append(f"SELECT run_id, score FROM ({_scored(index)}) AS scored_{index}")
-            parameters += _bm25_parameters(words, index)
+            sql, given = _scored(index, words, *statistics[index])
+            parts.append(f"SELECT run_id, score FROM ({sql}) AS scored_{index}")
+            parameters += given
         else:
             parts.append(f"SELECT run_id, {index} AS score FROM ({_matching(index)}) AS m_{index}")
             parameters.append(words.tsquery())
@@ -187,7 +194,7 @@ def _all_matches(query: Query, words: Words, rank: bool) -> list[str]:
     return [str(row[0]) for row in rows]
 
 
-def ranked(query: Query, text: str) -> list[str]:
+def ranked(query: Query, text: str, hits: Hits | None = None) -> list[str]:
     """The ids of the runs matching `text`, the most relevant first (search.ranked's
     answer on a SQLite file holding the same runs)."""
     words = words_of(text)
@@ -196,7 +203,7 @@ def ranked(query: Query, text: str) -> list[str]:
     counts = _counts(query, words.tsquery())
     if not sum(counts):
         return []
-    return _all_matches(query, words, sum(counts) <= RANK_LIMIT)
+    return _all_matches(query, words, counts, hits)
 
 
 # The first runs by id of one group's matches.
@@ -209,7 +216,9 @@ _MATCHES_OF_RUN = (
 )
 
 
-def first_matches(query: Query, text: str, limit: int = PAGE) -> tuple[list[str], bool]:
+def first_matches(
+    query: Query, text: str, limit: int = PAGE, hits: Hits | None = None
+) -> tuple[list[str], bool]:
     """The first `limit` runs of `ranked`'s answer, or all of it, and whether it is all
     of it (search.first_matches): few matching rows are ranked whole; more have their
     first runs taken by id, group by group, without listing the others."""
@@ -221,7 +230,7 @@ def first_matches(query: Query, text: str, limit: int = PAGE) -> tuple[list[str]
     if not sum(counts):
         return [], True
     if sum(counts) <= RANK_LIMIT:
-        return _all_matches(query, words, True), True
+        return _all_matches(query, words, counts, hits), True
     found: list[str] = []
     for index in range(len(SEARCHED)):
         if index < len(counts) - 1 and not counts[index]:

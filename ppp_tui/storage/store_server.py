@@ -37,6 +37,7 @@ class ServerStore(Store):
     server: ServerURL
     _lock_wait_ms: int | None = None  # set_lock_wait's, set again on a new connection
     _shut = False  # closed by its user: never connected again
+    _hits: search_server.Hits  # the rows holding a searched word, counted (search_server.py)
 
     @classmethod
     def connect(cls, server: ServerURL, create: bool = False, upgrade: bool = True) -> ServerStore:
@@ -59,6 +60,7 @@ class ServerStore(Store):
             raise postgres.server_error(server, error) from None
         store = cls(Path(str(server)), Connection(raw))  # type: ignore[arg-type]
         store.server = server
+        store._hits = {}
         return store
 
     def reopen(self) -> ServerStore:
@@ -148,12 +150,12 @@ class ServerStore(Store):
         build: bool = True,
         cancelled: Callable[[], bool] | None = None,
     ) -> list[str]:
-        return search_server.ranked(self._query, text)
+        return search_server.ranked(self._query, text, self._hits)
 
     def search_first(
         self, text: str, limit: int | None = None, lock_wait: float = 0.1, build: bool = True
     ) -> tuple[list[str], bool]:
-        return search_server.first_matches(self._query, text, limit or search.PAGE)
+        return search_server.first_matches(self._query, text, limit or search.PAGE, self._hits)
 
     def search_index_current(self) -> bool:
         return True
