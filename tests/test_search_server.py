@@ -142,14 +142,18 @@ def pg_conn(pg_cluster: str) -> Iterator[Any]:
 def test_text_is_split_and_folded_alike_by_both_engines(pg_conn: Any, text: str) -> None:
     expected = _words_by_fts5(text)
     assert search_words.words(text) == expected
-    rows = pg_conn.execute(
-        "SELECT found.lexeme FROM ppp_search_vector(%s) AS made,"
-        " unnest(made.vector) AS found, unnest(found.positions) AS at ORDER BY at",
+    pg_conn.execute("DELETE FROM runs")
+    pg_conn.execute(
+        "INSERT INTO runs (id, task, task_type, agents, imported_at)"
+        " VALUES ('r', %s, 'code', 0, 'now')",
         [text],
+    )
+    rows = pg_conn.execute(
+        "SELECT found.lexeme FROM runs, unnest(runs.search) AS found,"
+        " unnest(found.positions) AS at ORDER BY at"
     ).fetchall()
-    assert [row[0] for row in rows] == expected
-    (count,) = pg_conn.execute("SELECT words FROM ppp_search_vector(%s)", [text]).fetchone()
-    assert count == len(expected)
+    assert [row[0] for row in rows] == ["r", *expected]  # the run's id, then its task
+    assert pg_conn.execute("SELECT search_words FROM runs").fetchone() == (len(expected) + 1,)
 
 
 @pytest.fixture(scope="module")

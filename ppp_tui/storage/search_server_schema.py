@@ -35,39 +35,55 @@ def _literal(text: str) -> str:
     return "'" + text.replace("'", "''") + "'"
 
 
-def _vector_function() -> str:
-    """ppp_search_vector(text): (the tsvector, the number of words) of a text. Words with
-    a letter beyond ASCII have their folds applied to the tsvector's words (few) rather
-    than to the whole text (translate() is slow on long strings)."""
-    folds_from, folds_to = search_words.fold_from_to()
+def _spaced_function() -> str:
+    """ppp_search_spaced(text): the text's words, one space between each (its
+    separators made spaces). One SQL expression, so the trigger's call is inlined."""
     separators = _literal(f"[{search_words.separator_class()}]+")
-    return f"""CREATE OR REPLACE FUNCTION ppp_search_vector(
-    value text, OUT vector tsvector, OUT words integer)
-LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $$
-DECLARE spaced text;
+    return f"""CREATE OR REPLACE FUNCTION ppp_search_spaced(value text) RETURNS text
+LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+    SELECT btrim(regexp_replace(left(coalesce(value, ''), {INDEXED_CHARACTERS}),
+        {separators}, ' ', 'g'))
+$$"""
+
+
+# A lexeme as tsvector's text reads it: quoted, its quotes doubled, backslashes escaped.
+_QUOTED = r"'''' || replace(replace(folded, '\', '\\'), '''', '''''') || ''''"
+
+
+def _fold_function() -> str:
+    """ppp_search_fold(tsvector): its words with their letters beyond ASCII folded (to_tsvector
+    folded ASCII). Applied to the tsvector's words (few) rather than to the whole text:
+    translate() with this many characters is slow on long strings."""
+    folds_from, folds_to = search_words.fold_from_to()
+    return f"""CREATE OR REPLACE FUNCTION ppp_search_fold(vector tsvector) RETURNS tsvector
+LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+    SELECT coalesce(string_agg(
+        {_QUOTED} || ':' || array_to_string(positions, ','), ' '), '')::tsvector
+    FROM (SELECT translate(lexeme, {_literal(folds_from)}, {_literal(folds_to)}) AS folded,
+        positions FROM unnest(vector)) AS each_word
+    WHERE folded <> ''
+$$"""
+
+
+def _row_function() -> str:
+    """ppp_search_row(): the trigger filling a row's `search` and `search_words`, in
+    plain assignments (PL/pgSQL's quick path for simple expressions)."""
+    texts = "\n    ELSIF ".join(
+        f"TG_TABLE_NAME = '{table}' THEN value := {text};" for table, text in _TEXT.items()
+    )
+    return f"""CREATE OR REPLACE FUNCTION ppp_search_row() RETURNS trigger
+LANGUAGE plpgsql AS $$
+DECLARE value text; spaced text;
 BEGIN
-    spaced := btrim(regexp_replace(
-        left(coalesce(value, ''), {INDEXED_CHARACTERS}), {separators}, ' ', 'g'));
-    words := CASE WHEN spaced = '' THEN 0
-        ELSE length(spaced) - length(replace(spaced, ' ', '')) + 1 END;
-    vector := to_tsvector('simple', spaced);
-    IF spaced ~ '[^\\u0001-\\u007f]' THEN
-        SELECT coalesce(string_agg(
-            '''' || replace(replace(folded, '\\', '\\\\'), '''', '''''') || ''':'
-            || array_to_string(positions, ','), ' '), '')::tsvector
-        INTO vector
-        FROM (SELECT translate(lexeme, {_literal(folds_from)}, {_literal(folds_to)}) AS folded,
-            positions FROM unnest(vector)) AS each_word
-        WHERE folded <> '';
+    IF {texts}
     END IF;
-END $$"""
-
-
-def _row_function(table: str) -> str:
-    return f"""CREATE OR REPLACE FUNCTION ppp_search_{table}() RETURNS trigger
-LANGUAGE plpgsql AS $$ BEGIN
-    SELECT vector, words INTO NEW.search, NEW.search_words
-    FROM ppp_search_vector({_TEXT[table]});
+    spaced := ppp_search_spaced(value);
+    NEW.search_words := CASE WHEN spaced = '' THEN 0
+        ELSE octet_length(spaced) - octet_length(replace(spaced, ' ', '')) + 1 END;
+    NEW.search := to_tsvector('simple', spaced);
+    IF octet_length(spaced) <> length(spaced) THEN  -- a letter beyond ASCII
+        NEW.search := ppp_search_fold(NEW.search);
+    END IF;
     RETURN NEW;
 END $$"""
 
@@ -100,7 +116,9 @@ def statements() -> list[str]:
     made = [
         f"CREATE TABLE IF NOT EXISTS {TOTALS} (name text PRIMARY KEY,"
         " rows bigint NOT NULL, words bigint NOT NULL)",
-        _vector_function(),
+        _spaced_function(),
+        _fold_function(),
+        _row_function(),
         _TOTALS_FUNCTION,
     ]
     for searched in SEARCHED:
@@ -108,11 +126,10 @@ def statements() -> list[str]:
         made += [
             f"ALTER TABLE {table} ADD COLUMN IF NOT EXISTS search tsvector",
             f"ALTER TABLE {table} ADD COLUMN IF NOT EXISTS search_words integer",
-            _row_function(table),
             f"CREATE OR REPLACE TRIGGER {table}_search_row"
             f" BEFORE INSERT OR UPDATE OF {', '.join(searched.columns)} ON {table}"
-            f" FOR EACH ROW EXECUTE FUNCTION ppp_search_{table}()",
-            *_fill(table),
+            " FOR EACH ROW EXECUTE FUNCTION ppp_search_row()",
+            *_fill(table, searched.columns[-1]),
             f"INSERT INTO {TOTALS} (name, rows, words) SELECT '{table}', count(*),"
             f" coalesce(sum(search_words), 0) FROM {table} ON CONFLICT (name) DO NOTHING",
             *(
@@ -126,14 +143,11 @@ def statements() -> list[str]:
     return made
 
 
-def _fill(table: str) -> list[str]:
-    """Fill the columns of the rows written before the index (none in a new store);
-    the agents' update triggers would drop every run's pack, so they are held off."""
-    text = _TEXT[table].replace("NEW.", "")
-    fill = (
-        f"UPDATE {table} SET (search, search_words) ="
-        f" (SELECT vector, words FROM ppp_search_vector({text})) WHERE search IS NULL"
-    )
+def _fill(table: str, column: str) -> list[str]:
+    """Fill the columns of the rows written before the index (none in a new store) by
+    the row trigger: `column` of each such row set to itself. The agents' update
+    triggers would drop every run's pack, so they are held off meanwhile."""
+    fill = f"UPDATE {table} SET {column} = {column} WHERE search IS NULL"
     if table != "agents":
         return [fill]
     return [

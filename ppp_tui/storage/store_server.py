@@ -19,13 +19,16 @@ import zlib
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from . import postgres, postgres_schema, search, search_server
+from . import postgres, postgres_schema
 from .database import StoreError
 from .location import ServerURL
 from .postgres_sql import Connection
 from .store import Store
+
+if TYPE_CHECKING:
+    from .search_server import Hits
 
 # The advisory lock every write transaction holds (any number, the same everywhere).
 WRITE_LOCK = 0x70707477
@@ -37,7 +40,7 @@ class ServerStore(Store):
     server: ServerURL
     _lock_wait_ms: int | None = None  # set_lock_wait's, set again on a new connection
     _shut = False  # closed by its user: never connected again
-    _hits: search_server.Hits  # the rows holding a searched word, counted (search_server.py)
+    _hits: Hits  # the rows holding a searched word, counted (search_server.py)
 
     @classmethod
     def connect(cls, server: ServerURL, create: bool = False, upgrade: bool = True) -> ServerStore:
@@ -150,11 +153,15 @@ class ServerStore(Store):
         build: bool = True,
         cancelled: Callable[[], bool] | None = None,
     ) -> list[str]:
+        from . import search_server  # with the search module: not at the app's start
+
         return search_server.ranked(self._query, text, self._hits)
 
     def search_first(
         self, text: str, limit: int | None = None, lock_wait: float = 0.1, build: bool = True
     ) -> tuple[list[str], bool]:
+        from . import search, search_server
+
         return search_server.first_matches(self._query, text, limit or search.PAGE, self._hits)
 
     def search_index_current(self) -> bool:
