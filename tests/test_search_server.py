@@ -9,6 +9,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import pg_server
 import pytest
 
 from ppp_tui.storage import (
@@ -28,7 +29,6 @@ from ppp_tui.storage.store_server import ServerStore
 
 pytest.importorskip("psycopg", reason="the postgres extra (psycopg) is not installed")
 
-import psycopg
 
 # Queries a user types: words of the tasks, outputs and questions, run and spec ids
 # (split at their dashes), prefixes, several words, words most runs hold.
@@ -126,16 +126,11 @@ TEXTS = [
 
 @pytest.fixture(scope="module")
 def pg_conn(pg_cluster: str) -> Iterator[Any]:
-    name = "ppp_test_search_words"
-    with psycopg.connect(pg_cluster, autocommit=True) as admin:
-        admin.execute(f"DROP DATABASE IF EXISTS {name}")
-        admin.execute(f"CREATE DATABASE {name}")
-    server = parse_server_url(f"{pg_cluster.rsplit('/', 1)[0]}/{name}")
-    with postgres.connect(server, autocommit=True) as conn:
-        postgres_schema.prepare(conn, server)
-        yield conn
-    with psycopg.connect(pg_cluster, autocommit=True) as admin:
-        admin.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+    with pg_server.new_database(pg_cluster, "ppp_test_words") as url:
+        server = parse_server_url(url)
+        with postgres.connect(server, autocommit=True) as conn:
+            postgres_schema.prepare(conn, server)
+            yield conn
 
 
 @pytest.mark.parametrize("text", TEXTS)
@@ -163,21 +158,11 @@ def stores(
     """(a SQLite demo database of 2000 runs, a team store holding a copy of it)."""
     path = tmp_path_factory.mktemp("search") / "demo.db"
     write_demo(path, 2000, seed=3, sessions=True)
-    name = "ppp_test_search_server"
-    with psycopg.connect(pg_cluster, autocommit=True) as admin:
-        admin.execute(f"DROP DATABASE IF EXISTS {name}")
-        admin.execute(f"CREATE DATABASE {name}")
-    server = parse_server_url(f"{pg_cluster.rsplit('/', 1)[0]}/{name}")
-    with postgres.connect(server) as conn, Store.open(path) as store:
-        postgres_schema.prepare(conn, server)
-        transfer.copy_runs(transfer.SQLiteEnd(store.conn), transfer.PostgresEnd(conn))
-        conn.commit()
-    file, team = Store.open(path), ServerStore.connect(server)
-    yield file, team
-    file.close()
-    team.close()
-    with psycopg.connect(pg_cluster, autocommit=True) as admin:
-        admin.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+    with pg_server.new_database(pg_cluster, "ppp_test_search") as url:
+        server = parse_server_url(url)
+        with Store.open(path) as file, ServerStore.connect(server, create=True) as team:
+            transfer.bring_in(file, team, [])
+            yield file, team
 
 
 def _kendall_tau(one: list[str], other: list[str]) -> float:

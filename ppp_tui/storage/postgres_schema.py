@@ -116,7 +116,7 @@ LANGUAGE plpgsql IMMUTABLE AS $$ BEGIN
 EXCEPTION WHEN others THEN RETURN NULL;
 END $$"""
 
-_TRANSITIONS = {
+TRANSITIONS = {
     "INSERT": "REFERENCING NEW TABLE AS new_rows",
     "UPDATE": "REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows",
     "DELETE": "REFERENCING OLD TABLE AS old_rows",
@@ -154,7 +154,7 @@ def statements() -> list[str]:
         f"CREATE OR REPLACE TRIGGER run_scores_agent_{event.lower()}"
         f" AFTER {event} ON agents {transition}"
         " FOR EACH STATEMENT EXECUTE FUNCTION ppp_packs_gone()"
-        for event, transition in _TRANSITIONS.items()
+        for event, transition in TRANSITIONS.items()
     ]
     return made + search_server_schema.statements()
 

@@ -103,16 +103,12 @@ LANGUAGE plpgsql AS $$ BEGIN
     RETURN NULL;
 END $$"""
 
-_TRANSITIONS = {
-    "INSERT": "REFERENCING NEW TABLE AS new_rows",
-    "UPDATE": "REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows",
-    "DELETE": "REFERENCING OLD TABLE AS old_rows",
-}
-
 
 def statements() -> list[str]:
     """What makes the index, in order; each does nothing where it is already made (the
     rows' columns are filled where they are empty)."""
+    from .postgres_schema import TRANSITIONS  # which imports this module
+
     made = [
         f"CREATE TABLE IF NOT EXISTS {TOTALS} (name text PRIMARY KEY,"
         " rows bigint NOT NULL, words bigint NOT NULL)",
@@ -136,7 +132,7 @@ def statements() -> list[str]:
                 f"CREATE OR REPLACE TRIGGER {table}_search_{event.lower()}"
                 f" AFTER {event} ON {table} {transition}"
                 " FOR EACH STATEMENT EXECUTE FUNCTION ppp_search_totals()"
-                for event, transition in _TRANSITIONS.items()
+                for event, transition in TRANSITIONS.items()
             ),
             f"CREATE INDEX IF NOT EXISTS {table}_search ON {table} USING gin (search)",
         ]
