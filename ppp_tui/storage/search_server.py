@@ -78,11 +78,11 @@ def words_of(text: str) -> Words | None:
 
 
 def _matching(index: int) -> str:
-    """The rows of group `index` that match the tsquery `?`: (its key, its run id, its
-    tsvector, its number of words)."""
+    """The rows of group `index` that match the tsquery `?`: (its run id, its tsvector,
+    its number of words)."""
     searched = SEARCHED[index]
     return (
-        f"SELECT row.ctid AS key, {searched.run} AS run_id, row.search, row.search_words"
+        f"SELECT {searched.run} AS run_id, row.search, row.search_words"
         f" FROM {searched.table} AS row{searched.joins} WHERE row.search @@ ?::tsquery"
     )
 
@@ -206,14 +206,16 @@ def ranked(query: Query, text: str, hits: Hits | None = None) -> list[str]:
     return _all_matches(query, words, counts, hits)
 
 
-# The first runs by id of one group's matches.
-_PAGE = "SELECT id FROM runs WHERE EXISTS ({matches}) ORDER BY id LIMIT ?"
-_MATCHES_OF_RUN = (
-    "SELECT 1 FROM runs AS row WHERE row.id = runs.id AND row.search @@ ?::tsquery",
-    "SELECT 1 FROM agents AS row WHERE row.run_id = runs.id AND row.search @@ ?::tsquery",
-    "SELECT 1 FROM agents JOIN trajectory_questions AS row ON row.trajectory_id = agents.id"
-    " WHERE agents.run_id = runs.id AND row.search @@ ?::tsquery",
-)
+def _page(index: int) -> str:
+    """The first `?` runs by id among those a row of group `index` matching the tsquery
+    `?` leads to (the planner walks the runs by id or the matching rows, as they are
+    many or few)."""
+    searched = SEARCHED[index]
+    return (
+        f"SELECT id FROM runs WHERE EXISTS (SELECT 1 FROM {searched.table} AS row"
+        f"{searched.joins} WHERE {searched.run} = runs.id AND row.search @@ ?::tsquery)"
+        " ORDER BY id LIMIT ?"
+    )
 
 
 def first_matches(
@@ -236,8 +238,7 @@ def first_matches(
         if index < len(counts) - 1 and not counts[index]:
             continue  # counted whole: none there
         seen = set(found)
-        sql = _PAGE.format(matches=_MATCHES_OF_RUN[index])
-        for (run_id,) in query(sql, [tsquery, limit]):
+        for (run_id,) in query(_page(index), [tsquery, limit]):
             if run_id not in seen:
                 found.append(str(run_id))
                 if len(found) == limit:
