@@ -5,6 +5,7 @@ the index kept as rows are written, and made for a store that predates it."""
 from __future__ import annotations
 
 import sqlite3
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -18,17 +19,20 @@ from ppp_tui.storage import (
     search_server,
     search_server_schema,
     search_words,
+    store_server,
     transfer,
 )
 from ppp_tui.storage.database import StoreError
 from ppp_tui.storage.demo import write_demo
 from ppp_tui.storage.location import parse_server_url
 from ppp_tui.storage.schema import SCHEMA_VERSION
+from ppp_tui.storage.search import Cancelled
 from ppp_tui.storage.store import Store
 from ppp_tui.storage.store_server import ServerStore
 
 pytest.importorskip("psycopg", reason="the postgres extra (psycopg) is not installed")
 
+import psycopg
 
 # Queries a user types: words of the tasks, outputs and questions, run and spec ids
 # (split at their dashes), prefixes, several words, words most runs hold.
@@ -213,6 +217,38 @@ def test_hostile_text_is_only_words(stores: tuple[Store, ServerStore], text: str
     file, team = stores
     assert team.search(text) == file.search(text)
     assert team.search_first(text) == file.search_first(text)
+
+
+def test_a_search_no_longer_wanted_stops_and_the_store_goes_on(
+    stores: tuple[Store, ServerStore],
+) -> None:
+    file, team = stores
+    asked: list[float] = []
+
+    def cancelled() -> bool:  # wanted when it starts, not from 20 ms on
+        asked.append(time.monotonic())
+        return asked[-1] - asked[0] > 0.02
+
+    with pytest.raises(Cancelled):
+        team.search("a", cancelled=cancelled)  # a whole second's search on this machine
+    assert asked[-1] - asked[0] < 1.0
+    with pytest.raises(Cancelled):
+        team.search("a", cancelled=lambda: True)
+    # The connection goes on: the next searches answer whole.
+    assert team.search("inventory service", cancelled=lambda: False) == file.search(
+        "inventory service"
+    )
+    assert team.search_first("a") == file.search_first("a")
+
+
+def test_a_statement_running_is_cancelled_on_the_server(stores: tuple[Store, ServerStore]) -> None:
+    _, team = stores
+    started = time.monotonic()
+    late = store_server._cancelling(team.pg.raw, lambda: time.monotonic() - started > 0.05)
+    with pytest.raises(psycopg.errors.QueryCanceled), late:
+        team.pg.raw.execute("SELECT pg_sleep(5)")
+    assert time.monotonic() - started < 2
+    assert team.pg.raw.execute("SELECT 1").fetchone() == (1,)
 
 
 def test_the_query_is_built_from_words_never_parsed() -> None:

@@ -15,6 +15,7 @@ no transaction open between statements, and each write is one transaction of its
 
 from __future__ import annotations
 
+import threading
 import zlib
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
@@ -22,7 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from . import postgres, postgres_schema
-from .database import StoreError
+from .database import DatabaseLocked, StoreError
 from .location import ServerURL
 from .postgres_sql import Connection
 from .store import Store
@@ -153,9 +154,27 @@ class ServerStore(Store):
         build: bool = True,
         cancelled: Callable[[], bool] | None = None,
     ) -> list[str]:
-        from . import search_server  # with the search module: not at the app's start
+        from . import search, search_server  # with the first search: not at the app's start
 
-        return search_server.ranked(self._query, text, self._hits)
+        if cancelled is None:
+            return search_server.ranked(self._query, text, self._hits)
+        if cancelled():
+            raise search.Cancelled
+        # Under the lock throughout: a cancel the server gets meets only this search's
+        # statements (one it gets while the connection is idle is ignored).
+        with self.lock, _cancelling(self.pg.raw, cancelled) as sent:
+
+            def query(sql: str, params: Iterable[Any] = ()) -> list[Any]:
+                if sent:  # no next statement once cancelled
+                    raise search.Cancelled
+                return self._query(sql, params)
+
+            try:
+                return search_server.ranked(query, text, self._hits)
+            except DatabaseLocked:  # what a cancelled statement becomes (server_error)
+                if sent:
+                    raise search.Cancelled from None
+                raise
 
     def search_first(
         self, text: str, limit: int | None = None, lock_wait: float = 0.1, build: bool = True
@@ -166,6 +185,34 @@ class ServerStore(Store):
 
     def search_index_current(self) -> bool:
         return True
+
+
+# How often a search asks whether it is still wanted, in seconds.
+CHECK_S = 0.01
+
+
+@contextmanager
+def _cancelling(conn: Any, cancelled: Callable[[], bool]) -> Iterator[list[bool]]:
+    """Ask `cancelled` every `CHECK_S` seconds, from a thread of its own, while the
+    block runs, and cancel the statement running on `conn` once it says so; the list
+    given holds True once a cancel was sent. The thread has ended when the block does."""
+    sent: list[bool] = []
+    done = threading.Event()
+
+    def watch() -> None:
+        while not done.wait(CHECK_S):
+            if cancelled():
+                sent.append(True)
+                conn.cancel_safe()
+                return
+
+    watcher = threading.Thread(target=watch, name="ppp-search-cancel", daemon=True)
+    watcher.start()
+    try:
+        yield sent
+    finally:
+        done.set()
+        watcher.join()
 
 
 def open_store(
