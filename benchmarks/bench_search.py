@@ -1,6 +1,6 @@
 """The runs list's search at 100k runs, keystroke by keystroke.
 
-    python benchmarks/bench_search.py [--db PATH] [--runs 100000] [--repeat 5]
+    python benchmarks/bench_search.py [--db PATH|URL] [--runs 100000] [--repeat 5]
 
 Makes a demo database of --runs runs (`ppp-tui demo`, which builds the full-text index)
 in a temporary folder, or uses the one --db names (made there first if it is missing,
@@ -18,6 +18,11 @@ and kept), copies it, and prints:
   keystrokes and over all of them;
 - a few queries against the substring filter the runs screen applied before full-text
   search (id, spec id and task of the loaded rows, in memory).
+
+With --db a team store's postgresql:// URL, the same keystrokes and queries are timed
+on the store (PostgreSQL's full-text index, search_server.py); a store without runs is
+first filled with a demo of --runs runs (`ppp-tui import demo.db --db URL`, timed). There
+is no index to build there: the server keeps it as runs are written.
 
 Everything but --db is written to the temporary folder, which is removed at the end. The
 machine's load average is printed: other processes slow the figures down. A quick check
@@ -40,6 +45,7 @@ from _common import isolated_env, ppp_tui, scratch
 from ppp_tui.storage import search
 from ppp_tui.storage.demo import generate
 from ppp_tui.storage.files import read_records
+from ppp_tui.storage.location import is_server_url, parse_server_url
 from ppp_tui.storage.store import RunInfo, Store
 
 QUERIES = ("webhook", "crash upload", "SPEC-KIT-01", "the", "zzz")
@@ -82,12 +88,18 @@ def index(db: Path) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--db", type=Path, help="Use this database (made if missing) and keep it.")
+    parser.add_argument(
+        "--db",
+        help="Use this SQLite file (made if missing) and keep it, or this team store's URL.",
+    )
     parser.add_argument("--runs", type=int, default=100_000)
     parser.add_argument("--repeat", type=int, default=5, help="Timings of each keystroke.")
     args = parser.parse_args()
+    if args.db and is_server_url(args.db):
+        team_store(args.db, args.runs, args.repeat)
+        return
     with scratch("ppp-bench-search-") as folder:
-        db = args.db or folder / "demo.db"
+        db = Path(args.db) if args.db else folder / "demo.db"
         if not db.exists():
             start = time.perf_counter()
             subprocess.run(
@@ -125,21 +137,57 @@ def main() -> None:
             if not search.is_current(store.conn):
                 raise SystemExit("bench_search: the index is not current after its update")
             print(f"index checked current in {(time.perf_counter() - start) * 1000:.1f} ms")
-
-            infos = store.run_infos()
-            typed_letter_by_letter(store, infos, args.repeat)
-            print(f"{'query as typed':<22} {'matches':>8} {'fts ms':>8} {'substr':>8} {'ms':>8}")
-            for query in QUERIES:
-                for end in sorted({min(3, len(query)), len(query)}):
-                    typed = query[:end]
-                    found = store.search(typed)
-                    fts = median_ms(lambda typed=typed: store.search(typed))
-                    old = median_ms(lambda typed=typed: substring(infos, typed))
-                    print(
-                        f"{typed!r:<22} {len(found):>8,} {fts:>8.1f}"
-                        f" {len(substring(infos, typed)):>8,} {old:>8.1f}"
-                    )
+            searches(store, args.repeat)
         print(f"load average {os.getloadavg()[0]:.2f} (1 min), {os.cpu_count()} cores")
+
+
+def searches(store: Store, repeat: int) -> None:
+    """The keystrokes, then the queries against the substring filter."""
+    infos = store.run_infos()
+    typed_letter_by_letter(store, infos, repeat)
+    print(f"{'query as typed':<22} {'matches':>8} {'fts ms':>8} {'substr':>8} {'ms':>8}")
+    for query in QUERIES:
+        for end in sorted({min(3, len(query)), len(query)}):
+            typed = query[:end]
+            found = store.search(typed)
+            fts = median_ms(lambda typed=typed: store.search(typed))
+            old = median_ms(lambda typed=typed: substring(infos, typed))
+            print(
+                f"{typed!r:<22} {len(found):>8,} {fts:>8.1f}"
+                f" {len(substring(infos, typed)):>8,} {old:>8.1f}"
+            )
+
+
+def team_store(url: str, runs: int, repeat: int) -> None:
+    """The searches on a team store, filled with a demo first if it has no runs."""
+    from ppp_tui.storage.store_server import ServerStore
+
+    server = parse_server_url(url)
+    with scratch("ppp-bench-search-") as folder:
+        with ServerStore.connect(server, create=True) as store:
+            empty = store.count() == 0
+        if empty:
+            env = isolated_env(folder)
+            demo = folder / "demo.db"
+            subprocess.run(
+                [*ppp_tui(), "demo", "--runs", str(runs), "--db", str(demo)],
+                env=env,
+                check=True,
+                stdout=subprocess.DEVNULL,
+            )
+            start = time.perf_counter()
+            subprocess.run(
+                [*ppp_tui(), "import", str(demo), "--db", url],
+                env=env,
+                check=True,
+                stdout=subprocess.DEVNULL,
+            )
+            took = time.perf_counter() - start
+            print(f"demo of {runs:,} runs imported into the store in {took:.1f} s")
+        with ServerStore.connect(server) as store:
+            print(f"{server}: {store.count():,} runs")
+            searches(store, repeat)
+    print(f"load average {os.getloadavg()[0]:.2f} (1 min), {os.cpu_count()} cores")
 
 
 def typed_letter_by_letter(store: Store, infos: list[RunInfo], repeat: int) -> None:

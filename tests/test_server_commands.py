@@ -29,6 +29,12 @@ SESSION_RUN = "sess"  # the start of the demo's runs read from sessions (edits o
 COMMANDS = [
     ("runs",),
     ("runs", "--stage", "plan"),
+    # Full-text search: the same runs in the same order (bm25 as SQLite computes it).
+    ("runs", "--search", "inventory service"),
+    ("runs", "--search", "demo-00002"),
+    ("runs", "--search", "the"),
+    ("runs", "--search", "crash upl"),
+    ("runs", "--search", "'; DROP TABLE runs; --"),
     ("show", "demo-000002"),
     ("show", SESSION_RUN),
     ("show", "demo-00000"),  # ambiguous: the same error

@@ -15,14 +15,16 @@ from ppp_tui.storage import postgres, postgres_schema, schema
 from ppp_tui.storage.database import StoreError
 from ppp_tui.storage.location import parse_server_url
 from ppp_tui.storage.store import Store
-from ppp_tui.storage.tables import BLOB, COUNTERS, INTEGER, REAL, TABLES, TEXT
+from ppp_tui.storage.tables import BLOB, COUNTERS, INTEGER, REAL, SEARCHED, TABLES, TEXT
 
 TABLE = {table.name: table for table in TABLES}
+SEARCHED_TABLES = {searched.table for searched in SEARCHED}
 
 
 def test_the_description_names_every_table_of_ours() -> None:
     assert {table.name for table in TABLES} == schema.OUR_TABLES
-    assert schema.OUR_TABLES | {"schema_version"} == postgres_schema.OUR_TABLES
+    # A team store's own: the version, and its full-text index's totals.
+    assert schema.OUR_TABLES | {"schema_version", "search_totals"} == postgres_schema.OUR_TABLES
 
 
 # -- SQLite ------------------------------------------------------------------------------
@@ -98,6 +100,8 @@ def test_a_postgres_database_is_made_from_the_description(pg_url: str) -> None:
                 " ORDER BY ordinal_position",
                 [table.name],
             ).fetchall()
+            # A table a search reads ends with its full-text index's two columns.
+            search = [("search", "tsvector", "YES", None), ("search_words", "integer", "YES", None)]
             assert rows == [
                 (
                     c.name,
@@ -106,7 +110,7 @@ def test_a_postgres_database_is_made_from_the_description(pg_url: str) -> None:
                     "C" if c.kind == TEXT else None,
                 )
                 for c in table.columns
-            ], table.name
+            ] + (search if table.name in SEARCHED_TABLES else []), table.name
             key = conn.execute(
                 "SELECT a.attname FROM pg_index i JOIN pg_attribute a"
                 " ON a.attrelid = i.indrelid AND a.attnum = ANY(i.indkey)"
@@ -120,7 +124,8 @@ def test_a_postgres_database_is_made_from_the_description(pg_url: str) -> None:
                 " AND indexname NOT LIKE '%%_pkey'",
                 [table.name],
             ).fetchall()
-            assert {row[0] for row in indexes} == {i.name for i in table.indexes}
+            gin = {f"{table.name}_search"} if table.name in SEARCHED_TABLES else set()
+            assert {row[0] for row in indexes} == {i.name for i in table.indexes} | gin
         version = conn.execute("SELECT version FROM schema_version").fetchone()
         assert version == (schema.SCHEMA_VERSION,)
 

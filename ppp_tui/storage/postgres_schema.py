@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from . import search_server_schema
 from .database import StoreError
 from .location import ServerURL
 from .schema import SCHEMA_VERSION, check_version
@@ -28,7 +29,13 @@ if TYPE_CHECKING:
     import psycopg
 
 VERSION_TABLE = "schema_version"
-OUR_TABLES = frozenset({table.name for table in TABLES} | {VERSION_TABLE})
+OUR_TABLES = frozenset(
+    {table.name for table in TABLES} | {VERSION_TABLE, search_server_schema.TOTALS}
+)
+# What a team store holds beyond the schema version both engines share, counted in
+# `schema_version.server`: 1, the full-text index (search_server_schema.py). A store
+# behind is brought forward as one a version behind is.
+SERVER_REVISION = 1
 # The advisory lock a schema change holds: any number, the same in every process.
 _LOCK = 0x70707475
 
@@ -109,7 +116,7 @@ LANGUAGE plpgsql IMMUTABLE AS $$ BEGIN
 EXCEPTION WHEN others THEN RETURN NULL;
 END $$"""
 
-_TRANSITIONS = {
+TRANSITIONS = {
     "INSERT": "REFERENCING NEW TABLE AS new_rows",
     "UPDATE": "REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows",
     "DELETE": "REFERENCING OLD TABLE AS old_rows",
@@ -121,7 +128,8 @@ def statements() -> list[str]:
     where what it makes is already there."""
     made: list[str] = [
         f"CREATE TABLE IF NOT EXISTS {VERSION_TABLE} ("
-        " id integer PRIMARY KEY CHECK (id = 1), version integer NOT NULL)"
+        " id integer PRIMARY KEY CHECK (id = 1), version integer NOT NULL)",
+        f"ALTER TABLE {VERSION_TABLE} ADD COLUMN IF NOT EXISTS server integer NOT NULL DEFAULT 0",
     ]
     for table in TABLES:
         made.append(create_table(table))
@@ -146,9 +154,9 @@ def statements() -> list[str]:
         f"CREATE OR REPLACE TRIGGER run_scores_agent_{event.lower()}"
         f" AFTER {event} ON agents {transition}"
         " FOR EACH STATEMENT EXECUTE FUNCTION ppp_packs_gone()"
-        for event, transition in _TRANSITIONS.items()
+        for event, transition in TRANSITIONS.items()
     ]
-    return made
+    return made + search_server_schema.statements()
 
 
 def tables(conn: psycopg.Connection[Any]) -> set[str]:
@@ -156,39 +164,46 @@ def tables(conn: psycopg.Connection[Any]) -> set[str]:
     return {str(row[0]) for row in rows}
 
 
-def _version(conn: psycopg.Connection[Any], found: set[str]) -> int:
+def _version(conn: psycopg.Connection[Any], found: set[str]) -> tuple[int, int]:
+    """(the schema version, the server revision); (0, 0) for an empty database. Read
+    whole: a store made before the revision has no column for it."""
     if VERSION_TABLE not in found:
-        return 0
-    row = conn.execute(f"SELECT version FROM {VERSION_TABLE}").fetchone()
-    return 0 if row is None else int(row[0])
+        return 0, 0
+    row = conn.execute(f"SELECT to_jsonb(v) FROM {VERSION_TABLE} AS v").fetchone()
+    if row is None:
+        return 0, 0
+    return int(row[0]["version"]), int(row[0].get("server", 0))
 
 
 def prepare(conn: psycopg.Connection[Any], server: ServerURL, upgrade: bool = True) -> None:
     """Check that the database is ppp-tui's (or empty) and not too new, and bring it to
     the current schema, once however many processes open it at the same time."""
+    current = (SCHEMA_VERSION, SERVER_REVISION)
     with conn.transaction():
         found = tables(conn)
         version = _version(conn, found)
         _check(server, found, version, upgrade)
-        if version == SCHEMA_VERSION:
+        if version >= current:
             return
         conn.execute("SELECT pg_advisory_xact_lock(%s)", [_LOCK])
         # Again under the lock: another process may have made it meanwhile.
         found = tables(conn)
         version = _version(conn, found)
         _check(server, found, version, upgrade)
-        if version == SCHEMA_VERSION:
+        if version >= current:
             return
         for statement in statements():
             conn.execute(statement)
         conn.execute(
-            f"INSERT INTO {VERSION_TABLE} (id, version) VALUES (1, %s)"
-            " ON CONFLICT (id) DO UPDATE SET version = excluded.version",
-            [SCHEMA_VERSION],
+            f"INSERT INTO {VERSION_TABLE} (id, version, server) VALUES (1, %s, %s)"
+            " ON CONFLICT (id) DO UPDATE SET version = excluded.version,"
+            " server = excluded.server",
+            list(current),
         )
 
 
-def _check(server: ServerURL, found: set[str], version: int, upgrade: bool) -> None:
+def _check(server: ServerURL, found: set[str], versions: tuple[int, int], upgrade: bool) -> None:
+    version, revision = versions
     if version == 0:
         foreign = sorted(found - OUR_TABLES)
         if foreign:
@@ -196,3 +211,5 @@ def _check(server: ServerURL, found: set[str], version: int, upgrade: bool) -> N
                 f"{server}: not a ppp-tui database (it has other tables: {', '.join(foreign[:3])})"
             )
     check_version(server, version, upgrade)
+    if version == SCHEMA_VERSION and revision < SERVER_REVISION and not upgrade:
+        raise StoreError(f"{server}: needs an upgrade (its full-text index)")

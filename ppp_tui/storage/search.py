@@ -29,14 +29,19 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .tables import SEARCHED
+
 if TYPE_CHECKING:
     import sqlite_utils
 
-# (table, the columns indexed, the run id of a matching row)
-_INDEXED: tuple[tuple[str, tuple[str, ...], str], ...] = (
-    ("runs", ("id", "spec_id", "task"), "runs.id AS run_id"),
-    ("agents", ("output",), "agents.run_id AS run_id"),
-    ("trajectory_questions", ("text",), "agents.run_id AS run_id"),
+# (table, the columns indexed, the run id of a matching row): tables.SEARCHED's.
+_RUN_IDS = {
+    "runs": "runs.id AS run_id",
+    "agents": "agents.run_id AS run_id",
+    "trajectory_questions": "agents.run_id AS run_id",
+}
+_INDEXED: tuple[tuple[str, tuple[str, ...], str], ...] = tuple(
+    (searched.table, searched.columns, _RUN_IDS[searched.table]) for searched in SEARCHED
 )
 # How a matching row of each index leads to its run.
 _JOINS = {

@@ -6,26 +6,30 @@ reaches the server through postgres_sql.py. What is the engine's own is here: op
 the connection), the lock every use of the connection holds, transactions (one writer
 at a time), errors as one line naming the server, the keys that change when runs are
 added or removed and when anything is written (the app's look for other processes'
-changes), and searching (search_server.py: by substring, no full-text index). The
-connection is in autocommit mode: a read holds no transaction open between statements,
-and each write is one transaction of its own.
+changes), and searching (search_server.py: PostgreSQL's full-text index, which the
+server keeps as rows are written). The connection is in autocommit mode: a read holds
+no transaction open between statements, and each write is one transaction of its own.
 
 `path` is what messages name the store by: the server's host, port and database.
 """
 
 from __future__ import annotations
 
+import threading
 import zlib
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from . import postgres, postgres_schema, search_server
-from .database import StoreError
+from . import postgres, postgres_schema
+from .database import DatabaseLocked, StoreError
 from .location import ServerURL
 from .postgres_sql import Connection
 from .store import Store
+
+if TYPE_CHECKING:
+    from .search_server import Hits
 
 # The advisory lock every write transaction holds (any number, the same everywhere).
 WRITE_LOCK = 0x70707477
@@ -37,6 +41,7 @@ class ServerStore(Store):
     server: ServerURL
     _lock_wait_ms: int | None = None  # set_lock_wait's, set again on a new connection
     _shut = False  # closed by its user: never connected again
+    _hits: Hits  # the rows holding a searched word, counted (search_server.py)
 
     @classmethod
     def connect(cls, server: ServerURL, create: bool = False, upgrade: bool = True) -> ServerStore:
@@ -59,6 +64,7 @@ class ServerStore(Store):
             raise postgres.server_error(server, error) from None
         store = cls(Path(str(server)), Connection(raw))  # type: ignore[arg-type]
         store.server = server
+        store._hits = {}
         return store
 
     def reopen(self) -> ServerStore:
@@ -163,7 +169,7 @@ class ServerStore(Store):
             except pg.Error as error:
                 raise postgres.server_error(self.server, error) from None
 
-    # -- search: a substring search (search_server.py), no index to keep --------------
+    # -- search: PostgreSQL's full-text index (search_server.py), kept on every write --
 
     def search(
         self,
@@ -172,15 +178,65 @@ class ServerStore(Store):
         build: bool = True,
         cancelled: Callable[[], bool] | None = None,
     ) -> list[str]:
-        return search_server.matches(self._query, text)
+        from . import search, search_server  # with the first search: not at the app's start
+
+        if cancelled is None:
+            return search_server.ranked(self._query, text, self._hits)
+        if cancelled():
+            raise search.Cancelled
+        # Under the lock throughout: a cancel the server gets meets only this search's
+        # statements (one it gets while the connection is idle is ignored).
+        with self.lock, _cancelling(self.pg.raw, cancelled) as sent:
+
+            def query(sql: str, params: Iterable[Any] = ()) -> list[Any]:
+                if sent:  # no next statement once cancelled
+                    raise search.Cancelled
+                return self._query(sql, params)
+
+            try:
+                return search_server.ranked(query, text, self._hits)
+            except DatabaseLocked:  # what a cancelled statement becomes (server_error)
+                if sent:
+                    raise search.Cancelled from None
+                raise
 
     def search_first(
         self, text: str, limit: int | None = None, lock_wait: float = 0.1, build: bool = True
     ) -> tuple[list[str], bool]:
-        return self.search(text), True
+        from . import search, search_server
+
+        return search_server.first_matches(self._query, text, limit or search.PAGE, self._hits)
 
     def search_index_current(self) -> bool:
         return True
+
+
+# How often a search asks whether it is still wanted, in seconds.
+CHECK_S = 0.01
+
+
+@contextmanager
+def _cancelling(conn: Any, cancelled: Callable[[], bool]) -> Iterator[list[bool]]:
+    """Ask `cancelled` every `CHECK_S` seconds, from a thread of its own, while the
+    block runs, and cancel the statement running on `conn` once it says so; the list
+    given holds True once a cancel was sent. The thread has ended when the block does."""
+    sent: list[bool] = []
+    done = threading.Event()
+
+    def watch() -> None:
+        while not done.wait(CHECK_S):
+            if cancelled():
+                sent.append(True)
+                conn.cancel_safe()
+                return
+
+    watcher = threading.Thread(target=watch, name="ppp-search-cancel", daemon=True)
+    watcher.start()
+    try:
+        yield sent
+    finally:
+        done.set()
+        watcher.join()
 
 
 def open_store(

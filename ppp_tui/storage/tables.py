@@ -4,10 +4,12 @@ Each table's columns (type, NOT NULL, default, the table a column references, go
 the row it references), primary key and indexes; and the two things triggers keep:
 `score_changes.n` counts changes of technical scores and efforts (what tells an open
 app to reload), and a run's pack in `run_scores` (packs.py) goes when its agents
-change. A SQLite file reaches this schema through schema.py's migrations, which carry
-older files' data forward (tests check that a new file matches it column for column);
-a PostgreSQL database is brought to it by postgres_schema.py, which adds whatever of it
-is missing, so the next version's change is made here once for both. No I/O here.
+change; and the text a search reads (`SEARCHED`). A SQLite file reaches this schema
+through schema.py's migrations, which carry older files' data forward (tests check
+that a new file matches it column for column); a PostgreSQL database is brought to it
+by postgres_schema.py, which adds whatever of it is missing (and the full-text index,
+search_server_schema.py), so the next version's change is made here once for both. No
+I/O here.
 """
 
 from __future__ import annotations
@@ -289,3 +291,29 @@ COUNTERS: tuple[Counter, ...] = (
 
 # The table whose rows go when the agents of their run are inserted, updated or deleted.
 PACKS = "run_scores"
+
+
+@dataclass(frozen=True)
+class Searched:
+    """A table whose rows a search looks in, with the columns it reads (one text, the
+    columns' values in this order) and how a row leads to its run (`run`, an expression
+    over the table as `row`, joined to `joins`)."""
+
+    table: str
+    columns: tuple[str, ...]
+    run: str
+    joins: str = ""
+
+
+# What a search reads, and the order its groups come in when too many rows match to
+# rank them (search.py on SQLite, search_server.py on PostgreSQL).
+SEARCHED: tuple[Searched, ...] = (
+    Searched("runs", ("id", "spec_id", "task"), "row.id"),
+    Searched("agents", ("output",), "row.run_id"),
+    Searched(
+        "trajectory_questions",
+        ("text",),
+        "agents.run_id",
+        " JOIN agents ON agents.id = row.trajectory_id",
+    ),
+)
