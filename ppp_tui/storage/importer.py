@@ -11,6 +11,7 @@ import gc
 import marshal
 import os
 import pickle
+import queue
 import signal
 import sys
 import threading
@@ -33,6 +34,10 @@ _FORK_MIN = 1000
 _FORK_CHUNK = 100_000
 _PIPE_BATCH = 500
 _PIPE_SIZE = 1 << 20
+# Batches of each worker read off its pipe ahead of their turn (`_Inbox`): a worker goes
+# on parsing while this process takes the full-text index's rows in (about 0.3 s at a
+# time), and its pipe, which holds about one batch, would be full.
+_READ_AHEAD = 16
 
 
 @dataclass
@@ -132,6 +137,7 @@ class Import:
 
         self.writer.flush()  # rows go in in record order
         workers: list[tuple[int, int]] = []  # (pid, read end of its pipe)
+        inboxes: list[_Inbox] = []
         # The lines, their JSON, runs and rows have no reference cycles: the cycle
         # collector (here and in the workers) would only walk them again and again.
         collecting = gc.isenabled()
@@ -160,19 +166,23 @@ class Import:
                         fcntl.fcntl(read_fd, fcntl.F_SETPIPE_SZ, _PIPE_SIZE)
             finally:
                 signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+            inboxes = [_Inbox(fd) for _, fd in workers]
             for number, start in enumerate(range(0, len(chunk), _PIPE_BATCH)):
-                message = _read_message(workers[number % _WORKERS][1])
+                message = inboxes[number % _WORKERS].take()
                 if message[0] == "error":
                     raise message[1]
                 self._apply(chunk[start : start + _PIPE_BATCH], message)
         finally:
-            for pid, fd in workers:
-                os.close(fd)
+            for pid, _ in workers:
                 # Done, failed or interrupted: the worker has nothing more to do.
                 with suppress(ProcessLookupError):
                     os.kill(pid, signal.SIGKILL)
                 with suppress(ChildProcessError):  # reaped already (SIGCHLD ignored)
                     os.waitpid(pid, 0)
+            for inbox in inboxes:
+                inbox.close()  # the worker is gone: its pipe ends, and the reader with it
+            for _, fd in workers:
+                os.close(fd)
             if collecting:
                 gc.enable()
         return True
@@ -244,6 +254,48 @@ class Import:
             status = 0
         finally:
             os._exit(status)
+
+
+class _Inbox:
+    """A worker's messages, read off its pipe by a thread of their own as they come (up
+    to `_READ_AHEAD` ahead), so that the worker never waits for this process to be ready
+    for them: reading and unpacking go on while the importing thread writes (SQLite lets
+    go of the interpreter meanwhile). A worker that stopped too early is the error its
+    next message raises."""
+
+    def __init__(self, fd: int) -> None:
+        self._fd = fd
+        self._messages: queue.Queue[tuple[bool, Any]] = queue.Queue(_READ_AHEAD)
+        self._closed = threading.Event()
+        self._thread = threading.Thread(target=self._read, name="import-inbox", daemon=True)
+        self._thread.start()
+
+    def take(self) -> Any:
+        """The worker's next message, once it is there."""
+        failed, message = self._messages.get()
+        if failed:
+            raise message
+        return message
+
+    def close(self) -> None:
+        """Stop reading; call once the worker is gone (its pipe then ends)."""
+        self._closed.set()
+        self._thread.join()
+
+    def _read(self) -> None:
+        while not self._closed.is_set():
+            try:
+                item: tuple[bool, Any] = (False, _read_message(self._fd))
+            except Exception as error:  # the pipe ended, or a message that cannot be read
+                item = (True, error)
+            while not self._closed.is_set():
+                try:
+                    self._messages.put(item, timeout=0.05)
+                    break
+                except queue.Full:
+                    continue
+            if item[0]:
+                return
 
 
 class _Stream:
