@@ -11,7 +11,6 @@ import gc
 import marshal
 import os
 import pickle
-import queue
 import signal
 import sys
 import threading
@@ -137,7 +136,11 @@ class Import:
 
         self.writer.flush()  # rows go in in record order
         workers: list[tuple[int, int]] = []  # (pid, read end of its pipe)
-        inboxes: list[_Inbox] = []
+        inbox: _Inbox | None = None
+        batches = range(0, len(chunk), _PIPE_BATCH)
+        tickets = _tickets(len(batches))
+        if tickets is None:
+            return False
         # The lines, their JSON, runs and rows have no reference cycles: the cycle
         # collector (here and in the workers) would only walk them again and again.
         collecting = gc.isenabled()
@@ -146,7 +149,7 @@ class Import:
             # No SIGINT between a fork and the worker's own handling of it.
             mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
             try:
-                for index in range(_WORKERS):
+                for _ in range(_WORKERS):
                     try:
                         read_fd, write_fd = os.pipe()
                     except OSError:
@@ -159,16 +162,16 @@ class Import:
                         os.close(write_fd)
                         return False
                     if pid == 0:
-                        self._work(chunk, index, write_fd, others, mask)  # never returns
+                        self._work(chunk, tickets, write_fd, others, mask)  # never returns
                     os.close(write_fd)
                     workers.append((pid, read_fd))
                     with suppress(OSError):  # room for a whole batch: workers need not wait
                         fcntl.fcntl(read_fd, fcntl.F_SETPIPE_SZ, _PIPE_SIZE)
             finally:
                 signal.pthread_sigmask(signal.SIG_SETMASK, mask)
-            inboxes = [_Inbox(fd) for _, fd in workers]
-            for number, start in enumerate(range(0, len(chunk), _PIPE_BATCH)):
-                message = inboxes[number % _WORKERS].take()
+            inbox = _Inbox([fd for _, fd in workers])
+            for number, start in enumerate(batches):
+                message = inbox.take(number)
                 if message[0] == "error":
                     raise message[1]
                 self._apply(chunk[start : start + _PIPE_BATCH], message)
@@ -179,10 +182,11 @@ class Import:
                     os.kill(pid, signal.SIGKILL)
                 with suppress(ChildProcessError):  # reaped already (SIGCHLD ignored)
                     os.waitpid(pid, 0)
-            for inbox in inboxes:
-                inbox.close()  # the worker is gone: its pipe ends, and the reader with it
+            if inbox is not None:
+                inbox.close()  # the workers are gone: their pipes end, and the readers
             for _, fd in workers:
                 os.close(fd)
+            os.close(tickets)
             if collecting:
                 gc.enable()
         return True
@@ -213,9 +217,10 @@ class Import:
             self.progress(len(batch))
 
     def _work(
-        self, chunk: list[Record], index: int, write_fd: int, inherited: list[int], mask: Any
+        self, chunk: list[Record], tickets: int, write_fd: int, inherited: list[int], mask: Any
     ) -> NoReturn:
-        """Worker `index`: parse its batches of `chunk` and send them; never returns."""
+        """A worker: parse the batches of `chunk` whose numbers it takes from `tickets`, in
+        the order taken (ascending), and send each with its number; never returns."""
         status = 1
         try:
             signal.signal(signal.SIGINT, signal.SIG_DFL)
@@ -224,9 +229,11 @@ class Import:
                 os.close(fd)
             rows = Rows(self.writer.rows.stamp, 0, self.writer.rows.reviewer)
             with open(write_fd, "wb") as pipe:
+                number = -1
                 try:
-                    step = _WORKERS * _PIPE_BATCH
-                    for start in range(index * _PIPE_BATCH, len(chunk), step):
+                    while ticket := os.read(tickets, 4):
+                        number = int.from_bytes(ticket, "little")
+                        start = number * _PIPE_BATCH
                         report = ImportReport()
                         rows.next_agent = 0
                         rows.unknown = set()
@@ -235,6 +242,7 @@ class Import:
                         tables = rows.take()
                         ids = [row[0] for row in tables[0]]
                         message = (
+                            number,
                             *(
                                 ("rows", tables)
                                 if self.schema is None
@@ -250,52 +258,91 @@ class Import:
                         )
                         _send(pipe, message)
                 except Exception as error:
-                    _send(pipe, ("error", _portable(error)))
+                    _send(pipe, (number, "error", _portable(error)))
             status = 0
         finally:
             os._exit(status)
 
 
+def _tickets(count: int) -> int | None:
+    """A pipe holding the batch numbers 0 to `count` - 1, each taken by the first worker
+    free (a worker that gets less of the processor parses fewer batches): 4 bytes each,
+    which a pipe gives to one reader whole. Its read end, or None if they do not fit in
+    it (a pipe holds 16k of them) or it cannot be made."""
+    try:
+        tickets, filling = os.pipe()
+    except OSError:
+        return None
+    data = b"".join(number.to_bytes(4, "little") for number in range(count))
+    try:
+        os.set_blocking(filling, False)
+        written = os.write(filling, data)
+    except OSError:
+        written = -1
+    finally:
+        os.close(filling)
+    if written == len(data):
+        return tickets
+    os.close(tickets)
+    return None
+
+
 class _Inbox:
-    """A worker's messages, read off its pipe by a thread of their own as they come (up
-    to `_READ_AHEAD` ahead), so that the worker never waits for this process to be ready
-    for them: reading and unpacking go on while the importing thread writes (SQLite lets
-    go of the interpreter meanwhile). A worker that stopped too early is the error its
-    next message raises."""
+    """The workers' messages, read off their pipes by a thread for each as they come (up
+    to `_READ_AHEAD` batches ahead of the one wanted), so that a worker never waits for
+    this process to be ready for them: reading and unpacking go on while the importing
+    thread writes (SQLite lets go of the interpreter meanwhile)."""
 
-    def __init__(self, fd: int) -> None:
-        self._fd = fd
-        self._messages: queue.Queue[tuple[bool, Any]] = queue.Queue(_READ_AHEAD)
-        self._closed = threading.Event()
-        self._thread = threading.Thread(target=self._read, name="import-inbox", daemon=True)
-        self._thread.start()
+    def __init__(self, fds: list[int]) -> None:
+        self._ready: dict[int, tuple[Any, ...]] = {}
+        self._wanted = 0
+        self._reading = len(fds)  # pipes not ended yet
+        self._failure: Exception | None = None  # a message that could not be read
+        self._closed = False
+        self._changed = threading.Condition()
+        self._threads = [
+            threading.Thread(target=self._read, args=(fd,), name="import-inbox", daemon=True)
+            for fd in fds
+        ]
+        for thread in self._threads:
+            thread.start()
 
-    def take(self) -> Any:
-        """The worker's next message, once it is there."""
-        failed, message = self._messages.get()
-        if failed:
-            raise message
-        return message
+    def take(self, number: int) -> tuple[Any, ...]:
+        """Batch `number`'s message, once it is there; the batches before it were taken."""
+        with self._changed:
+            self._wanted = number
+            self._changed.notify_all()
+            while number not in self._ready:
+                if not self._reading:  # a worker stopped without sending it
+                    raise self._failure or _stopped()
+                self._changed.wait()
+            return self._ready.pop(number)
 
     def close(self) -> None:
-        """Stop reading; call once the worker is gone (its pipe then ends)."""
-        self._closed.set()
-        self._thread.join()
+        """Stop reading; call once the workers are gone (their pipes then end)."""
+        with self._changed:
+            self._closed = True
+            self._changed.notify_all()
+        for thread in self._threads:
+            thread.join()
 
-    def _read(self) -> None:
-        while not self._closed.is_set():
-            try:
-                item: tuple[bool, Any] = (False, _read_message(self._fd))
-            except Exception as error:  # the pipe ended, or a message that cannot be read
-                item = (True, error)
-            while not self._closed.is_set():
-                try:
-                    self._messages.put(item, timeout=0.05)
-                    break
-                except queue.Full:
-                    continue
-            if item[0]:
-                return
+    def _read(self, fd: int) -> None:
+        try:
+            while (message := _read_message(fd, ended=None)) is not None:
+                with self._changed:
+                    while message[0] >= self._wanted + _READ_AHEAD and not self._closed:
+                        self._changed.wait()
+                    if self._closed:
+                        return
+                    self._ready[message[0]] = message[1:]
+                    self._changed.notify_all()
+        except Exception as error:  # cut short, or a message that cannot be read
+            with self._changed:
+                self._failure = self._failure or error
+        finally:
+            with self._changed:
+                self._reading -= 1
+                self._changed.notify_all()
 
 
 class _Stream:
@@ -362,6 +409,7 @@ def _record_type() -> type[Record]:
 # None: half pickle's time to pack and to unpack), else pickle (an error; a value of a
 # subclass of str or int, which marshal refuses).
 _MARSHAL, _PICKLE = b"m", b"p"
+_NO_END = object()
 
 
 def _send(pipe: BinaryIO, message: tuple[Any, ...]) -> None:
@@ -374,8 +422,12 @@ def _send(pipe: BinaryIO, message: tuple[Any, ...]) -> None:
     pipe.flush()
 
 
-def _read_message(fd: int) -> Any:
-    head = _read_exactly(fd, 9)
+def _read_message(fd: int, ended: Any = _NO_END) -> Any:
+    """The next message on the pipe; at its end, `ended` if given (else an error)."""
+    head = os.read(fd, 9)
+    if not head and ended is not _NO_END:
+        return ended
+    head += _read_exactly(fd, 9 - len(head))
     data = _read_exactly(fd, int.from_bytes(head[1:], "little"))
     return marshal.loads(data) if head[:1] == _MARSHAL else pickle.loads(data)
 
@@ -385,10 +437,14 @@ def _read_exactly(fd: int, size: int) -> bytes:
     while size:
         part = os.read(fd, min(size, 1 << 20))
         if not part:
-            raise PPPError("import: a process parsing the runs stopped unexpectedly")
+            raise _stopped()
         parts.append(part)
         size -= len(part)
     return b"".join(parts)
+
+
+def _stopped() -> PPPError:
+    return PPPError("import: a process parsing the runs stopped unexpectedly")
 
 
 def _portable(error: Exception) -> Exception:
