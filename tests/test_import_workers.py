@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import sqlite3
 import time
 from pathlib import Path
 from typing import Any
@@ -145,3 +146,57 @@ def test_a_stalled_worker_leaves_its_batches_to_the_other_and_changes_nothing_wr
     assert table_rows(new) == table_rows(plain)
     with Store.open(new) as store:
         assert len(store.run_infos()) == 3000
+
+
+def test_a_first_import_makes_its_indexes_while_the_last_batches_are_parsed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from ppp_tui.storage.demo import generate
+
+    source = tmp_path / "runs.jsonl"
+    source.write_text("".join(json.dumps(run) + "\n" for run in generate(3000, seed=13)))
+    # Three chunks of ten batches: the indexes come 3 batches before the end of the last.
+    monkeypatch.setattr(importer, "_FORK_CHUNK", 1000)
+    monkeypatch.setattr(importer, "_PIPE_BATCH", 100)
+    monkeypatch.setattr(importer, "_NEARLY_DONE", 3)
+    made: list[tuple[int, int]] = []  # (runs written, indexes) when the indexes are made
+    init = importer.Import.__init__
+
+    def watched(self: importer.Import, *args: Any, **kwargs: Any) -> None:
+        init(self, *args, **kwargs)
+        make = self.nearly_done
+        assert make is not None
+        conn = self.writer.conn
+
+        def making() -> None:
+            make()
+            runs = conn.execute("SELECT count(*) FROM runs").fetchone()[0]
+            indexes = conn.execute(
+                "SELECT count(*) FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL"
+            ).fetchone()[0]
+            made.append((runs, indexes))
+
+        self.nearly_done = making
+
+    monkeypatch.setattr(importer.Import, "__init__", watched)
+    new = tmp_path / "new.db"
+    assert import_new(new, read_records(str(source))).added == 3000
+    assert len(made) == 1 and made[0][0] == 2700 and made[0][1] > 10
+    monkeypatch.setattr(importer, "_can_fork", lambda: False)
+    plain = tmp_path / "plain.db"
+    assert import_new(plain, read_records(str(source))).added == 3000
+    assert len(made) == 1  # in one process, the indexes come after the rows
+    assert table_rows(new) == table_rows(plain)
+    schemas = [
+        _connect_and_read(path, "SELECT type, name, sql FROM sqlite_master ORDER BY 1, 2")
+        for path in (new, plain)
+    ]
+    assert schemas[0] == schemas[1]
+
+
+def _connect_and_read(path: Path, sql: str) -> list[tuple[Any, ...]]:
+    conn = sqlite3.connect(path)
+    try:
+        return conn.execute(sql).fetchall()
+    finally:
+        conn.close()

@@ -37,6 +37,10 @@ _PIPE_SIZE = 1 << 20
 # on parsing while this process takes the full-text index's rows in (about 0.3 s at a
 # time), and its pipe, which holds about one batch, would be full.
 _READ_AHEAD = 16
+# Batches still to come when the last chunk's import calls `nearly_done` (a bulk load's
+# indexes made): about what the workers parse while the indexes are made (0.5 s), so that
+# is not left for the end, with one core idle.
+_NEARLY_DONE = 24
 
 
 @dataclass
@@ -74,8 +78,10 @@ class Import:
         skip_invalid: bool,
         progress: Callable[[int], None] | None,
         schema: list[str] | None = None,
+        nearly_done: Callable[[], None] | None = None,
     ) -> None:
         self.writer = writer
+        self.nearly_done = nearly_done
         # The tables a worker writes each batch into (rows.batches_attached), or None
         # for batches sent as values.
         self.schema = schema
@@ -170,7 +176,10 @@ class Import:
             finally:
                 signal.pthread_sigmask(signal.SIG_SETMASK, mask)
             inbox = _Inbox([fd for _, fd in workers])
+            nearly = len(batches) - _NEARLY_DONE if self.stream.ended() else -1
             for number, start in enumerate(batches):
+                if number == nearly and self.nearly_done is not None:
+                    self.nearly_done()
                 message = inbox.take(number)
                 if message[0] == "error":
                     raise message[1]
@@ -369,6 +378,19 @@ class _Stream:
         record = next(self._records, None)
         self._ended = record is None
         return record
+
+    def ended(self) -> bool:
+        """Whether every record has been taken (looking one ahead if need be: a record
+        read then is held for `next`, an error raised in its turn)."""
+        if self._held is None and self._failure is None and not self._ended:
+            try:
+                record = next(self._records, None)
+            except Exception as error:
+                self._failure = error
+                return False
+            self._ended = record is None
+            self._held = record
+        return self._ended and self._held is None and self._failure is None
 
     def line(self) -> Record | None:
         """The next record if it is a JSON Lines one; else None, and `next` gives it."""
