@@ -9,6 +9,7 @@ import json
 import os
 import sqlite3
 import time
+from contextlib import closing
 from pathlib import Path
 from typing import Any
 
@@ -187,16 +188,10 @@ def test_a_first_import_makes_its_indexes_while_the_last_batches_are_parsed(
     assert import_new(plain, read_records(str(source))).added == 3000
     assert len(made) == 1  # in one process, the indexes come after the rows
     assert table_rows(new) == table_rows(plain)
-    schemas = [
-        _connect_and_read(path, "SELECT type, name, sql FROM sqlite_master ORDER BY 1, 2")
-        for path in (new, plain)
-    ]
+    schemas = []
+    for path in (new, plain):  # every index there, the same, the trigger back
+        with closing(sqlite3.connect(path)) as conn:
+            schemas.append(
+                conn.execute("SELECT type, name, sql FROM sqlite_master ORDER BY 1, 2").fetchall()
+            )
     assert schemas[0] == schemas[1]
-
-
-def _connect_and_read(path: Path, sql: str) -> list[tuple[Any, ...]]:
-    conn = sqlite3.connect(path)
-    try:
-        return conn.execute(sql).fetchall()
-    finally:
-        conn.close()

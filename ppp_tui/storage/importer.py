@@ -57,9 +57,11 @@ class Import:
 
     Runs of at least `_FORK_MIN` JSON Lines records in a row (records that still hold
     their line) are parsed by `_WORKERS` forked worker processes, on Linux and from the
-    main thread: the lines are cut into batches of `_PIPE_BATCH`, worker i parses
-    batches i, i + _WORKERS, ... and sends back each batch's rows and report, and this
-    process writes them in batch order. The rows come as a small database the worker
+    main thread: the lines are cut into batches of `_PIPE_BATCH`, each worker takes the
+    next batch number free (`_tickets`), parses that batch and sends back its rows and
+    report, numbered; threads here read them as they come (`_Inbox`), and this process
+    writes them in batch order, making a bulk load's indexes (`nearly_done`) while the
+    last batches are parsed. The rows come as a small database the worker
     wrote them into (rows.batch_database), copied in with INSERT ... SELECT, so this
     process binds no value of them; as values where that cannot be
     (rows.batches_attached). A worker numbers the agents of each batch from 0 (the
