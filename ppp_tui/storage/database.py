@@ -115,10 +115,8 @@ def for_bulk_load(conn: sqlite3.Connection, cache: bool = True) -> None:
 
     No foreign key is checked: the rows come from `rows.Rows`, which builds every row
     with its parent, and nothing is deleted (at 100k runs, 0.5 s fewer of an import's
-    4 s of inserts). Sorting for the indexes made after the rows may use two helper
-    threads (at 100k runs, 0.5 s instead of 0.75 s of wall time)."""
+    4 s of inserts)."""
     conn.execute("PRAGMA foreign_keys = OFF")
-    conn.execute("PRAGMA threads = 2")
     conn.execute("PRAGMA synchronous = OFF")
     conn.execute("PRAGMA journal_mode = MEMORY")
     if cache:
@@ -128,7 +126,6 @@ def for_bulk_load(conn: sqlite3.Connection, cache: bool = True) -> None:
 def after_bulk_load(conn: sqlite3.Connection) -> None:
     """The usual settings again: WAL (readers beside a writer), the default cache."""
     conn.execute("PRAGMA cache_size = -2000")
-    conn.execute("PRAGMA threads = 0")
     conn.execute("PRAGMA foreign_keys = ON")
     conn.execute("PRAGMA journal_mode = WAL")
     conn.execute("PRAGMA synchronous = NORMAL")
