@@ -132,8 +132,16 @@ class Import:
     def lines(self, first: Record) -> None:
         """`first` and the JSON Lines records after it (up to `_FORK_CHUNK`)."""
         chunk = [first]
-        while len(chunk) < _FORK_CHUNK and (line := self.stream.line()) is not None:
-            chunk.append(line)
+        # The records hold no reference cycles: the cycle collector would only walk the
+        # chunk again and again as it grows (a quarter of the time it takes to read).
+        collecting = gc.isenabled()
+        gc.disable()
+        try:
+            while len(chunk) < _FORK_CHUNK and (line := self.stream.line()) is not None:
+                chunk.append(line)
+        finally:
+            if collecting:
+                gc.enable()
         if len(chunk) < _FORK_MIN or not self.forked(chunk):
             for record in chunk:
                 self.one(record)
