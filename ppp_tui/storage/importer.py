@@ -33,6 +33,14 @@ _FORK_MIN = 1000
 _FORK_CHUNK = 100_000
 _PIPE_BATCH = 500
 _PIPE_SIZE = 1 << 20
+# Batches of each worker read off its pipe ahead of their turn (`_Inbox`): a worker goes
+# on parsing while this process takes the full-text index's rows in (about 0.3 s at a
+# time), and its pipe, which holds about one batch, would be full.
+_READ_AHEAD = 16
+# Batches still to come when the last chunk's import calls `nearly_done` (a bulk load's
+# indexes made): about what the workers parse while the indexes are made (0.5 s), so that
+# is not left for the end, with one core idle.
+_NEARLY_DONE = 24
 
 
 @dataclass
@@ -49,9 +57,11 @@ class Import:
 
     Runs of at least `_FORK_MIN` JSON Lines records in a row (records that still hold
     their line) are parsed by `_WORKERS` forked worker processes, on Linux and from the
-    main thread: the lines are cut into batches of `_PIPE_BATCH`, worker i parses
-    batches i, i + _WORKERS, ... and sends back each batch's rows and report, and this
-    process writes them in batch order. The rows come as a small database the worker
+    main thread: the lines are cut into batches of `_PIPE_BATCH`, each worker takes the
+    next batch number free (`_tickets`), parses that batch and sends back its rows and
+    report, numbered; threads here read them as they come (`_Inbox`), and this process
+    writes them in batch order, making a bulk load's indexes (`nearly_done`) while the
+    last batches are parsed. The rows come as a small database the worker
     wrote them into (rows.batch_database), copied in with INSERT ... SELECT, so this
     process binds no value of them; as values where that cannot be
     (rows.batches_attached). A worker numbers the agents of each batch from 0 (the
@@ -70,8 +80,10 @@ class Import:
         skip_invalid: bool,
         progress: Callable[[int], None] | None,
         schema: list[str] | None = None,
+        nearly_done: Callable[[], None] | None = None,
     ) -> None:
         self.writer = writer
+        self.nearly_done = nearly_done
         # The tables a worker writes each batch into (rows.batches_attached), or None
         # for batches sent as values.
         self.schema = schema
@@ -120,8 +132,16 @@ class Import:
     def lines(self, first: Record) -> None:
         """`first` and the JSON Lines records after it (up to `_FORK_CHUNK`)."""
         chunk = [first]
-        while len(chunk) < _FORK_CHUNK and (line := self.stream.line()) is not None:
-            chunk.append(line)
+        # The records hold no reference cycles: the cycle collector would only walk the
+        # chunk again and again as it grows (a quarter of the time it takes to read).
+        collecting = gc.isenabled()
+        gc.disable()
+        try:
+            while len(chunk) < _FORK_CHUNK and (line := self.stream.line()) is not None:
+                chunk.append(line)
+        finally:
+            if collecting:
+                gc.enable()
         if len(chunk) < _FORK_MIN or not self.forked(chunk):
             for record in chunk:
                 self.one(record)
@@ -132,6 +152,11 @@ class Import:
 
         self.writer.flush()  # rows go in in record order
         workers: list[tuple[int, int]] = []  # (pid, read end of its pipe)
+        inbox: _Inbox | None = None
+        batches = range(0, len(chunk), _PIPE_BATCH)
+        tickets = _tickets(len(batches))
+        if tickets is None:
+            return False
         # The lines, their JSON, runs and rows have no reference cycles: the cycle
         # collector (here and in the workers) would only walk them again and again.
         collecting = gc.isenabled()
@@ -140,7 +165,7 @@ class Import:
             # No SIGINT between a fork and the worker's own handling of it.
             mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
             try:
-                for index in range(_WORKERS):
+                for _ in range(_WORKERS):
                     try:
                         read_fd, write_fd = os.pipe()
                     except OSError:
@@ -153,26 +178,34 @@ class Import:
                         os.close(write_fd)
                         return False
                     if pid == 0:
-                        self._work(chunk, index, write_fd, others, mask)  # never returns
+                        self._work(chunk, tickets, write_fd, others, mask)  # never returns
                     os.close(write_fd)
                     workers.append((pid, read_fd))
                     with suppress(OSError):  # room for a whole batch: workers need not wait
                         fcntl.fcntl(read_fd, fcntl.F_SETPIPE_SZ, _PIPE_SIZE)
             finally:
                 signal.pthread_sigmask(signal.SIG_SETMASK, mask)
-            for number, start in enumerate(range(0, len(chunk), _PIPE_BATCH)):
-                message = _read_message(workers[number % _WORKERS][1])
+            inbox = _Inbox([fd for _, fd in workers])
+            nearly = len(batches) - _NEARLY_DONE if self.stream.ended() else -1
+            for number, start in enumerate(batches):
+                if number == nearly and self.nearly_done is not None:
+                    self.nearly_done()
+                message = inbox.take(number)
                 if message[0] == "error":
                     raise message[1]
                 self._apply(chunk[start : start + _PIPE_BATCH], message)
         finally:
-            for pid, fd in workers:
-                os.close(fd)
+            for pid, _ in workers:
                 # Done, failed or interrupted: the worker has nothing more to do.
                 with suppress(ProcessLookupError):
                     os.kill(pid, signal.SIGKILL)
                 with suppress(ChildProcessError):  # reaped already (SIGCHLD ignored)
                     os.waitpid(pid, 0)
+            if inbox is not None:
+                inbox.close()  # the workers are gone: their pipes end, and the readers
+            for _, fd in workers:
+                os.close(fd)
+            os.close(tickets)
             if collecting:
                 gc.enable()
         return True
@@ -203,9 +236,10 @@ class Import:
             self.progress(len(batch))
 
     def _work(
-        self, chunk: list[Record], index: int, write_fd: int, inherited: list[int], mask: Any
+        self, chunk: list[Record], tickets: int, write_fd: int, inherited: list[int], mask: Any
     ) -> NoReturn:
-        """Worker `index`: parse its batches of `chunk` and send them; never returns."""
+        """A worker: parse the batches of `chunk` whose numbers it takes from `tickets`, in
+        the order taken (ascending), and send each with its number; never returns."""
         status = 1
         try:
             signal.signal(signal.SIGINT, signal.SIG_DFL)
@@ -214,9 +248,11 @@ class Import:
                 os.close(fd)
             rows = Rows(self.writer.rows.stamp, 0, self.writer.rows.reviewer)
             with open(write_fd, "wb") as pipe:
+                number = -1
                 try:
-                    step = _WORKERS * _PIPE_BATCH
-                    for start in range(index * _PIPE_BATCH, len(chunk), step):
+                    while ticket := os.read(tickets, 4):
+                        number = int.from_bytes(ticket, "little")
+                        start = number * _PIPE_BATCH
                         report = ImportReport()
                         rows.next_agent = 0
                         rows.unknown = set()
@@ -225,6 +261,7 @@ class Import:
                         tables = rows.take()
                         ids = [row[0] for row in tables[0]]
                         message = (
+                            number,
                             *(
                                 ("rows", tables)
                                 if self.schema is None
@@ -240,10 +277,91 @@ class Import:
                         )
                         _send(pipe, message)
                 except Exception as error:
-                    _send(pipe, ("error", _portable(error)))
+                    _send(pipe, (number, "error", _portable(error)))
             status = 0
         finally:
             os._exit(status)
+
+
+def _tickets(count: int) -> int | None:
+    """A pipe holding the batch numbers 0 to `count` - 1, each taken by the first worker
+    free (a worker that gets less of the processor parses fewer batches): 4 bytes each,
+    which a pipe gives to one reader whole. Its read end, or None if they do not fit in
+    it (a pipe holds 16k of them) or it cannot be made."""
+    try:
+        tickets, filling = os.pipe()
+    except OSError:
+        return None
+    data = b"".join(number.to_bytes(4, "little") for number in range(count))
+    try:
+        os.set_blocking(filling, False)
+        written = os.write(filling, data)
+    except OSError:
+        written = -1
+    finally:
+        os.close(filling)
+    if written == len(data):
+        return tickets
+    os.close(tickets)
+    return None
+
+
+class _Inbox:
+    """The workers' messages, read off their pipes by a thread for each as they come (up
+    to `_READ_AHEAD` batches ahead of the one wanted), so that a worker never waits for
+    this process to be ready for them: reading and unpacking go on while the importing
+    thread writes (SQLite lets go of the interpreter meanwhile)."""
+
+    def __init__(self, fds: list[int]) -> None:
+        self._ready: dict[int, tuple[Any, ...]] = {}
+        self._wanted = 0
+        self._reading = len(fds)  # pipes not ended yet
+        self._failure: Exception | None = None  # a message that could not be read
+        self._closed = False
+        self._changed = threading.Condition()
+        self._threads = [
+            threading.Thread(target=self._read, args=(fd,), name="import-inbox", daemon=True)
+            for fd in fds
+        ]
+        for thread in self._threads:
+            thread.start()
+
+    def take(self, number: int) -> tuple[Any, ...]:
+        """Batch `number`'s message, once it is there; the batches before it were taken."""
+        with self._changed:
+            self._wanted = number
+            self._changed.notify_all()
+            while number not in self._ready:
+                if not self._reading:  # a worker stopped without sending it
+                    raise self._failure or _stopped()
+                self._changed.wait()
+            return self._ready.pop(number)
+
+    def close(self) -> None:
+        """Stop reading; call once the workers are gone (their pipes then end)."""
+        with self._changed:
+            self._closed = True
+            self._changed.notify_all()
+        for thread in self._threads:
+            thread.join()
+
+    def _read(self, fd: int) -> None:
+        try:
+            while (message := _read_message(fd, ended=None)) is not None:
+                with self._changed:
+                    while message[0] >= self._wanted + _READ_AHEAD and not self._closed:
+                        self._changed.wait()
+                    if self._closed:
+                        return
+                    self._ready[message[0]] = message[1:]
+                    self._changed.notify_all()
+        except Exception as error:  # cut short, or a message that cannot be read
+            with self._changed:
+                self._failure = self._failure or error
+        finally:
+            with self._changed:
+                self._reading -= 1
+                self._changed.notify_all()
 
 
 class _Stream:
@@ -270,6 +388,19 @@ class _Stream:
         record = next(self._records, None)
         self._ended = record is None
         return record
+
+    def ended(self) -> bool:
+        """Whether every record has been taken (looking one ahead if need be: a record
+        read then is held for `next`, an error raised in its turn)."""
+        if self._held is None and self._failure is None and not self._ended:
+            try:
+                record = next(self._records, None)
+            except Exception as error:
+                self._failure = error
+                return False
+            self._ended = record is None
+            self._held = record
+        return self._ended and self._held is None and self._failure is None
 
     def line(self) -> Record | None:
         """The next record if it is a JSON Lines one; else None, and `next` gives it."""
@@ -310,6 +441,7 @@ def _record_type() -> type[Record]:
 # None: half pickle's time to pack and to unpack), else pickle (an error; a value of a
 # subclass of str or int, which marshal refuses).
 _MARSHAL, _PICKLE = b"m", b"p"
+_NO_END = object()
 
 
 def _send(pipe: BinaryIO, message: tuple[Any, ...]) -> None:
@@ -322,8 +454,12 @@ def _send(pipe: BinaryIO, message: tuple[Any, ...]) -> None:
     pipe.flush()
 
 
-def _read_message(fd: int) -> Any:
-    head = _read_exactly(fd, 9)
+def _read_message(fd: int, ended: Any = _NO_END) -> Any:
+    """The next message on the pipe; at its end, `ended` if given (else an error)."""
+    head = os.read(fd, 9)
+    if not head and ended is not _NO_END:
+        return ended
+    head += _read_exactly(fd, 9 - len(head))
     data = _read_exactly(fd, int.from_bytes(head[1:], "little"))
     return marshal.loads(data) if head[:1] == _MARSHAL else pickle.loads(data)
 
@@ -333,10 +469,14 @@ def _read_exactly(fd: int, size: int) -> bytes:
     while size:
         part = os.read(fd, min(size, 1 << 20))
         if not part:
-            raise PPPError("import: a process parsing the runs stopped unexpectedly")
+            raise _stopped()
         parts.append(part)
         size -= len(part)
     return b"".join(parts)
+
+
+def _stopped() -> PPPError:
+    return PPPError("import: a process parsing the runs stopped unexpectedly")
 
 
 def _portable(error: Exception) -> Exception:

@@ -468,17 +468,25 @@ def batches_attached(conn: sqlite3.Connection) -> Iterator[list[str] | None]:
     if conn.in_transaction or not hasattr(conn, "deserialize"):
         yield None
         return
-    tables = {_columns(sql)[0] for sql in (*_INSERTS, CURRENT_MARK)}
-    schema = [
-        sql
-        for name, sql in conn.execute("SELECT name, sql FROM sqlite_master WHERE type = 'table'")
-        if name in tables
-    ]
+    tables = sorted({_columns(sql)[0] for sql in (*_INSERTS, CURRENT_MARK)})
+    schema = [_bare_table(conn, name) for name in tables]
     conn.execute(f"ATTACH ':memory:' AS {BATCH_SCHEMA}")
     try:
         yield schema
     finally:
         conn.execute(f"DETACH {BATCH_SCHEMA}")
+
+
+def _bare_table(conn: sqlite3.Connection, table: str) -> str:
+    """A batch database's `table`: the columns of the database's own, in order, with
+    their declared types and defaults (so each value is stored as it would be there),
+    and no key, constraint or index, which the copy into the database checks (a run's
+    text key alone costs a batch as much as all its other columns)."""
+    columns = [
+        f'"{name}" {kind}' + ("" if default is None else f" DEFAULT {default}")
+        for _, name, kind, _, default, _ in conn.execute(f'PRAGMA table_info("{table}")')
+    ]
+    return f'CREATE TABLE "{table}" ({", ".join(columns)})'
 
 
 def batch_database(schema: list[str], tables: Tables) -> bytes:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -39,12 +39,15 @@ class RunWrites(StoreBase):
         records: Iterable[Record],
         skip_invalid: bool = False,
         progress: Callable[[int], None] | None = None,
+        nearly_done: Callable[[], None] | None = None,
     ) -> ImportReport:
         """Add every new run in one transaction; on error nothing is added.
 
         Long runs of JSON Lines lines are parsed by forked worker processes while this
         one writes, where that is possible (see `_Import`). A full-text index that holds
         every run as the import begins holds every run as it ends (search.index_added).
+        `nearly_done` is called, inside the transaction, while the workers parse the last
+        few batches of the records (a bulk load's `make_indexes`), if they do.
         """
         from . import search
         from .importer import Import, ImportReport
@@ -60,7 +63,9 @@ class RunWrites(StoreBase):
             ):
                 known = {row[0] for row in self.conn.execute("SELECT id FROM runs")}
                 writer = Writer(self.conn, self.reviewer, indexing=search.is_current(self.conn))
-                Import(writer, known, report, skip_invalid, progress, schema).run(records)
+                Import(writer, known, report, skip_invalid, progress, schema, nearly_done).run(
+                    records
+                )
         except sqlite3.Error as error:
             raise database_error(self.path, error) from None
         return report
@@ -77,10 +82,11 @@ class RunWrites(StoreBase):
         trigger on agents (the packs go in with the rows) and no foreign key checks
         (every row is written with its parent), and it is written without syncs. The
         indexes are made again, with the same definitions, once for all the rows written
-        so far when the block calls what it is given (rows written after that update them
-        as they go), or else after the block; then the trigger, the foreign key checks
-        and WAL mode are back: the schema of a database filled run by run. After a
-        failure inside the block the file is left as it is, to be thrown away.
+        so far when the block calls what it is given (inside a transaction, in it; rows
+        written after that update them as they go), or else after the block; then the
+        trigger, the foreign key checks and WAL mode are back: the schema of a database
+        filled run by run. After a failure inside the block the file is left as it is, to
+        be thrown away.
         """
         conn = self.conn
         try:
@@ -101,7 +107,7 @@ class RunWrites(StoreBase):
             if not indexes:
                 return
             try:
-                with self.lock, self._transaction():
+                with self.lock, nullcontext() if conn.in_transaction else self._transaction():
                     for _, sql in indexes:
                         conn.execute(sql)
             except sqlite3.Error as error:

@@ -43,13 +43,16 @@ def import_new(
     If another process created the database meanwhile, the runs go into that one.
 
     The new database is bulk loaded (`Store.bulk_load`: no WAL, its indexes made after
-    the rows), and its full-text index, made empty first, takes in the runs as they go in.
+    the rows, while the last runs are parsed), and its full-text index, made empty first,
+    takes in the runs as they go in.
     """
 
     def fill(store: Store) -> ImportReport:
         update_index(store.path, BUSY_TIMEOUT_S)
-        with store.bulk_load():
-            return store.import_records(records, skip_invalid=skip_invalid, progress=progress)
+        with store.bulk_load() as make_indexes:
+            return store.import_records(
+                records, skip_invalid=skip_invalid, progress=progress, nearly_done=make_indexes
+            )
 
     with build_beside(path, fill) as (scratch, report):
         if link_new(scratch, path):
