@@ -33,6 +33,7 @@ SMALL: dict[str, tuple[str, ...]] = {
     "bench_sessions.py": ("--mb", "0.2", "--repeat", "1"),
     "bench_step.py": ("--runs", "1000", "--steps", "20"),
     "bench_store.py": ("--runs", "200", "--import-repeat", "1", "--repeat", "1"),
+    "bench_team_app.py": ("--runs", "300", "--pairs", "1"),
     "bench_team_store.py": ("--runs", "200", "--repeat", "1"),
     "bench_tune2d.py": ("--runs", "1000", "--resamples", "2"),
     "bench_watch.py": ("--appends", "5", "--idle", "1", "--mb", "0.5", "--grow", "2"),
