@@ -6,7 +6,8 @@ reaches the server through postgres_sql.py. What is the engine's own is here: op
 the connection), the lock every use of the connection holds, transactions (one writer
 at a time), errors as one line naming the server, the keys that change when runs are
 added or removed and when anything is written (the app's look for other processes'
-changes), and searching (search_server.py: by substring, no full-text index). The
+changes), imports (import_server.py: the file's parsing, the rows written with COPY),
+and searching (search_server.py: by substring, no full-text index). The
 connection is in autocommit mode: a read holds no transaction open between statements,
 and each write is one transaction of its own.
 
@@ -17,15 +18,20 @@ from __future__ import annotations
 
 import zlib
 from collections.abc import Callable, Iterable, Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from . import postgres, postgres_schema, search_server
 from .database import StoreError
 from .location import ServerURL
 from .postgres_sql import Connection
 from .store import Store
+
+if TYPE_CHECKING:
+    from .files import Record
+    from .importer import ImportReport
+    from .rows import Tables
 
 # The advisory lock every write transaction holds (any number, the same everywhere).
 WRITE_LOCK = 0x70707477
@@ -138,6 +144,29 @@ class ServerStore(Store):
         costs only a look at the marks."""
         (snapshot,) = self._query("SELECT pg_current_snapshot()::text")[0]
         return zlib.crc32(str(snapshot).encode())
+
+    # -- imports: the SQLite pipeline's rows, written with COPY (import_server.py) ----
+
+    def import_records(
+        self,
+        records: Iterable[Record],
+        skip_invalid: bool = False,
+        progress: Callable[[int], None] | None = None,
+    ) -> ImportReport:
+        from .import_server import import_records
+
+        return import_records(self, records, skip_invalid, progress)
+
+    def _writing_runs(self) -> AbstractContextManager[None]:
+        return nullcontext()  # the packs' trigger works per statement: nothing to lift
+
+    def _write_rows(self, tables: Tables) -> None:
+        from .import_server import copy_tables
+
+        copy_tables(self.pg, tables)
+
+    def _forget_searched(self, run_id: str) -> None:
+        pass  # the search reads the tables themselves
 
     # -- search: a substring search (search_server.py), no index to keep --------------
 
