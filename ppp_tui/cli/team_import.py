@@ -2,8 +2,9 @@
 
 `ppp-tui import old.db --db postgresql://...` moves a team in: the runs the store lacks
 come over whole (storage/transfer.py), then every reviewer's marks with their history
-for the runs both hold, as `import other.db` merges them between two files; the judge's
-cached answers come too. `ppp-tui import postgresql://... --db copy.db` takes a copy
+for the runs both hold, as `import other.db` merges them between two files, and the
+ratings given on one side (storage/transfer_ratings.py); the judge's cached answers
+come too. `ppp-tui import postgresql://... --db copy.db` takes a copy
 back the same way. Each is one transaction of the target's: all or nothing. Again, it
 adds nothing. Every other import (JSON, sessions, spec-kit) goes into a store as into
 a file (import_export.py; storage/import_server.py writes it).
@@ -106,6 +107,12 @@ def _say(source: str, target: str, copied: Copied, merged: tuple[int, int, int])
     parts = [f"{inline(source)}: {runs} copied with their marks into {inline(target)}"]
     if copied.present or added:
         parts.append(f"{copied.present} already there, {counted(added, 'mark')} merged into them")
+    if copied.ratings or copied.efforts:
+        ratings = counted(copied.ratings, "rating")
+        efforts = counted(copied.efforts, "judged effort")
+        parts.append(f"{ratings} and {efforts} brought into them")
+    if copied.differ:
+        parts.append(f"{copied.differ} given differently on each side, left as they were")
     if absent:
         parts.append(f"{absent} of runs or agents not there")
     if copied.judgments:
