@@ -196,3 +196,20 @@ def test_imports_at_once_from_two_places_lose_nothing(pg_url: str, many_runs: Pa
 def test_watching_sessions_into_a_store_stays_refused(pg_url: str) -> None:
     line = one_line_error(run_cli("import", "--agents", "--watch", "--db", pg_url))
     assert line.startswith("Error: sessions are watched into a SQLite file so far")
+
+
+def test_the_store_the_environment_names_takes_imports_and_a_nul_writes_nothing(
+    pg_url: str, tmp_path: Path
+) -> None:
+    env = {"PPP_TUI_DB": pg_url}
+    result = run_cli("import", str(EXAMPLES / "runs.jsonl"), env=env)
+    assert result.stdout == f"imported 3 runs into {parse_server_url(pg_url)}\n"
+    one = json.loads((EXAMPLES / "runs.jsonl").read_text().splitlines()[0])
+    fine = dict(one, id="fine")
+    held = dict(one, id="nul", task="a\u0000b")  # text PostgreSQL cannot hold
+    lines = tmp_path / "nul.jsonl"
+    lines.write_text(f"{json.dumps(fine)}\n{json.dumps(held)}\n", encoding="utf-8")
+    line = one_line_error(run_cli("import", str(lines), "--skip-invalid", env=env))
+    assert line.endswith("database error: PostgreSQL text fields cannot contain NUL (0x00) bytes")
+    with psycopg.connect(pg_url) as conn:
+        assert conn.execute("SELECT count(*) FROM runs").fetchone() == (3,)
