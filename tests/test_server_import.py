@@ -213,3 +213,21 @@ def test_the_store_the_environment_names_takes_imports_and_a_nul_writes_nothing(
     assert line.endswith("database error: PostgreSQL text fields cannot contain NUL (0x00) bytes")
     with psycopg.connect(pg_url) as conn:
         assert conn.execute("SELECT count(*) FROM runs").fetchone() == (3,)
+
+
+def test_sessions_named_into_one_run_move_with_their_marks(pg_url: str, tmp_path: Path) -> None:
+    db = tmp_path / "file.db"
+    first = write_lines(tmp_path / "s" / "s1.jsonl", claude_lines("s1", "/a", "claude-opus-4-5"))
+    other = claude_lines("s2", "/b", "claude-sonnet-4-5", prompt="Another task entirely.")
+    second = write_lines(tmp_path / "s" / "s2.jsonl", other)
+    out = _both(pg_url, db, str(first), str(second))[0]
+    assert "2 new runs" in out
+    rid = out.split("new     ")[1].split()[0]
+    agent = out.split("new     ")[1].split()[1].rstrip(",")
+    for target in (pg_url, str(db)):
+        assert run_cli("prefer", rid, agent, "--db", target).exit_code == 0
+    moved = _both(pg_url, db, "--run", "mine", str(first), str(second))[0]
+    assert "1 new run" in moved and "left with no session and removed" in moved
+    held = _same(pg_url, db)
+    assert [json.loads(row[0]) for row in held["runs"]] == ["mine"]
+    assert [json.loads(v) for v in held["marks"][0][:3]] == ["mine", "ana", agent]
