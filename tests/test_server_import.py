@@ -16,7 +16,8 @@ from typing import Any
 import pytest
 from helpers import claude_lines, dump, one_line_error, run_cli, write_lines
 
-from ppp_tui.storage import database
+import ppp_tui.storage.sessions.importing  # noqa: F401  (its clock frozen with the others')
+from ppp_tui.storage import database, rows  # noqa: F401
 from ppp_tui.storage.demo import generate
 from ppp_tui.storage.files import read_records
 from ppp_tui.storage.location import parse_server_url
@@ -37,9 +38,18 @@ STAMP = "2026-01-02T03:04:05Z"
 def frozen_clock(monkeypatch: pytest.MonkeyPatch) -> None:
     """Every time an import or a mark writes is the same, so two stores compare whole."""
     for module in list(sys.modules.values()):
-        if module.__name__.startswith("ppp_tui.") and getattr(module, "now", None) is database.now:
+        found = getattr(module, "now", None)
+        if getattr(module, "__name__", "").startswith("ppp_tui.") and _is_clock(found):
             monkeypatch.setattr(module, "now", lambda: STAMP)
     monkeypatch.setenv("PPP_TUI_REVIEWER", "ana")
+
+
+def _is_clock(found: object) -> bool:
+    """database.now, bound under its name in a module that imported it."""
+    return callable(found) and (
+        getattr(found, "__module__", None),
+        getattr(found, "__qualname__", None),
+    ) == (database.__name__, "now")
 
 
 @pytest.fixture(scope="module")
@@ -73,6 +83,7 @@ def _same(pg_url: str, db: Path) -> dict[str, list[tuple[Any, ...]]]:
     with psycopg.connect(pg_url) as conn:
         held = dump(conn)
     assert held == dump(sqlite3.connect(db))
+    assert all(json.dumps(STAMP) in row for row in held["runs"])  # the clock was frozen
     return held
 
 
