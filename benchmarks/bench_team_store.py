@@ -4,13 +4,14 @@
 
 Prints, each against its SQLite twin (target: within 3x): bringing the runs in (the
 demo written to a SQLite file, against `ppp-tui import demo.db --db URL` copying that
-file into the store; and the copy back, `import URL --db copy.db`), then `rank`,
-`regret`, `runs` and `leaderboard` on each (the median of --repeat runs). The server is
---url (a superuser's URL: a database is made there and dropped at the end), else a
-throwaway cluster started in a temporary folder with the server binaries found
-(tests/pg_server.py), stopped and removed at the end. Without psycopg or a server it
-says so and stops. The app does not open a team store yet, so its first screen is not
-timed here.
+file into the store, `demo --db URL` writing it there, and the copy back, `import URL
+--db copy.db`; the same runs as JSON Lines imported into a new SQLite file and into an
+empty store), then `rank`, `regret`, `runs` and `leaderboard` on each (the median of
+--repeat runs). The server is --url (a superuser's URL: the databases are made there
+and dropped at the end), else a throwaway cluster started in a temporary folder with
+the server binaries found (tests/pg_server.py), stopped and removed at the end.
+Without psycopg or a server it says so and stops. The app's first screen is not timed
+here.
 
 A quick check that it works: --runs 200 --repeat 1.
 """
@@ -19,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
+import json
 import statistics
 import subprocess
 import sys
@@ -43,9 +45,9 @@ def timed(args: list[str], env: dict[str, str], repeat: int = 1) -> float:
 
 
 @contextmanager
-def database(url: str | None) -> Iterator[str | None]:
-    """A new database's URL on the server (`url`'s, or a throwaway cluster's), dropped
-    at the end; None when there is no server to use."""
+def server(url: str | None) -> Iterator[str | None]:
+    """A superuser's URL of the server (`url`, or a throwaway cluster's); None when
+    there is no server to use."""
     if importlib.util.find_spec("psycopg") is None:
         print("skipped: psycopg is not installed (pip install 'ppp-tui[postgres]')")
         yield None
@@ -61,8 +63,7 @@ def database(url: str | None) -> Iterator[str | None]:
         cluster = pg_server.start()
         url = cluster.url
     try:
-        with pg_server.new_database(url, "ppp_bench") as made:
-            yield made
+        yield url
     finally:
         if cluster is not None:
             pg_server.stop(cluster.folder)
@@ -74,29 +75,55 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3, help="Runs of each command to time.")
     parser.add_argument("--url", help="A PostgreSQL superuser's URL (else a throwaway server).")
     args = parser.parse_args()
-    with scratch("ppp-bench-team-") as folder, database(args.url) as server:
-        if server is None:
+    with scratch("ppp-bench-team-") as folder, server(args.url) as admin:
+        if admin is None:
             return
-        env = isolated_env(folder)
-        cli = ppp_tui()
-        demo, back = folder / "demo.db", folder / "back.db"
-        rows = []
-        lite = timed([*cli, "demo", "--runs", str(args.runs), "--db", str(demo)], env)
-        into = timed([*cli, "import", str(demo), "--db", server], env)
-        rows.append(("runs in: demo (SQLite) / import into the store", lite, into))
-        out = timed([*cli, "import", server, "--db", str(back)], env)
-        rows.append(("runs in: demo (SQLite) / import back to a file", lite, out))
-        run_id = "demo-" + f"{max(1, args.runs // 2):06d}"
-        commands = (["rank", run_id], ["regret", "--all-reviewers"], ["runs"])
-        for command in (*commands, ["leaderboard", "--all-reviewers"]):
-            on_file = timed([*cli, *command, "--db", str(demo)], env, args.repeat)
-            on_server = timed([*cli, *command, "--db", server], env, args.repeat)
-            rows.append((" ".join(command[:1]), on_file, on_server))
+        import pg_server
+
+        with (
+            pg_server.new_database(admin, "ppp_bench") as store,
+            pg_server.new_database(admin, "ppp_bench_demo") as demo_store,
+            pg_server.new_database(admin, "ppp_bench_lines") as lines_store,
+        ):
+            rows = measure(args, folder, store, demo_store, lines_store)
     print(f"{args.runs:,} runs; seconds, SQLite file / PostgreSQL store (target: within 3x)")
     for label, sqlite, postgres in rows:
         ratio = postgres / sqlite
         mark = "ok" if ratio <= 3 else "over"
         print(f"  {label:<48} {sqlite:8.2f} {postgres:8.2f}  {ratio:5.2f}x  {mark}")
+
+
+def measure(
+    args: argparse.Namespace, folder: Path, store: str, demo_store: str, lines_store: str
+) -> list[tuple[str, float, float]]:
+    from ppp_tui.storage.demo import generate
+
+    env = isolated_env(folder)
+    cli = ppp_tui()
+    demo, back, lines, lines_db = (
+        folder / name for name in ("demo.db", "back.db", "runs.jsonl", "lines.db")
+    )
+    rows = []
+    lite = timed([*cli, "demo", "--runs", str(args.runs), "--db", str(demo)], env)
+    into = timed([*cli, "import", str(demo), "--db", store], env)
+    rows.append(("runs in: demo (SQLite) / import into the store", lite, into))
+    there = timed([*cli, "demo", "--runs", str(args.runs), "--db", demo_store], env)
+    rows.append(("runs in: demo (SQLite) / demo --db URL", lite, there))
+    out = timed([*cli, "import", store, "--db", str(back)], env)
+    rows.append(("runs in: demo (SQLite) / import back to a file", lite, out))
+    with lines.open("w", encoding="utf-8") as handle:
+        for run in generate(args.runs, seed=0):
+            handle.write(json.dumps(run) + "\n")
+    on_file = timed([*cli, "import", str(lines), "--db", str(lines_db)], env)
+    on_server = timed([*cli, "import", str(lines), "--db", lines_store], env)
+    rows.append(("import runs.jsonl: a new file / an empty store", on_file, on_server))
+    run_id = "demo-" + f"{max(1, args.runs // 2):06d}"
+    commands = (["rank", run_id], ["regret", "--all-reviewers"], ["runs"])
+    for command in (*commands, ["leaderboard", "--all-reviewers"]):
+        on_file = timed([*cli, *command, "--db", str(demo)], env, args.repeat)
+        on_server = timed([*cli, *command, "--db", store], env, args.repeat)
+        rows.append((" ".join(command[:1]), on_file, on_server))
+    return rows
 
 
 if __name__ == "__main__":

@@ -1,6 +1,6 @@
 """`ppp-tui import` between a SQLite database and a PostgreSQL team store, both ways:
 everything comes over, again adds nothing, later marks merge, and what cannot go into
-a store yet is one line that writes nothing."""
+a store is one line that writes nothing."""
 
 from __future__ import annotations
 
@@ -109,14 +109,14 @@ def test_marks_made_on_the_train_go_back_to_the_store(
         assert dump(conn) == dump(sqlite3.connect(copy))
 
 
-def test_only_ppp_tui_databases_go_into_a_store_so_far(pg_url: str) -> None:
-    line = one_line_error(run_cli("import", str(EXAMPLES), "--db", pg_url))
-    assert line == (
-        f"Error: {EXAMPLES}: only ppp-tui databases are imported into a PostgreSQL store so"
-        " far; import it into a SQLite file, then that file into the store"
+def test_a_database_with_other_files_is_refused_and_writes_nothing(
+    old_db: Path, pg_url: str
+) -> None:
+    result = run_cli("import", str(old_db), str(EXAMPLES), "--db", pg_url)
+    assert result.exit_code == 2  # a usage error, as with a SQLite file
+    assert result.stderr.splitlines()[-1] == (
+        "Error: other ppp-tui databases are imported in a command of their own"
     )
-    line = one_line_error(run_cli("import", "--agents", "--db", pg_url))
-    assert line.startswith("Error: sessions are imported into a SQLite file so far")
     with psycopg.connect(pg_url) as conn:  # nothing was made
         assert conn.execute(
             "SELECT count(*) FROM pg_tables WHERE schemaname = 'public'"

@@ -163,10 +163,11 @@ def import_(
 def _index_for_search(env: Env) -> None:
     """Bring the full-text index up to date with what was imported, so that the first
     search has nothing to build (storage/search.py). A database another process keeps
-    locked is left as it is: its first search builds the index."""
+    locked is left as it is: its first search builds the index. A team store keeps
+    no index of a file's kind."""
     from ..storage.search import update_index
 
-    if os.path.exists(env.db_path):
+    if env.server() is None and os.path.exists(env.db_path):
         update_index(env.db_path, 5.0)
 
 
@@ -237,7 +238,7 @@ def _import_sessions(
     for line in report.errors:
         click.echo(f"error: {inline(line)}", err=True)
     if sessions:
-        if os.path.lexists(env.db_path):
+        if env.server() is not None or os.path.lexists(env.db_path):
             with env.store(create=True) as store:
                 write_sessions(store, sessions, options, report)
         else:
@@ -260,7 +261,7 @@ def _import_sessions(
         raise SystemExit(1)
     parts = [
         f"imported {report.sessions} session{'s' * (report.sessions != 1)}"
-        f" into {inline(str(env.db_path))}: {report.added} new run{'s' * (report.added != 1)}"
+        f" into {inline(env.db_name())}: {report.added} new run{'s' * (report.added != 1)}"
     ]
     if report.updated:
         parts.append(f"{report.updated} updated")
@@ -310,7 +311,7 @@ def _import_runs(files: Sequence[str], fmt: str, skip_invalid: bool, env: Env) -
     total = sum(source.total for source in sources)
     chained = itertools.chain.from_iterable(source.records for source in sources)
     with progress_bar(total, "importing") as step:
-        if os.path.lexists(env.db_path):
+        if env.server() is not None or os.path.lexists(env.db_path):
             with env.store(create=True) as store:
                 report = store.import_records(chained, skip_invalid=skip_invalid, progress=step)
         else:
@@ -319,7 +320,7 @@ def _import_runs(files: Sequence[str], fmt: str, skip_invalid: bool, env: Env) -
             from ..storage.swap import import_new
 
             report = import_new(env.db_path, chained, skip_invalid=skip_invalid, progress=step)
-    report_import(report, str(env.db_path))
+    report_import(report, env.db_name())
 
 
 @click.command()

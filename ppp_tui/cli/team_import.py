@@ -2,10 +2,12 @@
 
 `ppp-tui import old.db --db postgresql://...` moves a team in: the runs the store lacks
 come over whole (storage/transfer.py), then every reviewer's marks with their history
-for the runs both hold, as `import other.db` merges them between two files; the judge's
-cached answers come too. `ppp-tui import postgresql://... --db copy.db` takes a copy
+for the runs both hold, as `import other.db` merges them between two files, and the
+ratings given on one side (storage/transfer_ratings.py); the judge's cached answers
+come too. `ppp-tui import postgresql://... --db copy.db` takes a copy
 back the same way. Each is one transaction of the target's: all or nothing. Again, it
-adds nothing. Other files (JSON, sessions, spec-kit) go into a SQLite file first.
+adds nothing. Every other import (JSON, sessions, spec-kit) goes into a store as into
+a file (import_export.py; storage/import_server.py writes it).
 `ppp-tui demo --db postgresql://...` writes the demo into a temporary SQLite file and
 brings that in the same way.
 """
@@ -30,46 +32,43 @@ if TYPE_CHECKING:
 
 def team_import(files: Sequence[str], env: Env, agents: bool) -> bool:
     """Import between a SQLite database and a PostgreSQL store when either end is a
-    server (True); False when neither is, for the usual import."""
+    server's database (True); False for every other import, the usual one (into the
+    store as into a file: `Store.import_records` and the sessions' writing take either)."""
     from ..storage.location import is_server_url, parse_server_url
 
     target = env.server()
     sources = [name for name in files if is_server_url(name)]
     if target is None and not sources:
         return False
-    if target is not None and (agents or not files):
-        raise click.ClickException(
-            "sessions are imported into a SQLite file so far; import that file into the"
-            " PostgreSQL store then"
-        )
     if target is not None and sources:
         raise click.UsageError("import between two PostgreSQL stores: use pg_dump and pg_restore")
     if target is not None:
-        _into_server(files, target, env)
-    elif len(files) != 1:
+        return not agents and _into_server(files, target, env)
+    if len(files) != 1:
         raise click.UsageError("a PostgreSQL store is imported in a command of its own")
-    else:
-        _from_server(parse_server_url(files[0]), env)
+    _from_server(parse_server_url(files[0]), env)
     return True
 
 
-def _into_server(files: Sequence[str], server: ServerURL, env: Env) -> None:
+def _into_server(files: Sequence[str], server: ServerURL, env: Env) -> bool:
+    """Other ppp-tui databases brought into the store whole (True); False when none
+    of `files` is one."""
     from ..storage.merge import is_ppp_database, read_marks
     from ..storage.store import Store
     from ..storage.transfer import bring_in
 
-    others = [name for name in files if name == "-" or not is_ppp_database(Path(name))]
-    if others:
-        raise click.ClickException(
-            f"{inline(others[0])}: only ppp-tui databases are imported into a PostgreSQL"
-            " store so far; import it into a SQLite file, then that file into the store"
-        )
+    ours = [name for name in files if name != "-" and is_ppp_database(Path(name))]
+    if not ours:
+        return False
+    if len(ours) != len(files):
+        raise click.UsageError("other ppp-tui databases are imported in a command of their own")
     with env.store(create=True) as store:
         for name in files:
             history = read_marks(Path(name))  # checked as `import other.db` checks it
             with Store.open(Path(name)) as source:
                 copied, merged = bring_in(source, store, history)
             _say(name, str(server), copied, merged)
+    return True
 
 
 def _from_server(server: ServerURL, env: Env) -> None:
@@ -108,6 +107,12 @@ def _say(source: str, target: str, copied: Copied, merged: tuple[int, int, int])
     parts = [f"{inline(source)}: {runs} copied with their marks into {inline(target)}"]
     if copied.present or added:
         parts.append(f"{copied.present} already there, {counted(added, 'mark')} merged into them")
+    if copied.ratings or copied.efforts:
+        ratings = counted(copied.ratings, "rating")
+        efforts = counted(copied.efforts, "judged effort")
+        parts.append(f"{ratings} and {efforts} brought into them")
+    if copied.differ:
+        parts.append(f"{copied.differ} given differently on each side, left as they were")
     if absent:
         parts.append(f"{absent} of runs or agents not there")
     if copied.judgments:

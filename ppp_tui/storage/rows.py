@@ -441,6 +441,19 @@ def _columns(sql: str) -> tuple[str, str]:
 
 
 @cache
+def targets() -> tuple[tuple[str, tuple[str, ...], int | None, bool], ...]:
+    """What `write` inserts, table by table in `Rows.take`'s order: (table, its columns,
+    how many of them a short row holds or None, whether the first is an agent id that an
+    offset shifts). For an engine that loads rows its own way (import_server.py)."""
+    found = []
+    for index, sql in enumerate(_INSERTS):
+        table, columns = _columns(sql)
+        names = tuple(name.strip() for name in columns.split(","))
+        found.append((table, names, _SHORT.get(index), sql.startswith(_SHIFTED)))
+    return tuple(found)
+
+
+@cache
 def _copies() -> tuple[str, ...]:
     """The INSERT ... SELECT statements copying a batch's tables in, in `write`'s order;
     the first column of the shifted ones has the parameter added (the agent id offset)."""

@@ -8,7 +8,7 @@ from __future__ import annotations
 import sqlite3
 import threading
 from collections.abc import Callable, Iterable, Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Self
 
@@ -21,7 +21,7 @@ from .database import (
 from .schema import prepare
 
 if TYPE_CHECKING:
-    pass
+    from .rows import Tables
 
 
 class StoreBase:
@@ -215,3 +215,24 @@ class StoreBase:
     def _query(self, sql: str, params: Iterable[Any] = ()) -> list[Any]:
         with self._statements():
             return self.conn.execute(sql, tuple(params)).fetchall()
+
+    # -- what a session import does that is the engine's own (store_server.py) -------
+
+    def _writing_runs(self) -> AbstractContextManager[None]:
+        """Around the writes of an import, inside its transaction (the packs' trigger
+        lifted: packs.import_in_progress)."""
+        from . import packs
+
+        return packs.import_in_progress(self.conn)
+
+    def _write_rows(self, tables: Tables) -> None:
+        """Insert rows taken from `rows.Rows` (their agent ids already given)."""
+        from .rows import write
+
+        write(self.conn, tables)
+
+    def _forget_searched(self, run_id: str) -> None:
+        """Take a run about to be deleted out of the full-text index."""
+        from . import search
+
+        search.forget_run(self.conn, run_id)

@@ -6,9 +6,10 @@ reaches the server through postgres_sql.py. What is the engine's own is here: op
 the connection), the lock every use of the connection holds, transactions (one writer
 at a time), errors as one line naming the server, the keys that change when runs are
 added or removed and when anything is written (the app's look for other processes'
-changes), and searching (search_server.py: PostgreSQL's full-text index, which the
-server keeps as rows are written). The connection is in autocommit mode: a read holds
-no transaction open between statements, and each write is one transaction of its own.
+changes), imports (import_server.py: the file's parsing, the rows written with COPY),
+and searching (search_server.py: PostgreSQL's full-text index, which the server
+keeps as rows are written). The connection is in autocommit mode: a read holds no
+transaction open between statements, and each write is one transaction of its own.
 
 `path` is what messages name the store by: the server's host, port and database.
 """
@@ -18,7 +19,7 @@ from __future__ import annotations
 import threading
 import zlib
 from collections.abc import Callable, Iterable, Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -30,6 +31,9 @@ from .store import Store
 
 if TYPE_CHECKING:
     from .search_server import Hits
+    from .files import Record
+    from .importer import ImportReport
+    from .rows import Tables
 
 # The advisory lock every write transaction holds (any number, the same everywhere).
 WRITE_LOCK = 0x70707477
@@ -168,6 +172,29 @@ class ServerStore(Store):
                     self.pg.raw.execute("ANALYZE")
             except pg.Error as error:
                 raise postgres.server_error(self.server, error) from None
+
+    # -- imports: the SQLite pipeline's rows, written with COPY (import_server.py) ----
+
+    def import_records(
+        self,
+        records: Iterable[Record],
+        skip_invalid: bool = False,
+        progress: Callable[[int], None] | None = None,
+    ) -> ImportReport:
+        from .import_server import import_records
+
+        return import_records(self, records, skip_invalid, progress)
+
+    def _writing_runs(self) -> AbstractContextManager[None]:
+        return nullcontext()  # the packs' trigger works per statement: nothing to lift
+
+    def _write_rows(self, tables: Tables) -> None:
+        from .import_server import copy_tables
+
+        copy_tables(self.pg, tables)
+
+    def _forget_searched(self, run_id: str) -> None:
+        pass  # the server's index goes with the rows (its trigger)
 
     # -- search: PostgreSQL's full-text index (search_server.py), kept on every write --
 

@@ -5,10 +5,12 @@ The runs the target lacks come over whole, in one transaction of the target's: e
 with its agents, trajectories, turns, questions, violations, edits of files, packed
 scores, every reviewer's current mark and the history of marks (hand ratings are the
 agents' technical scores with their source, and come with them); and the judge's cache
-comes over entry by entry. A run the target already holds is left as it is, so copying
-again adds nothing. Agent ids are the target's own: a copied agent gets the next free
-ones, its trajectory and rows follow it, and the rows whose ids nothing refers to
-(turns, questions, history) get theirs from the target in the source's order.
+comes over entry by entry. A run the target already holds keeps its rows: only its
+marks merge, and hand ratings and the judge's scores and efforts given on one side
+move (transfer_ratings.py), so copying again adds nothing. Agent ids are the target's
+own: a copied agent gets the next free ones, its trajectory and rows follow it, and
+the rows whose ids nothing refers to (turns, questions, history) get theirs from the
+target in the source's order.
 
 Columns are tables.py's: both ends are at the current schema.
 """
@@ -72,6 +74,11 @@ class Copied:
     present: int = 0
     judgments: int = 0
     held: set[str] = field(default_factory=set)  # the ids of the runs already held
+    # In the runs already held (transfer_ratings.py): technical scores and efforts
+    # brought in, and those both sides gave differently, left as they were.
+    ratings: int = 0
+    efforts: int = 0
+    differ: int = 0
 
 
 class End(Protocol):
@@ -264,10 +271,13 @@ def bring_in(
     source: Store, target: Store, history: list[HistoryRow], replace: bool = False
 ) -> tuple[Copied, tuple[int, int, int]]:
     """Copy the runs `target` lacks from `source` (`copy_runs`), then merge `history`
-    (the source's marks, every reviewer's) for the runs both hold, in one transaction
-    of the target's: (what was copied, (marks recorded, repeats, marks of runs or
-    agents the target lacks)). With `replace`, what the target held goes first, in the
-    same transaction."""
+    (the source's marks, every reviewer's) for the runs both hold and bring their hand
+    ratings and judged scores and efforts (transfer_ratings.py), in one transaction of
+    the target's: (what was copied, (marks recorded, repeats, marks of runs or agents
+    the target lacks)). With `replace`, what the target held goes first, in the same
+    transaction."""
+    from .transfer_ratings import bring_ratings
+
     with target.lock, target._transaction():
         if replace:
             for table in ("runs", "judgments", "judge_claims"):  # the rest goes with runs
@@ -275,5 +285,7 @@ def bring_in(
         copied = copy_runs(end_of(source), end_of(target))
         # The runs just copied brought their marks: only those already held merge.
         merged = target.merge_in_transaction([[r for r in history if r[0] in copied.held]])[0]
+        brought = bring_ratings(source, target, copied.held)
+    copied.ratings, copied.efforts, copied.differ = brought.ratings, brought.efforts, brought.differ
     target.after_bulk_write(copied.added)
     return copied, merged

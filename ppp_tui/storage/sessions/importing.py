@@ -37,11 +37,10 @@ from ...core.sessions.grouping import (
 )
 from ...core.sessions.model import Session, SessionError, SessionWarnings, Tool
 from ...core.times import parse_time
-from .. import packs, search
 from ..changes import kept_edits, put_back
 from ..database import database_error, now
 from ..mark_rows import CURRENT_MARK, MARK_HISTORY
-from ..rows import Rows, next_agent, write
+from ..rows import Rows, next_agent
 from .common import bounds_met, unreadable
 from .discover import (
     is_sidecar,
@@ -258,7 +257,7 @@ def write_sessions(
     report.asks = sum(len(turn.asks) for s in merged for turn in s.turns)
     conn = store.conn
     try:
-        with store.lock, store._transaction(), packs.import_in_progress(conn):
+        with store.lock, store._transaction(), store._writing_runs():
             _write(conn, store, merged, options, report)
     except sqlite3.Error as error:  # a read-only file, a full disk: one line, as any import
         raise database_error(store.path, error) from None
@@ -382,18 +381,20 @@ def _drop_sessions(
             carried.preferred[reviewer] = (leaving[agent_name], marked_at)
     agents = tuple(a for a in old.agents if a.name not in leaving)
     if not agents:
-        search.forget_run(conn, known.id)
+        store._forget_searched(known.id)
         conn.execute("DELETE FROM runs WHERE id = ?", (known.id,))
         report.removed += 1
         return
     sizes = {key: size for key, size in known.sizes.items() if key not in keys}
     tasks = {key: task for key, task in known.tasks.items() if key in sizes}
     rev = revision(known.key or "", sizes, tasks, known.reading)
-    _replace_run(conn, old, replace(old, agents=agents), rev, rows)
+    _replace_run(conn, store, old, replace(old, agents=agents), rev, rows)
     report.updated += 1
 
 
-def _replace_run(conn: sqlite3.Connection, old: Run, run: Run, rev: str, rows: Rows) -> None:
+def _replace_run(
+    conn: sqlite3.Connection, store: Store, old: Run, run: Run, rev: str, rows: Rows
+) -> None:
     """Write `run` in place of `old` (same id): its marks, their history kept (each
     reviewer's current mark stays if its agent is still there), and the edits of files
     of the agents not read again."""
@@ -406,10 +407,10 @@ def _replace_run(conn: sqlite3.Connection, old: Run, run: Run, rev: str, rows: R
         "SELECT reviewer, agent, marked_at FROM marks WHERE run_id = ?", (old.id,)
     ).fetchall()
     edits = kept_edits(conn, old.id, run)
-    search.forget_run(conn, old.id)
+    store._forget_searched(old.id)
     conn.execute("DELETE FROM runs WHERE id = ?", (old.id,))
     rows.add(run, rev)
-    write(conn, rows.take())
+    store._write_rows(rows.take())
     put_back(conn, run.id, edits)
     if history:
         conn.executemany(MARK_HISTORY, [(run.id, *mark) for mark in history])
@@ -500,11 +501,11 @@ def _write_run(
     # Agents left as they were keep the rules they were read by, until they are read again.
     reading = known.reading if known is not None and kept else READING
     if old is not None:
-        _replace_run(conn, old, run, revision(key, sizes, tasks, reading), rows)
+        _replace_run(conn, store, old, run, revision(key, sizes, tasks, reading), rows)
         report.updated += 1
     else:
         rows.add(run, revision(key, sizes, tasks, reading))
-        write(conn, rows.take())
+        store._write_rows(rows.take())
         report.added += 1
     _bring_marks(conn, run, sessions, names, carried)
     kind = "new" if old is None else "updated"
