@@ -30,10 +30,10 @@ from .postgres_sql import Connection
 from .store import Store
 
 if TYPE_CHECKING:
-    from .search_server import Hits
     from .files import Record
     from .importer import ImportReport
     from .rows import Tables
+    from .search_server import Hits
 
 # The advisory lock every write transaction holds (any number, the same everywhere).
 WRITE_LOCK = 0x70707477
