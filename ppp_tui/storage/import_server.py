@@ -87,12 +87,13 @@ def import_records(
     records: Iterable[Record],
     skip_invalid: bool = False,
     progress: Callable[[int], None] | None = None,
+    nearly_done: Callable[[], None] | None = None,
 ) -> ImportReport:
     """`Store.import_records` on a team store: every new run, in one transaction."""
     report = ImportReport()
     with store._transaction():
         known = {row[0] for row in store.pg.execute("SELECT id FROM runs")}
         writer = CopyWriter(store.pg, store.reviewer)
-        Import(writer, known, report, skip_invalid, progress).run(records)
+        Import(writer, known, report, skip_invalid, progress, None, nearly_done).run(records)
     store.after_bulk_write(report.added)
     return report

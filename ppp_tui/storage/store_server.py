@@ -180,10 +180,11 @@ class ServerStore(Store):
         records: Iterable[Record],
         skip_invalid: bool = False,
         progress: Callable[[int], None] | None = None,
+        nearly_done: Callable[[], None] | None = None,
     ) -> ImportReport:
         from .import_server import import_records
 
-        return import_records(self, records, skip_invalid, progress)
+        return import_records(self, records, skip_invalid, progress, nearly_done)
 
     def _writing_runs(self) -> AbstractContextManager[None]:
         return nullcontext()  # the packs' trigger works per statement: nothing to lift
