@@ -185,3 +185,46 @@ def test_every_command_with_db_is_covered() -> None:
     reads_none = {"score", "classify", "config init", "config validate"}
     # import: between a ppp-tui database and a store (test_team_import.py)
     assert set(walk(cli, "")) == SERVER_COMMANDS | reads_none | {"import"}
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "postgresql://ppp:[b]pa/ss[/b]word@localhost/ppp",  # a `/` in the password
+        "postgresql://ppp:pa@ss-word@localhost/ppp",  # an `@` in it
+        "postgresql://[b]x[/b]:pass-word@[red]host/ppp",
+    ],
+)
+def test_a_password_a_url_would_split_is_refused_without_it(url: str) -> None:
+    line = one_line_error(run_cli("runs", "--db", url))
+    assert line == (
+        "Error: a postgresql:// URL with `/` or `@` in its user or password, or `@` in its"
+        " database: write them as %2F and %40 (or keep the password in ~/.pgpass)"
+    )
+
+
+@pytest.mark.parametrize(
+    ("url", "named"),
+    [
+        # Everything before the first `@` is the user's, `?` included, as libpq reads it.
+        ("postgresql://u:se?cret-word@h/d", "PostgreSQL host h, port 5432, database d"),
+        ("postgresql://u:p%40ss-word@h/d", "PostgreSQL host h, port 5432, database d"),
+    ],
+)
+def test_a_password_with_odd_characters_is_in_no_field(url: str, named: str) -> None:
+    assert str(parse_server_url(url)) == named
+
+
+def test_a_url_libpq_cannot_read_is_named_without_its_password() -> None:
+    pytest.importorskip("psycopg", reason="the postgres extra (psycopg) is not installed")
+    line = one_line_error(run_cli("runs", "--db", "postgresql://u:sec%zzret-word@h/d"))
+    assert line == (
+        "Error: PostgreSQL host h, port 5432, database d: not a usable URL (invalid"
+        ' percent-encoded token: "***")'
+    )
+
+
+def test_a_long_database_name_is_cut_short_in_the_line() -> None:
+    server = parse_server_url(f"postgresql://u:{PASSWORD}@h/{'d' * 5000}")
+    assert str(server) == f"PostgreSQL host h, port 5432, database {'d' * 40}… (5,000 characters)"
+    assert server.database == "d" * 5000  # what connecting takes

@@ -198,6 +198,39 @@ async def test_a_server_gone_is_one_line_and_the_app_goes_on(
             assert isinstance(app.screen, RunScreen)
 
 
+async def test_a_mark_made_while_the_server_is_gone_says_it_is_not_saved(
+    both: tuple[Path, ServerURL], tmp_path: Path, pg_cluster: str
+) -> None:
+    _, server = both
+    with psycopg.connect(pg_cluster, autocommit=True) as admin:
+        async with opened(server, tmp_path, SIZE, notifications=True) as (app, pilot):
+            await pilot.press("enter")
+            await pilot.pause()
+            screen = app.screen
+            assert isinstance(screen, RunScreen)
+            if screen._highlighted_name() == screen._preferred():
+                await pilot.press("down")
+            before = screen._preferred()
+            admin.execute(f"ALTER DATABASE {server.database} ALLOW_CONNECTIONS false")
+            admin.execute(
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = %s",
+                [server.database],
+            )
+            await pilot.press("p")
+
+            def told() -> list[str]:
+                return [n.message for n in app._notifications if n.title == "Mark not saved"]
+
+            await _until(pilot, lambda: bool(told()))
+            assert str(server) in told()[0] and "\n" not in told()[0]
+            assert server.url not in told()[0]
+            assert screen._preferred() == before
+            admin.execute(f"ALTER DATABASE {server.database} ALLOW_CONNECTIONS true")
+            run_id = screen.run.id
+    with ServerStore.connect(server) as store:
+        assert store.preferred_agents().get(run_id) == before
+
+
 def test_browse_on_a_server_out_of_reach_is_one_line(empty_cwd: Path) -> None:
     from helpers import one_line_error, run_cli
 

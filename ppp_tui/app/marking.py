@@ -51,7 +51,7 @@ class Marking(Rereading):
             self._mark_when_unlocked(run_id, agent, workspace.store.reviewer)
             return
         except PPPError as error:
-            self.notify(inline(error), severity="error", markup=False)
+            self.notify(inline(error), title="Mark not saved", severity="error", markup=False)
             return
         shown = f"preferred {literal(agent, True)}" if agent else "mark cleared"
         self.notify(f"{literal(run_id, True)}: {shown}", markup=False)

@@ -12,16 +12,18 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from urllib.parse import parse_qsl, unquote
 
 from .database import StoreError
 
 POSTGRES_SCHEMES = ("postgresql", "postgres")
 DEFAULT_PORT = "5432"
+LONGEST_SHOWN = 60  # characters of a host, port or database a message shows
 
 # scheme:// at the start: a URL, whatever follows.
 _URL = re.compile(r"^(?P<scheme>[A-Za-z][A-Za-z0-9+.-]*)://")
+_USER_END = re.compile(r"[@/]")
 
 
 def looks_like_url(value: str) -> bool:
@@ -50,10 +52,27 @@ class ServerURL:
     host: str
     port: str
     database: str
+    # The password as written in the URL (raw and decoded, and a `password=`
+    # parameter's): hidden from what libpq's messages quote of a URL it cannot read.
+    passwords: tuple[str, ...] = field(default=(), repr=False)
+
+    @property
+    def shown_user(self) -> str:
+        """The user, as a message names it."""
+        return _shown(self.user)
 
     def __str__(self) -> str:
         """The server and database, for a message; never the password."""
-        return f"PostgreSQL host {self.host}, port {self.port}, database {self.database}"
+        host, port, database = (_shown(part) for part in (self.host, self.port, self.database))
+        return f"PostgreSQL host {host}, port {port}, database {database}"
+
+
+def _shown(part: str) -> str:
+    """A host, port or database as a message names it: a long one cut short, so that the
+    message stays a line."""
+    if len(part) <= LONGEST_SHOWN:
+        return part
+    return f"{part[: LONGEST_SHOWN - 20]}… ({len(part):,} characters)"
 
 
 def parse_server_url(value: str) -> ServerURL:
@@ -67,11 +86,19 @@ def parse_server_url(value: str) -> ServerURL:
             " or a postgresql:// URL)"
         )
     rest = value[found.end() :]
+    # The user's part ends at the first `@`, unless a `/` comes first, as libpq reads
+    # it: so no part of a password is ever taken for a host, a port or a database.
+    stop = _USER_END.search(rest)
+    userinfo = ""
+    if stop is not None and stop.group() == "@":
+        userinfo, rest = rest[: stop.start()], rest[stop.end() :]
+    if "@" in rest.partition("?")[0]:
+        raise StoreError(
+            "a postgresql:// URL with `/` or `@` in its user or password, or `@` in its"
+            " database: write them as %2F and %40 (or keep the password in ~/.pgpass)"
+        )
     rest, _, query = rest.partition("?")
-    netloc, _, path = rest.partition("/")
-    userinfo, at, hosts = netloc.rpartition("@")
-    if not at:
-        userinfo, hosts = "", netloc
+    hosts, _, path = rest.partition("/")
     params = {key: item for key, item in parse_qsl(query, keep_blank_values=True)}
     user = params.get("user") or unquote(userinfo.partition(":")[0])
     user = user or os.environ.get("PGUSER", "") or _login()
@@ -86,10 +113,19 @@ def parse_server_url(value: str) -> ServerURL:
         host=host or "localhost",
         port=port or DEFAULT_PORT,
         database=database or user,
+        passwords=_passwords(userinfo.partition(":")[2], params.get("password", "")),
     )
     if not _usable_port(server.port):
         raise StoreError(f"{server}: the port must be a number from 1 to 65535")
     return server
+
+
+def _passwords(written: str, given: str) -> tuple[str, ...]:
+    try:
+        decoded = unquote(written, errors="strict")
+    except UnicodeDecodeError:
+        decoded = written
+    return tuple(sorted({value for value in (written, decoded, given) if value}))
 
 
 def _usable_port(port: str) -> bool:

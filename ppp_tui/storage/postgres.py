@@ -14,6 +14,7 @@ database that does not exist, a server that goes away while a command runs.
 
 from __future__ import annotations
 
+import re
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
@@ -25,6 +26,11 @@ if TYPE_CHECKING:
     import psycopg
 
 CONNECT_TIMEOUT_S = 10  # unless the URL says (connect_timeout=...)
+
+# Where libpq says it tried, before its reason: the message names the server already.
+_WHERE = re.compile(
+    r'^connection to server (at|on socket) "[^"]*"(, port \d+)? failed: (FATAL: +)?'
+)
 
 
 def psycopg_module() -> ModuleType:
@@ -46,7 +52,9 @@ def connect(server: ServerURL, autocommit: bool = False) -> psycopg.Connection[A
     try:
         given = conninfo_to_dict(server.url)
     except pg.ProgrammingError as error:  # a URL libpq cannot parse
-        raise StoreError(f"{server}: not a usable URL ({_first_line(error)})") from None
+        raise StoreError(
+            f"{server}: not a usable URL ({_masked(server, _first_line(error))})"
+        ) from None
     extra: dict[str, Any] = {}
     if "connect_timeout" not in given:
         extra["connect_timeout"] = CONNECT_TIMEOUT_S
@@ -54,6 +62,8 @@ def connect(server: ServerURL, autocommit: bool = False) -> psycopg.Connection[A
         conn: psycopg.Connection[Any] = pg.connect(server.url, autocommit=autocommit, **extra)
     except pg.Error as error:
         raise server_error(server, error) from None
+    except UnicodeError:  # a host name the resolver cannot encode (a label over 63 bytes)
+        raise StoreError(f"{server}: unknown host (not a usable host name)") from None
     return conn
 
 
@@ -61,22 +71,34 @@ def server_error(server: ServerURL, error: BaseException) -> StoreError:
     """The one line for `error` from `server`: what went wrong, where, and never the
     password (libpq does not quote it; the URL's is masked in its text all the same)."""
     lowered = _first_line(error).lower()
-    text = Secrets.of(_password(server)).mask(_first_line(error))  # what is shown of it
+    text = _masked(server, _first_line(error))  # what is shown of it
     state = getattr(error, "sqlstate", None)
-    if "password authentication failed" in lowered or "no password supplied" in lowered:
+    if "no password supplied" in lowered:
+        reason = (
+            f"the server asks user {server.shown_user} for a password and none was given"
+            " (put it in ~/.pgpass, mode 600, or $PGPASSWORD)"
+        )
+    elif "password authentication failed" in lowered:
         reason = "the server refused the user or password"
     elif "authentication failed" in lowered or state in ("28000", "28P01"):
-        reason = "the server refused the login"
+        reason = f"the server refused the login ({text})"
     elif ("does not exist" in lowered and "database" in lowered) or state == "3D000":
         reason = "no such database on the server; create it first (createdb, or CREATE DATABASE)"
     elif "role" in lowered and "does not exist" in lowered:
-        reason = "no such user on the server"
+        reason = f"no such user on the server ({server.shown_user})"
     elif "resolve host" in lowered or "translate host name" in lowered:
         reason = "unknown host"
     elif "connection refused" in lowered or "no such file or directory" in lowered:
         reason = "cannot reach the server (connection refused)"
     elif "timeout" in lowered and "connect" in lowered:
         reason = "cannot reach the server (no answer in time)"
+    elif state == "42501":  # insufficient_privilege
+        reason = (
+            f"user {server.shown_user} may not do this here ({text}); the database's owner"
+            " can grant it (GRANT)"
+        )
+    elif state is None and "ssl" in lowered and "closed" not in lowered:
+        reason = f"cannot connect ({text}); the URL's sslmode says whether to ask for SSL"
     elif state in ("55P03", "57014"):  # lock_not_available, query_canceled (a lock wait)
         return DatabaseLocked(f"{server}: the database is locked by another process; try again")
     elif (state is not None and state[:2] in ("08", "57")) or _is_lost(error):
@@ -96,7 +118,13 @@ def _is_lost(error: BaseException) -> bool:
 
 def _first_line(error: BaseException) -> str:
     text = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
-    return " ".join(text.removeprefix("connection failed: ").split())
+    text = _WHERE.sub("", text.removeprefix("connection failed: "))
+    return " ".join(text.split())
+
+
+def _masked(server: ServerURL, text: str) -> str:
+    """`text` without the password, as libpq reads it from the URL or as it is written."""
+    return Secrets.of(_password(server), *server.passwords).mask(text)
 
 
 def _password(server: ServerURL) -> str | None:

@@ -202,14 +202,20 @@ def prepare(conn: psycopg.Connection[Any], server: ServerURL, upgrade: bool = Tr
         )
 
 
+def refuse_foreign(server: ServerURL, found: set[str]) -> None:
+    """Refuse a database without ppp-tui's version that holds tables of another
+    program's (`found`: its tables)."""
+    foreign = sorted(found - OUR_TABLES)
+    if foreign:
+        raise StoreError(
+            f"{server}: not a ppp-tui database (it has other tables: {', '.join(foreign[:3])})"
+        )
+
+
 def _check(server: ServerURL, found: set[str], versions: tuple[int, int], upgrade: bool) -> None:
     version, revision = versions
     if version == 0:
-        foreign = sorted(found - OUR_TABLES)
-        if foreign:
-            raise StoreError(
-                f"{server}: not a ppp-tui database (it has other tables: {', '.join(foreign[:3])})"
-            )
+        refuse_foreign(server, found)
     check_version(server, version, upgrade)
     if version == SCHEMA_VERSION and revision < SERVER_REVISION and not upgrade:
         raise StoreError(f"{server}: needs an upgrade (its full-text index)")

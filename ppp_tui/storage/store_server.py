@@ -56,6 +56,7 @@ class ServerStore(Store):
             if not create:
                 tables = postgres_schema.tables(raw)
                 if postgres_schema.VERSION_TABLE not in tables:
+                    postgres_schema.refuse_foreign(server, tables)
                     raise StoreError(
                         f"{server}: no ppp-tui store here yet; import runs into it first"
                         " (`ppp-tui import FILE --db URL`)"
