@@ -287,7 +287,9 @@ def test_another_databases_marks_merge_by_run_id_and_only_once(db: Path, tmp_pat
         store.conn.execute("UPDATE marks SET marked_at = '2999-01-01T00:00:00Z'")
 
     merged = ppp(db, "import", str(other))
-    assert merged.stdout == f"{other}: 3 marks merged (1 of runs or agents not in this database)\n"
+    assert merged.stdout == (
+        f"{other}: 3 marks merged (1 mark left out, its run or agent not in this database)\n"
+    )
     with Store.open(db) as store:
         assert store.current_marks("seed-003") == {"ana": "claude"}
         assert [m.agent for m in store.marks("seed-003")] == ["gpt", "claude"]
@@ -297,7 +299,8 @@ def test_another_databases_marks_merge_by_run_id_and_only_once(db: Path, tmp_pat
         before = store.conn.execute("SELECT count(*) FROM preferred_marks").fetchone()[0]
     again = ppp(db, "import", str(other))
     assert again.stdout == (
-        f"{other}: 0 marks merged (3 already here; 1 of runs or agents not in this database)\n"
+        f"{other}: 0 marks merged (3 already here;"
+        " 1 mark left out, its run or agent not in this database)\n"
     )
     with Store.open(db) as store:
         assert store.conn.execute("SELECT count(*) FROM preferred_marks").fetchone()[0] == before

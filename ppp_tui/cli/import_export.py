@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from ..core.wording import counted
+from ..core.wording import counted, left_out
 from ..safe_text import clean, inline, is_terminal, literal
 from .common import Env, byte_progress, db_options, progress_bar, report_import, reviewer_options
 
@@ -192,7 +192,7 @@ def _merge_databases(files: Sequence[str], env: Env) -> bool:
         for name, (added, repeats, absent) in zip(ours, merged, strict=True):
             notes = [f"{repeats} already here"] if repeats else []
             if absent:
-                notes.append(f"{absent} of runs or agents not in this database")
+                notes.append(left_out(absent, "this database"))
             extra = f" ({'; '.join(notes)})" if notes else ""
             click.echo(f"{inline(name)}: {counted(added, 'mark')} merged{extra}")
     return True

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from ..core.wording import counted
+from ..core.wording import counted, left_out
 from ..safe_text import inline
 
 if TYPE_CHECKING:
@@ -114,7 +114,7 @@ def _say(source: str, target: str, copied: Copied, merged: tuple[int, int, int])
     if copied.differ:
         parts.append(f"{copied.differ} given differently on each side, left as they were")
     if absent:
-        parts.append(f"{absent} of runs or agents not there")
+        parts.append(left_out(absent, "the target"))
     if copied.judgments:
         parts.append(counted(copied.judgments, "cached judge answer"))
     click.echo("; ".join(parts))
