@@ -41,6 +41,7 @@ INDEX_EVERY = 10_000
 # Distinct values an import remembers (task types, preference lists) before starting over.
 _CACHE_LIMIT = 10_000
 _NO_COUNTS: tuple[None, ...] = (None, None, None, None)
+_NO_TRAJECTORY = (packs.NO_TRAJECTORY,) * 4  # packed counts of an agent without one
 
 _INSERTS = (
     "INSERT INTO runs (id, spec_id, stage, task, task_type, created_at, preferences,"
@@ -210,16 +211,26 @@ class Rows:
         agent_rows = self.agents
         agent_id = self.next_agent
         self.next_agent += len(run.agents)
-        scores = []
+        # The run's pack (packs.pack), its columns gathered agent by agent.
+        names: list[str] = []
+        technicals: list[float] = []
+        packed_counts: list[int] = []
+        failed: list[bool] = []
         for position, agent in enumerate(run.agents):
             trajectory = agent.trajectory
             # NULL counts mean "no trajectory" (schema.py).
             counts: tuple[int | None, ...] = _NO_COUNTS
             if trajectory is not None:
                 counts = (*trajectory.effort_counts(), len(trajectory.violations))
+                packed_counts.extend(counts)
+            else:
+                packed_counts.extend(_NO_TRAJECTORY)
+            names.append(agent.name)
             # An unscored agent's placeholder is packed as NaN: the reads rank it as
             # the settings say (score_reads.py).
-            scores.append((agent.name, math.nan if agent.unscored else agent.technical, counts))
+            technical = agent.technical
+            technicals.append(math.nan if agent.unscored or technical is None else technical)
+            failed.append(agent.failure is not None)
             row = (
                 agent_id,
                 run_id,
@@ -311,9 +322,7 @@ class Rows:
                         for v in violations
                     ]
                 )
-        self.packs.append(
-            packs.pack(run_id, scores, [agent.failure is not None for agent in run.agents])
-        )
+        self.packs.append(packs.packed(run_id, names, technicals, packed_counts, failed))
 
 
 def _floats_json(values: tuple[float, ...]) -> str:
