@@ -7,6 +7,7 @@ import json
 import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -170,3 +171,69 @@ def test_workers_sending_databases_or_values_write_the_same(
     assert copied == by_values
     assert copied[:2] == (2200, 10) and len(copied[2]) == 1
     assert "main" in copied[5] and rows.BATCH_SCHEMA not in copied[5]
+
+
+def _typed_tables(data: bytes) -> dict[str, list[tuple[Any, ...]]]:
+    """A batch database's rows with their rowids and each value's SQLite type."""
+    conn = sqlite3.connect(":memory:")
+    try:
+        conn.deserialize(data)
+        found = {}
+        for (name,) in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'"):
+            columns = [row[1] for row in conn.execute(f'PRAGMA table_info("{name}")')]
+            typed = ", ".join(f'"{column}", typeof("{column}")' for column in columns)
+            found[name] = conn.execute(
+                f'SELECT rowid, {typed} FROM "{name}" ORDER BY rowid'
+            ).fetchall()
+        return found
+    finally:
+        conn.close()
+
+
+def test_a_batch_database_written_many_rows_an_insert_holds_the_rows_one_by_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Rows of every table and width (short and whole agent and question rows), more than
+    one INSERT's worth and not a multiple of it: the same rows, rowids and types."""
+    many = [replace(run, id=f"{run.id}-{n}") for n in range(23) for run in _runs()]
+    with (
+        Store.open(tmp_path / "runs.db", create=True) as store,
+        rows.batches_attached(store.conn) as schema,
+    ):
+        assert schema is not None
+        built = rows.Rows(_STAMP, 0, "ann")
+        for run in many:
+            built.add(run)
+        tables = built.take()
+    assert rows._BATCH_ROWS_PER_INSERT > 1
+    assert len(tables[1]) > 3 * rows._BATCH_ROWS_PER_INSERT
+    assert len(tables[1]) % rows._BATCH_ROWS_PER_INSERT
+    batched = _typed_tables(rows.batch_database(schema, tables))
+    monkeypatch.setattr(rows, "_BATCH_ROWS_PER_INSERT", 1)
+    one_by_one = _typed_tables(rows.batch_database(schema, tables))
+    assert batched == one_by_one
+    assert len(batched["agents"]) == 23 * 6 and len(batched["trajectory_questions"]) == 23 * 3
+    assert {row[-1] for row in batched["runs"]} == {"null"}  # revision: no session's
+    assert (batched["agents"][0][12], batched["agents"][0][6]) == ("real", "integer")
+
+
+def test_rows_of_another_width_fail_as_one_by_one(tmp_path: Path) -> None:
+    sql = rows._INSERTS[2]  # trajectories: six columns
+    good = [(n, "run", 0, 0, 0, "[]") for n in range(40)]
+    errors = []
+    for per in (1, 16):
+        conn = sqlite3.connect(":memory:")
+        conn.execute(
+            "CREATE TABLE trajectories (id, run_id, turns, questions, violations, unchecked)"
+        )
+        with pytest.raises(sqlite3.ProgrammingError) as raised:
+            rows._insert(conn, sql, [*good[:20], (99, "run"), *good[20:]], per)
+        errors.append(str(raised.value))
+        # As executemany: the rows before the bad one went in.
+        assert conn.execute("SELECT count(*) FROM trajectories").fetchone()[0] == 20
+        rows._insert(conn, sql, good, per)
+        assert conn.execute("SELECT id FROM trajectories").fetchall()[20:] == [
+            (n,) for n in range(40)
+        ]
+        conn.close()
+    assert errors[0] == errors[1] and "bindings" in errors[0]

@@ -195,3 +195,22 @@ def test_a_first_import_makes_its_indexes_while_the_last_batches_are_parsed(
                 conn.execute("SELECT type, name, sql FROM sqlite_master ORDER BY 1, 2").fetchall()
             )
     assert schemas[0] == schemas[1]
+
+
+def test_a_json_lines_file_s_records_are_what_the_record_class_makes(tmp_path: Path) -> None:
+    """The records of JSON Lines lines are made without the frozen class's __init__:
+    equal to the class's own, field for field and in its order; blank lines skipped."""
+    source = tmp_path / "runs.jsonl"
+    source.write_text('{"a": 1}\n\n  \n{"b": [2]}\n{not json\n', encoding="utf-8")
+    made = list(read_records(str(source)))
+    expected = [
+        Record(str(source), 1, "$", None, None, '{"a": 1}'),
+        Record(str(source), 4, "$", None, None, '{"b": [2]}'),
+        Record(str(source), 5, "$", None, None, "{not json"),
+    ]
+    assert made == expected
+    assert [vars(record) for record in made] == [vars(record) for record in expected]
+    assert [list(vars(record)) for record in made] == [list(vars(r)) for r in expected]
+    assert {hash(record) for record in made} == {hash(record) for record in expected}
+    with pytest.raises(PPPError, match=r"runs\.jsonl:5: invalid JSON"):
+        made[2].parse()

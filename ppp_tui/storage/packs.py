@@ -23,6 +23,7 @@ import sqlite3
 import struct
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
+from functools import lru_cache
 from itertools import groupby
 from operator import itemgetter
 from typing import Any
@@ -80,7 +81,6 @@ def pack(
     agent without a trajectory; a technical score of None (or NaN) is an unscored
     agent's; `failed` flags the agents whose output is a failure.
     """
-    n = len(agents)
     names = [agent[0] for agent in agents]
     counts: list[int] = []
     for _, _, agent_counts in agents:
@@ -88,14 +88,40 @@ def pack(
             counts.extend(c or 0 for c in agent_counts)
         else:
             counts.extend((NO_TRAJECTORY,) * 4)
+    return packed(
+        run_id,
+        names,
+        [math.nan if a[1] is None else a[1] for a in agents],
+        counts,
+        failed,
+    )
+
+
+def packed(
+    run_id: str,
+    names: Sequence[str],
+    technical: Sequence[float],
+    counts: Sequence[int],
+    failed: Sequence[bool],
+) -> Pack:
+    """`pack`'s row from its columns made already: the names, the technical scores (NaN
+    for an unscored agent), the four counts of each agent in a row (`NO_TRAJECTORY` for
+    one without a trajectory) and the failure flags."""
+    n = len(names)
     return (
         run_id,
         "".join(names),
-        struct.pack(f"<{n}i", *map(len, names)),
-        struct.pack(f"<{n}d", *(math.nan if a[1] is None else a[1] for a in agents)),
-        struct.pack(f"<{4 * n}i", *counts),
+        struct.pack(_format(n, "i"), *map(len, names)),
+        struct.pack(_format(n, "d"), *technical),
+        struct.pack(_format(4 * n, "i"), *counts),
         bytes(map(bool, failed)) if any(failed) else None,
     )
+
+
+@lru_cache(maxsize=256)
+def _format(n: int, kind: str) -> str:
+    """struct's format for `n` little-endian values of `kind`."""
+    return f"<{n}{kind}"
 
 
 def split_failed(failed: bytes | None, n: int) -> list[bool]:

@@ -34,6 +34,7 @@ from ..model import (
 )
 from ..preferences import AskedQuestion, check_questions
 from ..scoring import states_preferences
+from .makers import new_question
 
 EFFORTS = tuple(e.value for e in Effort)
 SEVERITIES = tuple(s.value for s in Severity)
@@ -298,12 +299,12 @@ def questions_of_turns(
     if declared is not None:
         # The trajectory says what each turn asked: only those asks are questions.
         return tuple(
-            Question(text, classify_effort(text, task), number, Source.EXTRACTED)
+            new_question(text, classify_effort(text, task), number, Source.EXTRACTED)
             for number, asks in enumerate(declared, start=1)
             for text in asks or ()
         )
     return tuple(
-        Question(text, classify_effort(text, task), number, Source.EXTRACTED)
+        new_question(text, classify_effort(text, task), number, Source.EXTRACTED)
         for number, turn in enumerate(turns, start=1)
         for text in _turn_questions(turn.response)
     )
