@@ -10,8 +10,8 @@ empty store), then `rank`, `regret`, `runs` and `leaderboard` on each (the media
 --repeat runs). The server is --url (a superuser's URL: the databases are made there
 and dropped at the end), else a throwaway cluster started in a temporary folder with
 the server binaries found (tests/pg_server.py), stopped and removed at the end.
-Without psycopg or a server it says so and stops. The app's first screen is not timed
-here.
+Without psycopg or a server it says so and stops. The app's first screen and whole
+load are timed by bench_team_app.py.
 
 A quick check that it works: --runs 200 --repeat 1.
 """
