@@ -19,7 +19,6 @@ A quick check that it works: --runs 300 --pairs 1.
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import statistics
 import subprocess
@@ -28,7 +27,7 @@ from pathlib import Path
 
 from _common import isolated_env, ppp_tui, scratch
 from bench_app import OURS, SIZE, process_first_screen, wait_for_load
-from bench_team_store import database
+from bench_team_store import database, parse_arguments
 
 from ppp_tui.app.app import PPPApp
 from ppp_tui.storage.demo import write_demo
@@ -47,12 +46,8 @@ async def whole_load(db: Path | ServerURL, config: Path) -> float:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--runs", type=int, default=100_000)
-    parser.add_argument("--pairs", type=int, default=5, help="Times to time each, in turns.")
-    parser.add_argument("--url", help="A PostgreSQL superuser's URL (else a throwaway server).")
-    args = parser.parse_args()
-    with scratch("ppp-bench-team-app-") as folder, database(args.url) as server:
+    args = parse_arguments("--pairs", 5, "Times to time each, in turns.")
+    with scratch("ppp-bench-team-app-") as folder, database(args.url, "ppp_bench_app") as server:
         if server is None:
             return
         env = isolated_env(folder)
