@@ -65,6 +65,15 @@ RANK_KEYS = frozenset(
 )
 
 
+def table_columns(conn: sqlite3.Connection) -> list[tuple[str, list[str]]]:
+    """Each table of the SQLite database `conn`, by name, with the names of its columns."""
+    names = conn.execute("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
+    return [
+        (name, [row[1] for row in conn.execute(f'PRAGMA table_info("{name}")')])
+        for (name,) in names.fetchall()
+    ]
+
+
 def table_rows(path: Path, leave_out: tuple[str, ...] = ()) -> dict[str, list[tuple[Any, ...]]]:
     """Every table's rows of the database at `path`, sorted by all their columns,
     without the times of import and marking (which differ from one run to the next);
@@ -72,14 +81,11 @@ def table_rows(path: Path, leave_out: tuple[str, ...] = ()) -> dict[str, list[tu
     conn = sqlite3.connect(path)
     try:
         tables = {}
-        names = conn.execute("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
-        for (name,) in names.fetchall():
+        for name, every_column in table_columns(conn):
             if leave_out and name.endswith(leave_out):
                 continue
             columns = [
-                row[1]
-                for row in conn.execute(f"PRAGMA table_info({name})")
-                if row[1] not in ("imported_at", "marked_at")
+                column for column in every_column if column not in ("imported_at", "marked_at")
             ]
             # Every column sorts: ids too, so each row keeps the one it was given.
             order = ", ".join(map(str, range(1, len(columns) + 1)))
@@ -192,6 +198,13 @@ def run_cli(*args: str, env: dict[str, str] | None = None) -> Result:
     assert "Traceback" not in result.output
     if result.exception is not None and not isinstance(result.exception, SystemExit):
         raise result.exception
+    return result
+
+
+def run_ok(*args: str) -> Result:
+    """`run_cli(*args)`, which must succeed (its output shown where it does not)."""
+    result = run_cli(*args)
+    assert result.exit_code == 0, result.output
     return result
 
 

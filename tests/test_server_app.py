@@ -9,6 +9,7 @@ import dataclasses
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -171,17 +172,24 @@ async def test_search_as_you_type_finds_what_the_file_finds(
     assert found[str(file)] and found[str(server)] == found[str(file)]
 
 
+def _reachable(admin: Any, server: ServerURL, reachable: bool) -> None:
+    """The store's database takes new connections again, or no longer does and the ones
+    it has are ended: to the app, the server is gone."""
+    admin.execute(f"ALTER DATABASE {server.database} ALLOW_CONNECTIONS {str(reachable).lower()}")
+    if not reachable:
+        admin.execute(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = %s",
+            [server.database],
+        )
+
+
 async def test_a_server_gone_is_one_line_and_the_app_goes_on(
     both: tuple[Path, ServerURL], tmp_path: Path, pg_cluster: str
 ) -> None:
     _, server = both
     with psycopg.connect(pg_cluster, autocommit=True) as admin:
         async with opened(server, tmp_path, SIZE, notifications=True) as (app, pilot):
-            admin.execute(f"ALTER DATABASE {server.database} ALLOW_CONNECTIONS false")
-            admin.execute(
-                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = %s",
-                [server.database],
-            )
+            _reachable(admin, server, False)
 
             def told() -> list[str]:
                 return [n.message for n in app._notifications if "database" in n.title]
@@ -192,7 +200,7 @@ async def test_a_server_gone_is_one_line_and_the_app_goes_on(
             assert str(server) in told()[0] and "\n" not in told()[0]
             assert server.url not in told()[0]
             assert app.is_running
-            admin.execute(f"ALTER DATABASE {server.database} ALLOW_CONNECTIONS true")
+            _reachable(admin, server, True)
             await pilot.press("enter")  # back: the app reads again
             await pilot.pause()
             assert isinstance(app.screen, RunScreen)
@@ -211,11 +219,7 @@ async def test_a_mark_made_while_the_server_is_gone_says_it_is_not_saved(
             if screen._highlighted_name() == screen._preferred():
                 await pilot.press("down")
             before = screen._preferred()
-            admin.execute(f"ALTER DATABASE {server.database} ALLOW_CONNECTIONS false")
-            admin.execute(
-                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = %s",
-                [server.database],
-            )
+            _reachable(admin, server, False)
             await pilot.press("p")
 
             def told() -> list[str]:
@@ -225,7 +229,7 @@ async def test_a_mark_made_while_the_server_is_gone_says_it_is_not_saved(
             assert str(server) in told()[0] and "\n" not in told()[0]
             assert server.url not in told()[0]
             assert screen._preferred() == before
-            admin.execute(f"ALTER DATABASE {server.database} ALLOW_CONNECTIONS true")
+            _reachable(admin, server, True)
             run_id = screen.run.id
     with ServerStore.connect(server) as store:
         assert store.preferred_agents().get(run_id) == before
