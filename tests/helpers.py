@@ -187,14 +187,14 @@ async def highlight_agent(screen: RunScreen, pilot: Pilot[None], name: str) -> N
     await pilot.pause()
 
 
-def run_cli(*args: str, env: dict[str, str] | None = None) -> Result:
-    """`ppp-tui ARGS` through click's runner: never a traceback, and an unexpected
-    exception raised as itself."""
+def run_cli(*args: str, input: str | None = None, env: dict[str, str] | None = None) -> Result:
+    """`ppp-tui ARGS` (reading `input`) through click's runner: never a traceback, and an
+    unexpected exception raised as itself."""
     from click.testing import CliRunner
 
     from ppp_tui.cli import cli
 
-    result = CliRunner().invoke(cli, list(args), env=env)
+    result = CliRunner().invoke(cli, list(args), input=input, env=env)
     assert "Traceback" not in result.output
     if result.exception is not None and not isinstance(result.exception, SystemExit):
         raise result.exception
