@@ -25,7 +25,6 @@ if TYPE_CHECKING:
 
     from ppp_tui.app.app import PPPApp
     from ppp_tui.app.screens.recomputing import RecomputingScreen
-    from ppp_tui.app.screens.run import RunScreen
     from ppp_tui.core.sessions.model import Session
     from ppp_tui.storage.location import ServerURL
 
@@ -161,30 +160,6 @@ def session_run_db(db: Path, sessions: list[Session]) -> Path:
     with Store.open(db, create=True) as store:
         store.import_records([ParsedRecord("test", None, "$", None, parsed=run)])
     return db
-
-
-async def open_first_run(app: PPPApp, pilot: Pilot[None]) -> RunScreen:
-    """The runs list's first run opened, once every run is loaded."""
-    from ppp_tui.app.screens.run import RunScreen
-
-    await app.load_done.wait()
-    await pilot.pause()
-    await pilot.press("enter")
-    await pilot.pause()
-    screen = app.screen
-    assert isinstance(screen, RunScreen)
-    return screen
-
-
-async def highlight_agent(screen: RunScreen, pilot: Pilot[None], name: str) -> None:
-    """The agents table focused, its cursor on agent `name`."""
-    from textual.widgets import DataTable
-
-    table = screen.query_one("#agents", DataTable)
-    table.focus()
-    names = [str(table.get_row_at(y)[1]) for y in range(table.row_count)]
-    table.move_cursor(row=names.index(name))
-    await pilot.pause()
 
 
 def run_cli(*args: str, input: str | None = None, env: dict[str, str] | None = None) -> Result:
