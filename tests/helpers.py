@@ -149,6 +149,18 @@ class HeldLoad(threading.Event):
         while app.first_screen_seconds is None:
             await pilot.pause()
 
+    @asynccontextmanager
+    async def opened(
+        self, db: Path, config: Path, size: tuple[int, int]
+    ) -> AsyncIterator[tuple[PPPApp, Pilot[None]]]:
+        """The app on `db` at `size`, on its first screen (`first_screen`)."""
+        from ppp_tui.app.app import PPPApp
+
+        app = PPPApp(db, config)
+        async with app.run_test(size=size) as pilot:
+            await self.first_screen(app, pilot)
+            yield app, pilot
+
 
 def session_run_db(db: Path, sessions: list[Session]) -> Path:
     """A new database at `db` holding one run, "session-run", of `sessions`."""
