@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from _common import isolated_env, ppp_tui, scratch
+from textual.pilot import Pilot
 
 from ppp_tui.app.app import PPPApp
 from ppp_tui.app.screens import run as run_screen
@@ -124,6 +125,17 @@ async def _until(condition: Any, limit: float = 60.0) -> None:
         await asyncio.sleep(0.001)
 
 
+async def _open_run(app: PPPApp, pilot: Pilot[None]) -> float:
+    """Seconds from enter on the loaded runs list to the run's screen drawn."""
+    await app.load_done.wait()
+    await pilot.pause()
+    start = time.perf_counter()
+    await pilot.press("enter")
+    await _until(lambda: isinstance(app.screen, RunScreen))
+    await pilot.pause()
+    return time.perf_counter() - start
+
+
 async def without_tab(db: Path, config: Path) -> float:
     """Opening the run as if its agents had edited nothing: no Changes tab (the part of
     opening the run that is not the tab's)."""
@@ -132,13 +144,7 @@ async def without_tab(db: Path, config: Path) -> float:
     try:
         app = PPPApp(db, config)
         async with app.run_test(size=SIZE) as pilot:
-            await app.load_done.wait()
-            await pilot.pause()
-            start = time.perf_counter()
-            await pilot.press("enter")
-            await _until(lambda: isinstance(app.screen, RunScreen))
-            await pilot.pause()
-            return time.perf_counter() - start
+            return await _open_run(app, pilot)
     finally:
         run_screen.changes_panel = made
 
@@ -149,13 +155,7 @@ async def app_times(db: Path, config: Path) -> dict[str, float]:
     app = PPPApp(db, config)
     times: dict[str, float] = {}
     async with app.run_test(size=SIZE) as pilot:
-        await app.load_done.wait()
-        await pilot.pause()
-        start = time.perf_counter()
-        await pilot.press("enter")
-        await _until(lambda: isinstance(app.screen, RunScreen))
-        await pilot.pause()
-        times["open the run"] = time.perf_counter() - start
+        times["open the run"] = await _open_run(app, pilot)
         screen = app.screen
         start = time.perf_counter()
         screen.query_one("#detail").active = "tab-changes"  # type: ignore[attr-defined]

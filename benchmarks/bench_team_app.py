@@ -19,7 +19,6 @@ A quick check that it works: --runs 300 --pairs 1.
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import statistics
 import subprocess
@@ -28,7 +27,7 @@ from pathlib import Path
 
 from _common import isolated_env, ppp_tui, scratch
 from bench_app import OURS, SIZE, process_first_screen, wait_for_load
-from bench_team_store import server as admin_server
+from bench_team_store import database, parse_arguments
 
 from ppp_tui.app.app import PPPApp
 from ppp_tui.storage.demo import write_demo
@@ -47,50 +46,38 @@ async def whole_load(db: Path | ServerURL, config: Path) -> float:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--runs", type=int, default=100_000)
-    parser.add_argument("--pairs", type=int, default=5, help="Times to time each, in turns.")
-    parser.add_argument("--url", help="A PostgreSQL superuser's URL (else a throwaway server).")
-    args = parser.parse_args()
-    with scratch("ppp-bench-team-app-") as folder, admin_server(args.url) as admin:
-        if admin is None:
+    args = parse_arguments("--pairs", 5, "Times to time each, in turns.")
+    with scratch("ppp-bench-team-app-") as folder, database(args.url, "ppp_bench_app") as server:
+        if server is None:
             return
-        import pg_server  # importable once bench_team_store found the server
-
-        with pg_server.new_database(admin, "ppp_bench") as server:
-            measure(args, folder, server)
-
-
-def measure(args: argparse.Namespace, folder: Path, server: str) -> None:
-    """The figures for a store at `server` against a file in `folder`."""
-    env = isolated_env(folder)
-    demo, config = folder / "demo.db", folder / "config.toml"
-    start = time.perf_counter()
-    write_demo(demo, args.runs, seed=0)
-    print(f"demo database: {args.runs:,} runs in {time.perf_counter() - start:.1f} s")
-    start = time.perf_counter()
-    subprocess.run(
-        [*ppp_tui(), "import", str(demo), "--db", server],
-        env=env,
-        check=True,
-        capture_output=True,
-    )
-    print(f"brought into the store in {time.perf_counter() - start:.1f} s")
-    places: dict[str, tuple[str, Path | ServerURL]] = {
-        "file": (str(demo), demo),
-        "store": (server, parse_server_url(server)),
-    }
-    for given, _ in places.values():  # each into its cache once, untimed
-        process_first_screen(OURS, given, str(config))
-    times: dict[str, dict[str, list[float]]] = {
-        where: {"first frame": [], "settled": [], "whole load": []} for where in places
-    }
-    for _ in range(args.pairs):
-        for where, (given, opened) in places.items():
-            frame, settled = process_first_screen(OURS, given, str(config))
-            times[where]["first frame"].append(frame)
-            times[where]["settled"].append(settled)
-            times[where]["whole load"].append(asyncio.run(whole_load(opened, config)))
+        env = isolated_env(folder)
+        demo, config = folder / "demo.db", folder / "config.toml"
+        start = time.perf_counter()
+        write_demo(demo, args.runs, seed=0)
+        print(f"demo database: {args.runs:,} runs in {time.perf_counter() - start:.1f} s")
+        start = time.perf_counter()
+        subprocess.run(
+            [*ppp_tui(), "import", str(demo), "--db", server],
+            env=env,
+            check=True,
+            capture_output=True,
+        )
+        print(f"brought into the store in {time.perf_counter() - start:.1f} s")
+        places: dict[str, tuple[str, Path | ServerURL]] = {
+            "file": (str(demo), demo),
+            "store": (server, parse_server_url(server)),
+        }
+        for given, _ in places.values():  # each into its cache once, untimed
+            process_first_screen(OURS, given, str(config))
+        times: dict[str, dict[str, list[float]]] = {
+            where: {"first frame": [], "settled": [], "whole load": []} for where in places
+        }
+        for _ in range(args.pairs):
+            for where, (given, opened) in places.items():
+                frame, settled = process_first_screen(OURS, given, str(config))
+                times[where]["first frame"].append(frame)
+                times[where]["settled"].append(settled)
+                times[where]["whole load"].append(asyncio.run(whole_load(opened, config)))
     print(f"{args.runs:,} runs; median of {args.pairs}, SQLite file / PostgreSQL store")
     for moment in ("first frame", "settled", "whole load"):
         on_file = statistics.median(times["file"][moment])

@@ -69,12 +69,32 @@ def server(url: str | None) -> Iterator[str | None]:
             pg_server.stop(cluster.folder)
 
 
-def main() -> None:
+@contextmanager
+def database(url: str | None, prefix: str) -> Iterator[str | None]:
+    """The URL of a new, empty database on the server (`server`), dropped at the end;
+    None when there is no server to use."""
+    with server(url) as admin:
+        if admin is None:
+            yield None
+            return
+        import pg_server
+
+        with pg_server.new_database(admin, prefix) as made:
+            yield made
+
+
+def parse_arguments(times: str, default: int, help: str) -> argparse.Namespace:
+    """The team store benchmarks' arguments: --runs, how many times to time each
+    (`times`, its `default` and `help`) and --url."""
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=100_000)
-    parser.add_argument("--repeat", type=int, default=3, help="Runs of each command to time.")
+    parser.add_argument(times, type=int, default=default, help=help)
     parser.add_argument("--url", help="A PostgreSQL superuser's URL (else a throwaway server).")
-    args = parser.parse_args()
+    return parser.parse_args()
+
+
+def main() -> None:
+    args = parse_arguments("--repeat", 3, "Runs of each command to time.")
     with scratch("ppp-bench-team-") as folder, server(args.url) as admin:
         if admin is None:
             return

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pg_server
 import pytest
+from demo_files import demo_file, private_copy
 from helpers import HeldLoad
 from judge_server import Server, serving
 
-from ppp_tui.storage.demo import write_demo
 from ppp_tui.storage.reviewers import REVIEWER_ENV
 
 # The reviewer every test (and every process a test starts) marks as, unless it says
@@ -46,17 +46,13 @@ def utc_clock(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
 @pytest.fixture(scope="session")
 def demo_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A 300-run demo database, made once; copy it (`db`) before changing it."""
-    path = tmp_path_factory.mktemp("demo") / "demo.db"
-    write_demo(path, 300, seed=3)
-    return path
+    return demo_file(tmp_path_factory, "demo", 300, seed=3)
 
 
 @pytest.fixture
 def db(demo_db: Path, tmp_path: Path) -> Path:
     """A private copy of the demo database: tests mark runs."""
-    copy = tmp_path / "runs.db"
-    copy.write_bytes(demo_db.read_bytes())
-    return copy
+    return private_copy(demo_db, tmp_path / "runs.db")
 
 
 @pytest.fixture
@@ -95,16 +91,12 @@ def held_load(monkeypatch: pytest.MonkeyPatch) -> Iterator[HeldLoad]:
 @pytest.fixture(scope="session")
 def judge_demo(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A small demo database with the session runs (their agents are unscored)."""
-    path = tmp_path_factory.mktemp("judge") / "demo.db"
-    write_demo(path, 24, seed=5, sessions=True)
-    return path
+    return demo_file(tmp_path_factory, "judge", 24, seed=5, sessions=True)
 
 
 @pytest.fixture
 def judge_db(judge_demo: Path, tmp_path: Path) -> Path:
-    copy = tmp_path / "runs.db"
-    copy.write_bytes(judge_demo.read_bytes())
-    return copy
+    return private_copy(judge_demo, tmp_path / "runs.db")
 
 
 @pytest.fixture

@@ -25,7 +25,6 @@ if TYPE_CHECKING:
 
     from ppp_tui.app.app import PPPApp
     from ppp_tui.app.screens.recomputing import RecomputingScreen
-    from ppp_tui.app.screens.run import RunScreen
     from ppp_tui.core.sessions.model import Session
     from ppp_tui.storage.location import ServerURL
 
@@ -65,6 +64,15 @@ RANK_KEYS = frozenset(
 )
 
 
+def table_columns(conn: sqlite3.Connection) -> list[tuple[str, list[str]]]:
+    """Each table of the SQLite database `conn`, by name, with the names of its columns."""
+    names = conn.execute("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
+    return [
+        (name, [row[1] for row in conn.execute(f'PRAGMA table_info("{name}")')])
+        for (name,) in names.fetchall()
+    ]
+
+
 def table_rows(path: Path, leave_out: tuple[str, ...] = ()) -> dict[str, list[tuple[Any, ...]]]:
     """Every table's rows of the database at `path`, sorted by all their columns,
     without the times of import and marking (which differ from one run to the next);
@@ -72,14 +80,11 @@ def table_rows(path: Path, leave_out: tuple[str, ...] = ()) -> dict[str, list[tu
     conn = sqlite3.connect(path)
     try:
         tables = {}
-        names = conn.execute("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
-        for (name,) in names.fetchall():
+        for name, every_column in table_columns(conn):
             if leave_out and name.endswith(leave_out):
                 continue
             columns = [
-                row[1]
-                for row in conn.execute(f"PRAGMA table_info({name})")
-                if row[1] not in ("imported_at", "marked_at")
+                column for column in every_column if column not in ("imported_at", "marked_at")
             ]
             # Every column sorts: ids too, so each row keeps the one it was given.
             order = ", ".join(map(str, range(1, len(columns) + 1)))
@@ -144,6 +149,18 @@ class HeldLoad(threading.Event):
         while app.first_screen_seconds is None:
             await pilot.pause()
 
+    @asynccontextmanager
+    async def opened(
+        self, db: Path, config: Path, size: tuple[int, int]
+    ) -> AsyncIterator[tuple[PPPApp, Pilot[None]]]:
+        """The app on `db` at `size`, on its first screen (`first_screen`)."""
+        from ppp_tui.app.app import PPPApp
+
+        app = PPPApp(db, config)
+        async with app.run_test(size=size) as pilot:
+            await self.first_screen(app, pilot)
+            yield app, pilot
+
 
 def session_run_db(db: Path, sessions: list[Session]) -> Path:
     """A new database at `db` holding one run, "session-run", of `sessions`."""
@@ -157,41 +174,24 @@ def session_run_db(db: Path, sessions: list[Session]) -> Path:
     return db
 
 
-async def open_first_run(app: PPPApp, pilot: Pilot[None]) -> RunScreen:
-    """The runs list's first run opened, once every run is loaded."""
-    from ppp_tui.app.screens.run import RunScreen
-
-    await app.load_done.wait()
-    await pilot.pause()
-    await pilot.press("enter")
-    await pilot.pause()
-    screen = app.screen
-    assert isinstance(screen, RunScreen)
-    return screen
-
-
-async def highlight_agent(screen: RunScreen, pilot: Pilot[None], name: str) -> None:
-    """The agents table focused, its cursor on agent `name`."""
-    from textual.widgets import DataTable
-
-    table = screen.query_one("#agents", DataTable)
-    table.focus()
-    names = [str(table.get_row_at(y)[1]) for y in range(table.row_count)]
-    table.move_cursor(row=names.index(name))
-    await pilot.pause()
-
-
-def run_cli(*args: str, env: dict[str, str] | None = None) -> Result:
-    """`ppp-tui ARGS` through click's runner: never a traceback, and an unexpected
-    exception raised as itself."""
+def run_cli(*args: str, input: str | None = None, env: dict[str, str] | None = None) -> Result:
+    """`ppp-tui ARGS` (reading `input`) through click's runner: never a traceback, and an
+    unexpected exception raised as itself."""
     from click.testing import CliRunner
 
     from ppp_tui.cli import cli
 
-    result = CliRunner().invoke(cli, list(args), env=env)
+    result = CliRunner().invoke(cli, list(args), input=input, env=env)
     assert "Traceback" not in result.output
     if result.exception is not None and not isinstance(result.exception, SystemExit):
         raise result.exception
+    return result
+
+
+def run_ok(*args: str) -> Result:
+    """`run_cli(*args)`, which must succeed (its output shown where it does not)."""
+    result = run_cli(*args)
+    assert result.exit_code == 0, result.output
     return result
 
 

@@ -102,9 +102,7 @@ async def test_the_stage_menu_filters_runs_by_stage(db: Path, tmp_path: Path) ->
 async def test_the_stage_menu_comes_with_the_runs(
     db: Path, tmp_path: Path, held_load: HeldLoad
 ) -> None:
-    app = PPPApp(db, tmp_path / "config.toml")
-    async with app.run_test(size=SIZE) as pilot:
-        await held_load.first_screen(app, pilot)
+    async with held_load.opened(db, tmp_path / "config.toml", SIZE) as (app, pilot):
         # While the first page shows, its place says why there is no menu yet.
         assert not app.screen.query("#stage-filter")
         assert "loading" in str(app.screen.query_one("#stage-filter-slot").render())
@@ -322,9 +320,7 @@ async def test_markup_and_escape_sequences_in_agent_text_stay_literal(tmp_path: 
 async def test_the_first_page_shows_while_the_rest_loads(
     db: Path, tmp_path: Path, held_load: HeldLoad
 ) -> None:
-    app = PPPApp(db, tmp_path / "config.toml")
-    async with app.run_test(size=SIZE) as pilot:
-        await held_load.first_screen(app, pilot)
+    async with held_load.opened(db, tmp_path / "config.toml", SIZE) as (app, pilot):
         table = app.screen.query_one(RunsTable)
         # The newest 50 runs, with the agent each selects, before the whole load.
         assert len(table.order) == 50 and not app.load_done.is_set()

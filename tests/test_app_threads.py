@@ -210,9 +210,7 @@ async def test_quitting_while_the_database_loads_closes_it_under_the_load(
 ) -> None:
     """The first page's connection, still loading in a worker, is closed on quitting (it
     was left open, and read from after the app was gone); the load then stops quietly."""
-    app = PPPApp(db, tmp_path / "config.toml")
-    async with app.run_test(size=SIZE) as pilot:
-        await held_load.first_screen(app, pilot)
+    async with held_load.opened(db, tmp_path / "config.toml", SIZE) as (app, pilot):
         assert app.workspace is None
         await pilot.press("q")
     closed = [store for name, store, _ in pauses.log if name == "closed"]

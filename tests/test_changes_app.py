@@ -7,9 +7,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import HOSTILE_LINE, HOSTILE_PATH, TASK, UNSAFE, changes_db, open_first_run, opened
+from helpers import HOSTILE_LINE, HOSTILE_PATH, TASK, UNSAFE, changes_db, opened
 from rich.cells import cell_len
 from rich.segment import Segment
+from run_opened import open_first_run
 from textual.pilot import Pilot
 from textual.widgets import Static, Tab, TabbedContent
 

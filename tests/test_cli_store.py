@@ -12,10 +12,9 @@ from typing import Any
 
 import pytest
 import tomlkit
-from click.testing import CliRunner, Result
-from helpers import AGENT_KEYS, RANK_KEYS, documented_shapes
+from click.testing import Result
+from helpers import AGENT_KEYS, RANK_KEYS, documented_shapes, run_cli
 
-from ppp_tui.cli import cli
 from ppp_tui.core.settings import Weights
 from ppp_tui.storage import database
 from ppp_tui.storage.config import load_settings
@@ -62,14 +61,6 @@ EXPORT_COLUMNS = list(documented_shapes()["export"][0])
 Invoke = Callable[..., Result]
 
 
-def invoke(*args: str, input: str | None = None, env: dict[str, str] | None = None) -> Result:
-    result = CliRunner().invoke(cli, list(args), input=input, env=env)
-    assert "Traceback" not in result.output
-    if result.exception is not None and not isinstance(result.exception, SystemExit):
-        raise result.exception
-    return result
-
-
 @pytest.fixture
 def db(tmp_path: Path) -> Path:
     return tmp_path / "runs.db"
@@ -88,7 +79,7 @@ def ppp(db: Path, config: Path) -> Invoke:
     """`ppp-tui ARGS --db DB --config CONFIG`."""
 
     def call(*args: str, input: str | None = None) -> Result:
-        return invoke(*args, "--db", str(db), "--config", str(config), input=input)
+        return run_cli(*args, "--db", str(db), "--config", str(config), input=input)
 
     return call
 
@@ -364,7 +355,7 @@ def test_the_spec_kit_database_itself_is_not_taken_for_a_ppp_tui_database(
     speckit.write_bytes((EXAMPLES.parent / "spec-kit-consensus.db").read_bytes())
     before = speckit.read_bytes()
     for args in (["runs"], ["import", str(EXAMPLES)]):
-        message = error_line(invoke(*args, "--db", str(speckit)))
+        message = error_line(run_cli(*args, "--db", str(speckit)))
         assert message.startswith(f"Error: {speckit}: not a ppp-tui database"), message
         assert "agent_outputs" in message and "consensus_runs" in message
     assert speckit.read_bytes() == before
@@ -809,20 +800,20 @@ def test_the_environment_names_the_database_and_the_config(
     monkeypatch.setenv("PPP_TUI_DB", str(db))
     monkeypatch.setenv("PPP_TUI_CONFIG", str(config))
     monkeypatch.chdir(tmp_path)
-    assert invoke("import", str(EXAMPLES)).exit_code == 0
+    assert run_cli("import", str(EXAMPLES)).exit_code == 0
     assert db.exists()
     # Pure technical weights: agent_a (1.0) beats agent_b (0.9).
-    document = as_json(invoke("rank", "seed-000", "--json"))
+    document = as_json(run_cli("rank", "seed-000", "--json"))
     assert document["best_agent"] == "agent_a"
     assert document["weights"] == {"technical": 1.0, "interaction": 0.0}
-    shown = as_json(invoke("config", "show", "--json"))
+    shown = as_json(run_cli("config", "show", "--json"))
     assert (shown["path"], shown["db"]) == (str(config), str(db))
     # The flags win over the environment.
     other = tmp_path / "other.db"
-    assert error_line(invoke("runs", "--db", str(other))).startswith(f"Error: {other}:")
+    assert error_line(run_cli("runs", "--db", str(other))).startswith(f"Error: {other}:")
     (tmp_path / "empty.toml").write_text("")
     flagged = as_json(
-        invoke("rank", "seed-000", "--config", str(tmp_path / "empty.toml"), "--json")
+        run_cli("rank", "seed-000", "--config", str(tmp_path / "empty.toml"), "--json")
     )
     assert flagged["best_agent"] == "agent_b"
 

@@ -195,9 +195,7 @@ async def test_weights_recompute_the_figures(db: Path, tmp_path: Path) -> None:
 async def test_d_while_the_database_loads_waits_for_it(
     db: Path, tmp_path: Path, held_load: HeldLoad
 ) -> None:
-    app = PPPApp(db, tmp_path / "config.toml")
-    async with app.run_test(size=SIZE) as pilot:
-        await held_load.first_screen(app, pilot)
+    async with held_load.opened(db, tmp_path / "config.toml", SIZE) as (app, pilot):
         await pilot.press("d")
         await pilot.pause()
         screen = app.screen

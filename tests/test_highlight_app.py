@@ -4,6 +4,8 @@ the stages' optima; and the helper they share (`table_rows.refill`)."""
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -276,6 +278,18 @@ def _rows(*names: str, score: str = "1") -> dict[str, tuple[Any, ...]]:
     return {name: (Text(name), score) for name in names}
 
 
+@asynccontextmanager
+async def _on_the_second_row() -> AsyncIterator[tuple[Table, DataTable[Any], Pilot[None]]]:
+    """The table running with rows a and b, its cursor moved to b."""
+    app = Table()
+    async with app.run_test() as pilot:
+        table = app.query_one(DataTable)
+        refill(table, _rows("a", "b"))
+        table.move_cursor(row=1)
+        await pilot.pause()
+        yield app, table, pilot
+
+
 async def test_refill_moves_the_cursor_with_its_key_and_says_nothing() -> None:
     app = Table()
     async with app.run_test() as pilot:
@@ -294,12 +308,7 @@ async def test_refill_moves_the_cursor_with_its_key_and_says_nothing() -> None:
 
 
 async def test_refill_in_the_same_order_writes_only_the_cells_that_changed() -> None:
-    app = Table()
-    async with app.run_test() as pilot:
-        table = app.query_one(DataTable)
-        refill(table, _rows("a", "b"))
-        table.move_cursor(row=1)
-        await pilot.pause()
+    async with _on_the_second_row() as (app, table, pilot):
         name = table.get_cell("a", table.ordered_columns[0].key)
         refill(table, _rows("a", "b", score="2"))
         await pilot.pause()
@@ -310,12 +319,7 @@ async def test_refill_in_the_same_order_writes_only_the_cells_that_changed() -> 
 
 
 async def test_refill_without_the_highlighted_key_highlights_the_first_row() -> None:
-    app = Table()
-    async with app.run_test() as pilot:
-        table = app.query_one(DataTable)
-        refill(table, _rows("a", "b"))
-        table.move_cursor(row=1)
-        await pilot.pause()
+    async with _on_the_second_row() as (app, table, pilot):
         refill(table, _rows("c", "d"))
         await pilot.pause()
         assert cursor_key(table) == "c" and table.cursor_row == 0

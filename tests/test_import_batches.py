@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers import table_columns
 
 from ppp_tui.core import model
 from ppp_tui.storage import importer, rows
@@ -179,8 +180,7 @@ def _typed_tables(data: bytes) -> dict[str, list[tuple[Any, ...]]]:
     try:
         conn.deserialize(data)
         found = {}
-        for (name,) in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'"):
-            columns = [row[1] for row in conn.execute(f'PRAGMA table_info("{name}")')]
+        for name, columns in table_columns(conn):
             typed = ", ".join(f'"{column}", typeof("{column}")' for column in columns)
             found[name] = conn.execute(
                 f'SELECT rowid, {typed} FROM "{name}" ORDER BY rowid'

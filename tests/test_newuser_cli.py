@@ -9,7 +9,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from click.testing import CliRunner, Result
+from click.testing import CliRunner
+from helpers import run_cli
 
 from ppp_tui.cli import classifying as cli_module
 from ppp_tui.cli import cli
@@ -21,14 +22,6 @@ from ppp_tui.storage.demo import writer as demo_writer
 from ppp_tui.storage.store import Store
 
 ALL_STAGES = "plan, tasks, implement, validate, audit, unlock, (no stage)"
-
-
-def invoke(*args: str, input: str | None = None, env: dict[str, str] | None = None) -> Result:
-    result = CliRunner().invoke(cli, list(args), input=input, env=env)
-    assert "Traceback" not in result.output
-    if result.exception is not None and not isinstance(result.exception, SystemExit):
-        raise result.exception
-    return result
 
 
 @pytest.fixture
@@ -58,7 +51,7 @@ def _mark_another(db: Path, run_id: str = "demo-000001") -> str:
     with Store.open(db) as store:
         run = store.get_run(run_id)
     agent = next(a.name for a in run.agents if a.name != run.preferred_agent)
-    assert invoke("prefer", run_id, agent, "--db", str(db)).exit_code == 0
+    assert run_cli("prefer", run_id, agent, "--db", str(db)).exit_code == 0
     return agent
 
 
@@ -78,7 +71,7 @@ def test_stages_are_in_pipeline_order_then_by_name_then_no_stage() -> None:
 def test_an_unknown_stage_is_an_error_listing_the_known_ones(
     db: Path, empty_config: Path, command: list[str]
 ) -> None:
-    result = invoke(*command, "--stage", "nosuch", "--db", str(db), "--config", str(empty_config))
+    result = run_cli(*command, "--stage", "nosuch", "--db", str(db), "--config", str(empty_config))
     assert result.exit_code == 1
     assert result.stderr == f"Error: no stage 'nosuch'; known stages: {ALL_STAGES}\n"
     assert result.stdout == ""
@@ -89,28 +82,28 @@ def test_runs_without_a_stage_are_selected_by_an_empty_or_no_stage_filter(
     db: Path, empty_config: Path, selector: str
 ) -> None:
     where = ("--db", str(db), "--config", str(empty_config))
-    rows = json.loads(invoke("runs", "--stage", selector, "--json", *where).stdout)
+    rows = json.loads(run_cli("runs", "--stage", selector, "--json", *where).stdout)
     with Store.open(db) as store:
         expected = sorted(info.id for info in store.run_infos() if info.stage is None)
     assert expected and sorted(row["id"] for row in rows) == expected
     assert {row["stage"] for row in rows} == {None}
-    text = invoke("runs", "--stage", selector, *where)
+    text = run_cli("runs", "--stage", selector, *where)
     assert text.exit_code == 0 and f"{len(expected)} runs" in text.stderr
-    document = json.loads(invoke("regret", "--stage", selector, "--json", *where).stdout)
+    document = json.loads(run_cli("regret", "--stage", selector, "--json", *where).stdout)
     assert list(document["per_stage"]) == [NO_STAGE]
     assert {run["stage"] for run in document["runs"]} <= {None}
 
 
 def test_the_no_stage_filter_help_and_tune_refusal(db: Path, empty_config: Path) -> None:
-    assert '"(no stage)"' in invoke("runs", "--help").stdout
-    result = invoke("tune", "--stage", "", "--db", str(db), "--config", str(empty_config))
+    assert '"(no stage)"' in run_cli("runs", "--help").stdout
+    result = run_cli("tune", "--stage", "", "--db", str(db), "--config", str(empty_config))
     assert result.exit_code == 2 and "tune them without --stage" in result.stderr
 
 
 def test_regret_lists_its_stages_in_pipeline_order(db: Path, empty_config: Path) -> None:
     _mark_another(db)  # at least one mark
     document = json.loads(
-        invoke("regret", "--json", "--db", str(db), "--config", str(empty_config)).stdout
+        run_cli("regret", "--json", "--db", str(db), "--config", str(empty_config)).stdout
     )
     assert ", ".join(document["per_stage"]) == ALL_STAGES
 
@@ -122,7 +115,7 @@ def test_regret_lists_its_stages_in_pipeline_order(db: Path, empty_config: Path)
 def test_technical_out_of_range_or_not_a_number_is_a_usage_error(
     db: Path, empty_config: Path, value: str
 ) -> None:
-    result = invoke(
+    result = run_cli(
         "rank", "demo-000001", "--technical", value, "--db", str(db), "--config", str(empty_config)
     )
     assert result.exit_code == 2
@@ -132,7 +125,7 @@ def test_technical_out_of_range_or_not_a_number_is_a_usage_error(
 
 def test_technical_at_the_ends_is_accepted(db: Path, empty_config: Path) -> None:
     for value in ("0", "1", "0.6"):
-        result = invoke(
+        result = run_cli(
             "rank", "demo-000001", "--technical", value, "--json", "--db", str(db),
             "--config", str(empty_config),
         )  # fmt: skip
@@ -158,19 +151,19 @@ def test_a_missing_explicit_config_is_an_error_for_reading_commands(
     db: Path, tmp_path: Path, command: list[str]
 ) -> None:
     missing = tmp_path / "missing.toml"
-    result = invoke(*command, "--db", str(db), "--config", str(missing))
+    result = run_cli(*command, "--db", str(db), "--config", str(missing))
     assert result.exit_code == 1
     assert result.stderr.startswith(f"Error: {missing}: no such config file;")
     assert result.stderr.count("\n") == 1
     assert not missing.exists()
     # The same through the environment.
-    by_env = invoke(*command, "--db", str(db), env={"PPP_TUI_CONFIG": str(missing)})
+    by_env = run_cli(*command, "--db", str(db), env={"PPP_TUI_CONFIG": str(missing)})
     assert by_env.exit_code == 1 and "no such config file" in by_env.stderr
 
 
 def test_score_refuses_a_missing_explicit_config(tmp_path: Path) -> None:
     examples = Path(__file__).resolve().parent.parent / "examples" / "runs.jsonl"
-    result = invoke("score", str(examples), "--config", str(tmp_path / "none.toml"))
+    result = run_cli("score", str(examples), "--config", str(tmp_path / "none.toml"))
     assert result.exit_code == 1 and "no such config file" in result.stderr
 
 
@@ -178,10 +171,10 @@ def test_config_init_and_tune_write_create_a_missing_explicit_config(
     db: Path, tmp_path: Path
 ) -> None:
     made = tmp_path / "made.toml"
-    assert invoke("config", "init", "--config", str(made)).exit_code == 0 and made.exists()
+    assert run_cli("config", "init", "--config", str(made)).exit_code == 0 and made.exists()
     tuned = tmp_path / "tuned.toml"
     _mark_another(db)
-    result = invoke("tune", "--per-stage", "--write", "--db", str(db), "--config", str(tuned))
+    result = run_cli("tune", "--per-stage", "--write", "--db", str(db), "--config", str(tuned))
     assert result.exit_code == 0, result.output
     assert tuned.exists() and f"saved to {tuned}" in result.stderr
 
@@ -195,7 +188,7 @@ def test_config_validate_warns_about_unknown_keys_and_preferences(tmp_path: Path
         "[ppp.penalties]\nno_commas = 0.1\nlang_klingon = 0.2\n\n[other]\nx = 1\n"
     )
     path.write_text(text)
-    result = invoke("config", "validate", "--config", str(path))
+    result = run_cli("config", "validate", "--config", str(path))
     assert result.exit_code == 0
     assert result.stdout.startswith(f"{path}: valid (global 0.6/0.4, 1 stage table)")
     assert result.stderr.splitlines() == [
@@ -213,7 +206,7 @@ def test_config_validate_warns_about_unknown_keys_and_preferences(tmp_path: Path
 def test_config_validate_escapes_control_characters_in_key_names(tmp_path: Path) -> None:
     path = tmp_path / "config.toml"
     path.write_text('[ppp]\n"bad\\u001b[31m" = 1\n')
-    result = invoke("config", "validate", "--config", str(path))
+    result = run_cli("config", "validate", "--config", str(path))
     assert result.exit_code == 0 and "\x1b" not in result.output
     assert "unknown key 'ppp.bad\\x1b[31m'" in result.stderr
 
@@ -228,7 +221,7 @@ def test_demo_with_db_refuses_a_database_holding_runs(
     db = tmp_path / "mine.db"
     write_demo(db, 7, seed=5)
     before = db.read_bytes()
-    result = invoke(command, "--demo", "--db", str(db))
+    result = run_cli(command, "--demo", "--db", str(db))
     assert result.exit_code == 1
     assert result.stderr.splitlines()[-1] == (
         f"Error: {db}: already holds 7 runs; use --replace to write a fresh demo database"
@@ -242,7 +235,7 @@ def test_browse_demo_with_db_and_replace_writes_the_demo_with_its_config_beside(
 ) -> None:
     db = tmp_path / "mine.db"
     write_demo(db, 7, seed=5)
-    result = invoke("browse", "--demo", "--db", str(db), "--replace")
+    result = run_cli("browse", "--demo", "--db", str(db), "--replace")
     assert result.exit_code == 0, result.output
     assert opened == [(db, tmp_path / "mine.config.toml")]
     with Store.open(db) as store:
@@ -252,7 +245,7 @@ def test_browse_demo_with_db_and_replace_writes_the_demo_with_its_config_beside(
 
 
 def test_replace_without_demo_is_a_usage_error(tmp_path: Path) -> None:
-    result = invoke("browse", "--replace", "--db", str(tmp_path / "x.db"))
+    result = run_cli("browse", "--replace", "--db", str(tmp_path / "x.db"))
     assert result.exit_code == 2 and "--replace goes with --demo" in result.stderr
 
 
@@ -267,7 +260,7 @@ def test_browse_demo_reuses_one_cached_database_and_keeps_its_own_config(
     demo_db = cache / "ppp-tui" / "demo.db"
     demo_config = cache / "ppp-tui" / "demo.config.toml"
 
-    first = invoke("browse", "--demo")
+    first = run_cli("browse", "--demo")
     assert first.exit_code == 0, first.output
     assert opened[-1] == (demo_db, demo_config)
     assert f"generating {demo_module.DEMO_SIZE} demo runs into {demo_db}" in first.stderr
@@ -276,19 +269,19 @@ def test_browse_demo_reuses_one_cached_database_and_keeps_its_own_config(
     # Every other command takes --demo too: the same database, and its own settings,
     # never the user's config.toml (which asks for another weight here).
     (tmp_path / "config.toml").write_text("[ppp.weights]\ntechnical = 0.2\ninteraction = 0.8\n")
-    ranked = invoke("rank", "demo-000042", "--demo", "--json")
+    ranked = run_cli("rank", "demo-000042", "--demo", "--json")
     assert ranked.exit_code == 0, ranked.output
     assert json.loads(ranked.stdout)["run_id"] == "demo-000042"
     assert "generating" not in ranked.stderr  # reused, quietly
-    mine = json.loads(invoke("rank", "demo-000042", "--db", str(demo_db), "--json").stdout)
+    mine = json.loads(run_cli("rank", "demo-000042", "--db", str(demo_db), "--json").stdout)
     theirs = json.loads(ranked.stdout)
     assert mine["weights"] != theirs["weights"]
-    refused = invoke("show", "demo-000042", "--demo", "--db", str(tmp_path / "other.db"))
+    refused = run_cli("show", "demo-000042", "--demo", "--db", str(tmp_path / "other.db"))
     assert refused.exit_code == 2 and "give --demo or --db, not both" in refused.stderr
     (tmp_path / "config.toml").write_text("")
 
     marked = _mark_another(demo_db)
-    second = invoke("browse", "--demo")
+    second = run_cli("browse", "--demo")
     assert second.exit_code == 0 and "generating" not in second.stderr
     assert f"demo database: {demo_db} (reused" in second.stderr
     with Store.open(demo_db) as store:
@@ -296,7 +289,7 @@ def test_browse_demo_reuses_one_cached_database_and_keeps_its_own_config(
 
     # A database made by an older generator is made again.
     monkeypatch.setattr(demo_module, "GENERATOR_VERSION", demo_module.GENERATOR_VERSION + 1)
-    third = invoke("browse", "--demo")
+    third = run_cli("browse", "--demo")
     assert "generating" in third.stderr
     with Store.open(demo_db) as store:
         assert store.get_run("demo-000001").preferred_agent != marked
@@ -304,7 +297,7 @@ def test_browse_demo_reuses_one_cached_database_and_keeps_its_own_config(
 
     # An explicit --config wins over the demo's own.
     mine = tmp_path / "mine.toml"
-    invoke("browse", "--demo", "--config", str(mine))
+    run_cli("browse", "--demo", "--config", str(mine))
     assert opened[-1] == (demo_db, mine)
 
 
@@ -326,7 +319,7 @@ def _long_named_db(tmp_path: Path) -> Path:
     source = tmp_path / "runs.jsonl"
     source.write_text(json.dumps(run) + "\n")
     db = tmp_path / "long.db"
-    assert invoke("import", str(source), "--db", str(db)).exit_code == 0
+    assert run_cli("import", str(source), "--db", str(db)).exit_code == 0
     return db
 
 
@@ -337,14 +330,14 @@ def test_long_names_are_cut_with_an_ellipsis_on_a_terminal_and_whole_in_a_pipe(
 
     db = _long_named_db(tmp_path)
     where = ("--db", str(db), "--config", str(empty_config))
-    piped = invoke("runs", *where).stdout.splitlines()[1]
+    piped = run_cli("runs", *where).stdout.splitlines()[1]
     assert piped.startswith("a-run-with-a-rather-long-identifier ")
     assert " an-agent-with-a-very-long-name an-agent-with-a-very-long-name " in piped
     monkeypatch.setattr(tables, "terminal_width", lambda: 60)
-    line = invoke("runs", *where).stdout.splitlines()[1]
+    line = run_cli("runs", *where).stdout.splitlines()[1]
     assert line.startswith("a-run-with-a-rather-long-identifier ")  # ids stay whole
     assert len(line) <= 60 and " an-agen… an-agen…  0.000" in line  # names cut first
-    ranked = invoke("rank", "a-run-with-a-rather-long-identifier", *where).stdout
+    ranked = run_cli("rank", "a-run-with-a-rather-long-identifier", *where).stdout
     row = next(line for line in ranked.splitlines() if line.startswith("  1  "))
     assert row.startswith("  1  an-agent-with-a-very-… ") and len(row) <= 60
 
@@ -353,26 +346,26 @@ def test_classify_with_no_question_on_a_terminal_says_it_reads_standard_input(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setattr(cli_module, "_stdin_is_terminal", lambda: True)
-    result = invoke("classify", input="Which port should it listen on?\n")
+    result = run_cli("classify", input="Which port should it listen on?\n")
     assert result.stderr == "reading questions from standard input, one per line; ctrl+d ends\n"
     assert result.stdout.startswith("medium")
 
 
 def test_classify_from_a_pipe_prints_no_hint() -> None:
-    result = invoke("classify", input="Which port should it listen on?\n")
+    result = run_cli("classify", input="Which port should it listen on?\n")
     assert result.stderr == "" and result.stdout.startswith("medium")
 
 
 @pytest.mark.parametrize("question", ["", "   "])
 def test_classify_an_empty_question_is_a_usage_error(question: str) -> None:
-    result = invoke("classify", "Which port?", question)
+    result = run_cli("classify", "Which port?", question)
     assert result.exit_code == 2
     assert "QUESTION is empty" in result.stderr and result.stdout == ""
 
 
 @pytest.mark.parametrize("args", [(), ("config",)])
 def test_a_group_without_a_command_prints_its_help_line_by_line(args: tuple[str, ...]) -> None:
-    result = invoke(*args)
+    result = run_cli(*args)
     assert result.exit_code in (0, 2)  # click 8.2 on: 2, as for any usage error
     assert "\u240a" not in result.output  # newlines are the help's own, not shown as symbols
     assert result.output.startswith("Usage: ")
@@ -430,7 +423,7 @@ def test_tables_and_stage_lists_escape_control_characters(
     source = tmp_path / "esc.jsonl"
     source.write_text(json.dumps(run) + "\n")
     db = tmp_path / "esc.db"
-    assert invoke("import", str(source), "--db", str(db)).exit_code == 0
+    assert run_cli("import", str(source), "--db", str(db)).exit_code == 0
     where = ["--db", str(db), "--config", str(empty_config)]
     # color=True: click passes escape sequences through, as on a terminal.
     table = CliRunner().invoke(cli, ["runs", *where], color=True)

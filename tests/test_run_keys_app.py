@@ -6,7 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from helpers import highlight_agent, open_first_run, opened, session_run_db
+from helpers import opened, session_run_db
+from run_opened import agent_opened, highlight_agent, open_first_run
 from textual.selection import Selection
 from textual.strip import Strip
 from textual.widgets import DataTable, Label, Static
@@ -346,9 +347,7 @@ def _whole_rows(app: PPPApp) -> list[str]:
 async def test_o_opens_the_first_cut_step_on_screen_whole(
     sessions_db: Path, tmp_path: Path
 ) -> None:
-    async with opened(sessions_db, tmp_path, SIZE) as (app, pilot):
-        screen = await _open(app, pilot)
-        await _highlight(screen, pilot, "claude-code")
+    async with agent_opened(sessions_db, tmp_path, SIZE, "claude-code") as (app, pilot, screen):
         rows = list(screen.query_one(Conversation).plain())
         assert "… (10 more lines)" in "\n".join(rows)  # shown cut
         await pilot.press("tab", "o")
@@ -365,9 +364,7 @@ async def test_o_opens_the_first_cut_step_on_screen_whole(
 async def test_a_click_opens_the_step_clicked_a_tool_call_folded_to_one_row(
     sessions_db: Path, tmp_path: Path
 ) -> None:
-    async with opened(sessions_db, tmp_path, SIZE) as (app, pilot):
-        screen = await _open(app, pilot)
-        await _highlight(screen, pilot, "claude-code")
+    async with agent_opened(sessions_db, tmp_path, SIZE, "claude-code") as (app, pilot, screen):
         conversation = screen.query_one(Conversation)
         y = next(i for i, row in enumerate(conversation.plain()) if "▸ Bash: cat" in row)
         await pilot.click(Conversation, offset=(10, y - int(conversation.scroll_offset.y)))
@@ -425,9 +422,7 @@ async def test_a_megabyte_step_opens_drawing_only_the_rows_on_screen(
 
 
 async def test_answers_take_the_width_of_the_screen(sessions_db: Path, tmp_path: Path) -> None:
-    async with opened(sessions_db, tmp_path, SMALL) as (app, pilot):
-        screen = await _open(app, pilot)
-        await _highlight(screen, pilot, "claude-code")
+    async with agent_opened(sessions_db, tmp_path, SMALL, "claude-code") as (_, pilot, screen):
         table = screen.query_one("#questions", DataTable)
 
         def answer() -> str:

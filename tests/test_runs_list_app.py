@@ -205,9 +205,7 @@ async def test_the_task_sorts_by_its_words_whatever_their_case(
 async def test_the_first_page_shows_dates_and_tasks_before_the_rest_loads(
     db: Path, tmp_path: Path, held_load: HeldLoad
 ) -> None:
-    app = PPPApp(db, tmp_path / "config.toml")
-    async with app.run_test(size=(120, 40)) as pilot:
-        await held_load.first_screen(app, pilot)
+    async with held_load.opened(db, tmp_path / "config.toml", (120, 40)) as (app, pilot):
         screen = app.screen
         assert isinstance(screen, RunsScreen)
         first = screen.table.rows.infos[0]

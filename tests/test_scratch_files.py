@@ -180,17 +180,27 @@ swap.discard(name)
 """
 
 
-def _holder(tmp_path: Path, db: Path) -> tuple[subprocess.Popen[str], Path]:
-    """Another process with a scratch file beside `db`, alive until its stdin closes."""
+def _started(
+    tmp_path: Path, script: str, path: Path, stdin: int | None = None, stderr: int | None = None
+) -> tuple[subprocess.Popen[str], str]:
+    """Another Python process running `script` on `path` (its output a pipe; its input
+    and errors `stdin` and `stderr`), and the first line it printed."""
     process = subprocess.Popen(
-        [sys.executable, "-c", _HOLDER, str(db)],
+        [sys.executable, "-c", script, str(path)],
         env=_env(tmp_path),
-        stdin=subprocess.PIPE,
+        stdin=stdin,
         stdout=subprocess.PIPE,
+        stderr=stderr,
         text=True,
     )
     assert process.stdout is not None
-    return process, Path(process.stdout.readline().strip())
+    return process, process.stdout.readline()
+
+
+def _holder(tmp_path: Path, db: Path) -> tuple[subprocess.Popen[str], Path]:
+    """Another process with a scratch file beside `db`, alive until its stdin closes."""
+    process, line = _started(tmp_path, _HOLDER, db, stdin=subprocess.PIPE)
+    return process, Path(line.strip())
 
 
 def test_a_live_processs_scratch_is_never_removed(tmp_path: Path, old_db: Path) -> None:
@@ -310,15 +320,8 @@ def _temporary_names(config: Path) -> list[str]:
 
 
 def _stuck_save(tmp_path: Path, config: Path) -> subprocess.Popen[str]:
-    process = subprocess.Popen(
-        [sys.executable, "-c", _SAVER, str(config)],
-        env=_env(tmp_path),
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    assert process.stdout is not None
-    assert process.stdout.readline() == "written\n"
+    process, line = _started(tmp_path, _SAVER, config, stderr=subprocess.PIPE)
+    assert line == "written\n"
     assert len(_temporary_names(config)) == 1
     return process
 

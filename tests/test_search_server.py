@@ -12,6 +12,7 @@ from typing import Any
 
 import pg_server
 import pytest
+from demo_files import demo_file
 
 from ppp_tui.storage import (
     postgres,
@@ -23,7 +24,6 @@ from ppp_tui.storage import (
     transfer,
 )
 from ppp_tui.storage.database import StoreError
-from ppp_tui.storage.demo import write_demo
 from ppp_tui.storage.location import parse_server_url
 from ppp_tui.storage.schema import SCHEMA_VERSION
 from ppp_tui.storage.search import Cancelled
@@ -160,8 +160,7 @@ def stores(
     pg_cluster: str, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[tuple[Store, ServerStore]]:
     """(a SQLite demo database of 2000 runs, a team store holding a copy of it)."""
-    path = tmp_path_factory.mktemp("search") / "demo.db"
-    write_demo(path, 2000, seed=3, sessions=True)
+    path = demo_file(tmp_path_factory, "search", 2000, seed=3, sessions=True)
     with pg_server.new_database(pg_cluster, "ppp_test_search") as url:
         server = parse_server_url(url)
         with Store.open(path) as file, ServerStore.connect(server, create=True) as team:

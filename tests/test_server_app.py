@@ -9,6 +9,7 @@ import dataclasses
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -171,62 +172,70 @@ async def test_search_as_you_type_finds_what_the_file_finds(
     assert found[str(file)] and found[str(server)] == found[str(file)]
 
 
+@pytest.fixture
+def admin(pg_cluster: str) -> Iterator[Any]:
+    """A superuser's connection to the test server (autocommit)."""
+    with psycopg.connect(pg_cluster, autocommit=True) as conn:
+        yield conn
+
+
+def _reachable(admin: Any, server: ServerURL, reachable: bool) -> None:
+    """The store's database takes new connections again, or no longer does and the ones
+    it has are ended: to the app, the server is gone."""
+    admin.execute(f"ALTER DATABASE {server.database} ALLOW_CONNECTIONS {str(reachable).lower()}")
+    if not reachable:
+        admin.execute(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = %s",
+            [server.database],
+        )
+
+
 async def test_a_server_gone_is_one_line_and_the_app_goes_on(
-    both: tuple[Path, ServerURL], tmp_path: Path, pg_cluster: str
+    both: tuple[Path, ServerURL], tmp_path: Path, admin: Any
 ) -> None:
     _, server = both
-    with psycopg.connect(pg_cluster, autocommit=True) as admin:
-        async with opened(server, tmp_path, SIZE, notifications=True) as (app, pilot):
-            admin.execute(f"ALTER DATABASE {server.database} ALLOW_CONNECTIONS false")
-            admin.execute(
-                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = %s",
-                [server.database],
-            )
+    async with opened(server, tmp_path, SIZE, notifications=True) as (app, pilot):
+        _reachable(admin, server, False)
 
-            def told() -> list[str]:
-                return [n.message for n in app._notifications if "database" in n.title]
+        def told() -> list[str]:
+            return [n.message for n in app._notifications if "database" in n.title]
 
-            await _until(pilot, lambda: bool(told()))
-            await pilot.pause(0.5)  # several looks more: still one line
-            assert len(told()) == 1
-            assert str(server) in told()[0] and "\n" not in told()[0]
-            assert server.url not in told()[0]
-            assert app.is_running
-            admin.execute(f"ALTER DATABASE {server.database} ALLOW_CONNECTIONS true")
-            await pilot.press("enter")  # back: the app reads again
-            await pilot.pause()
-            assert isinstance(app.screen, RunScreen)
+        await _until(pilot, lambda: bool(told()))
+        await pilot.pause(0.5)  # several looks more: still one line
+        assert len(told()) == 1
+        assert str(server) in told()[0] and "\n" not in told()[0]
+        assert server.url not in told()[0]
+        assert app.is_running
+        _reachable(admin, server, True)
+        await pilot.press("enter")  # back: the app reads again
+        await pilot.pause()
+        assert isinstance(app.screen, RunScreen)
 
 
 async def test_a_mark_made_while_the_server_is_gone_says_it_is_not_saved(
-    both: tuple[Path, ServerURL], tmp_path: Path, pg_cluster: str
+    both: tuple[Path, ServerURL], tmp_path: Path, admin: Any
 ) -> None:
     _, server = both
-    with psycopg.connect(pg_cluster, autocommit=True) as admin:
-        async with opened(server, tmp_path, SIZE, notifications=True) as (app, pilot):
-            await pilot.press("enter")
-            await pilot.pause()
-            screen = app.screen
-            assert isinstance(screen, RunScreen)
-            if screen._highlighted_name() == screen._preferred():
-                await pilot.press("down")
-            before = screen._preferred()
-            admin.execute(f"ALTER DATABASE {server.database} ALLOW_CONNECTIONS false")
-            admin.execute(
-                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = %s",
-                [server.database],
-            )
-            await pilot.press("p")
+    async with opened(server, tmp_path, SIZE, notifications=True) as (app, pilot):
+        await pilot.press("enter")
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, RunScreen)
+        if screen._highlighted_name() == screen._preferred():
+            await pilot.press("down")
+        before = screen._preferred()
+        _reachable(admin, server, False)
+        await pilot.press("p")
 
-            def told() -> list[str]:
-                return [n.message for n in app._notifications if n.title == "Mark not saved"]
+        def told() -> list[str]:
+            return [n.message for n in app._notifications if n.title == "Mark not saved"]
 
-            await _until(pilot, lambda: bool(told()))
-            assert str(server) in told()[0] and "\n" not in told()[0]
-            assert server.url not in told()[0]
-            assert screen._preferred() == before
-            admin.execute(f"ALTER DATABASE {server.database} ALLOW_CONNECTIONS true")
-            run_id = screen.run.id
+        await _until(pilot, lambda: bool(told()))
+        assert str(server) in told()[0] and "\n" not in told()[0]
+        assert server.url not in told()[0]
+        assert screen._preferred() == before
+        _reachable(admin, server, True)
+        run_id = screen.run.id
     with ServerStore.connect(server) as store:
         assert store.preferred_agents().get(run_id) == before
 

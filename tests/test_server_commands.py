@@ -10,12 +10,12 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from demo_files import demo_file
 from helpers import one_line_error, run_cli
 from judge_server import Messages, Server, effort_by_keyword
 
 from ppp_tui.cli.common import SERVER_COMMANDS
 from ppp_tui.storage import postgres, postgres_schema, transfer
-from ppp_tui.storage.demo import write_demo
 from ppp_tui.storage.location import parse_server_url
 from ppp_tui.storage.store import Store
 
@@ -56,8 +56,7 @@ COMMANDS = [
 @pytest.fixture(scope="module")
 def stores(pg_cluster: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, str]]:
     """(a SQLite demo database, a PostgreSQL store holding a copy of it)."""
-    path = tmp_path_factory.mktemp("server") / "demo.db"
-    write_demo(path, 300, seed=3, sessions=True)
+    path = demo_file(tmp_path_factory, "server", 300, seed=3, sessions=True)
     name = "ppp_test_commands"
     with psycopg.connect(pg_cluster, autocommit=True) as admin:
         admin.execute(f"DROP DATABASE IF EXISTS {name}")

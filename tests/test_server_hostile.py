@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from helpers import one_line_error, run_cli
+from helpers import one_line_error, run_cli, run_ok
 
 from ppp_tui.storage import postgres_schema
 from ppp_tui.storage.location import parse_server_url
@@ -31,8 +31,7 @@ def _parts(url: str) -> tuple[str, str, str, str]:
 @pytest.fixture
 def store(pg_url: str) -> str:
     """A small team store (the demo's runs)."""
-    result = run_cli("demo", "--runs", "20", "--db", pg_url)
-    assert result.exit_code == 0, result.output
+    run_ok("demo", "--runs", "20", "--db", pg_url)
     return pg_url
 
 

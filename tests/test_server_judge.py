@@ -19,8 +19,8 @@ from helpers import (
     judge_process,
     judged_together,
     judged_while_another_asks,
-    run_cli,
     run_judge,
+    run_ok,
     wait_for,
     write_config,
 )
@@ -44,8 +44,7 @@ def _judged(messages: Messages) -> str:
 @pytest.fixture
 def store(judge_db: Path, pg_url: str) -> str:
     """A team store holding a copy of the judge's demo database."""
-    result = run_cli("import", str(judge_db), "--db", pg_url)
-    assert result.exit_code == 0, result.output
+    run_ok("import", str(judge_db), "--db", pg_url)
     return pg_url
 
 

@@ -5,16 +5,15 @@ different values of the same kind stay, each on its side, and are counted."""
 
 from __future__ import annotations
 
-import shutil
 import sqlite3
 from pathlib import Path
 
 import pytest
+from demo_files import demo_file, private_copy
 from helpers import dump, run_cli
 
 from ppp_tui.core.model import Effort
 from ppp_tui.storage import judgments
-from ppp_tui.storage.demo import write_demo
 from ppp_tui.storage.location import parse_server_url
 from ppp_tui.storage.store import Store
 from ppp_tui.storage.store_server import open_store
@@ -26,16 +25,13 @@ import psycopg
 
 @pytest.fixture(scope="module")
 def demo(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    path = tmp_path_factory.mktemp("ratings") / "demo.db"
-    write_demo(path, 60, seed=7, sessions=True)
-    return path
+    return demo_file(tmp_path_factory, "ratings", 60, seed=7, sessions=True)
 
 
 @pytest.fixture
 def train(demo: Path, pg_url: str, tmp_path: Path) -> Path:
     """The demo moved into the store, and a copy of the store taken back to a file."""
-    old = tmp_path / "old.db"
-    shutil.copyfile(demo, old)
+    old = private_copy(demo, tmp_path / "old.db")
     assert run_cli("import", str(old), "--db", pg_url).exit_code == 0
     copy = tmp_path / "train.db"
     assert run_cli("import", pg_url, "--db", str(copy)).exit_code == 0

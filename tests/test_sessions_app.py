@@ -7,10 +7,11 @@ import json
 from pathlib import Path
 
 import pytest
-from helpers import highlight_agent, open_first_run, opened, session_run_db
+from helpers import opened, session_run_db
 from hypothesis import given
 from hypothesis import strategies as st
 from rich.cells import cell_len
+from run_opened import agent_opened, highlight_agent, open_first_run
 from textual.pilot import Pilot
 from textual.widgets import DataTable, Input, Label, Static, TabbedContent
 
@@ -113,9 +114,7 @@ def _rows(screen: RunScreen) -> list[str]:
 
 
 async def test_a_session_opens_on_its_conversation(sessions_db: Path, tmp_path: Path) -> None:
-    async with opened(sessions_db, tmp_path, SMALL) as (app, pilot):
-        screen = await _open(app, pilot)
-        await _highlight(screen, pilot, "claude-code")
+    async with agent_opened(sessions_db, tmp_path, SMALL, "claude-code") as (_, pilot, screen):
         tabs = screen.query_one("#detail", TabbedContent)
         assert tabs.active == "tab-turns"
         assert str(tabs.get_tab("tab-turns").label) == "Conversation"
@@ -178,9 +177,7 @@ async def test_the_conversation_is_drawn_row_by_row(sessions_db: Path, tmp_path:
 async def test_questions_show_how_they_were_asked_and_the_answer(
     sessions_db: Path, tmp_path: Path
 ) -> None:
-    async with opened(sessions_db, tmp_path, SMALL) as (app, pilot):
-        screen = await _open(app, pilot)
-        await _highlight(screen, pilot, "claude-code")
+    async with agent_opened(sessions_db, tmp_path, SMALL, "claude-code") as (_, _, screen):
         table = screen.query_one("#questions", DataTable)
         labels = [str(column.label) for column in table.ordered_columns]
         assert labels == ["turn", "effort", "label", "asked", "answer", "question"]
@@ -226,9 +223,7 @@ async def _rate(app: PPPApp, pilot: Pilot[None], typed: str) -> RateScreen:
 
 
 async def test_rating_with_stars_stores_a_hand_score(sessions_db: Path, tmp_path: Path) -> None:
-    async with opened(sessions_db, tmp_path, SMALL) as (app, pilot):
-        screen = await _open(app, pilot)
-        await _highlight(screen, pilot, "claude-code")
+    async with agent_opened(sessions_db, tmp_path, SMALL, "claude-code") as (app, pilot, screen):
         await _rate(app, pilot, "4")
         assert app.screen is screen
         await app.workers.wait_for_complete()
@@ -252,9 +247,7 @@ async def test_rating_with_stars_stores_a_hand_score(sessions_db: Path, tmp_path
 async def test_a_bad_rating_shows_an_error_and_stores_nothing(
     sessions_db: Path, tmp_path: Path
 ) -> None:
-    async with opened(sessions_db, tmp_path, SMALL) as (app, pilot):
-        screen = await _open(app, pilot)
-        await _highlight(screen, pilot, "claude-code")
+    async with agent_opened(sessions_db, tmp_path, SMALL, "claude-code") as (app, pilot, screen):
         for typed, error in (
             ("7", "a score is from 0 to 1"),
             ("good", "“good” is not a score"),

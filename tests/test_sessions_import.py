@@ -112,14 +112,20 @@ def test_two_sessions_of_one_task_in_two_worktrees_are_one_run(
     )
 
 
-def test_importing_again_adds_nothing_and_a_grown_session_updates_its_run(
-    two_sessions: tuple[Path, Path, Path],
-) -> None:
-    first, second, db = two_sessions
+def _imported_and_marked(first: Path, second: Path, db: Path) -> str:
+    """The two sessions imported into `db` (one run) and the run marked: its id."""
     assert _run("import", str(first), str(second), "--db", str(db)).exit_code == 0
     with Store.open(db) as store:
         rid = store.run_infos()[0].id
     assert _run("prefer", rid, "claude-code/claude-sonnet-4-5", "--db", str(db)).exit_code == 0
+    return rid
+
+
+def test_importing_again_adds_nothing_and_a_grown_session_updates_its_run(
+    two_sessions: tuple[Path, Path, Path],
+) -> None:
+    first, second, db = two_sessions
+    rid = _imported_and_marked(first, second, db)
     rating = first.parent / "rating.csv"
     rating.write_text(f"run_id,agent,technical\n{rid},claude-code/claude-opus-4-5,0.4\n")
     assert _run("technical", str(rating), "--db", str(db)).exit_code == 0
@@ -167,10 +173,7 @@ def test_runs_read_under_older_rules_are_read_again(
     two_sessions: tuple[Path, Path, Path],
 ) -> None:
     first, second, db = two_sessions
-    assert _run("import", str(first), str(second), "--db", str(db)).exit_code == 0
-    with Store.open(db) as store:
-        rid = store.run_infos()[0].id
-    assert _run("prefer", rid, "claude-code/claude-sonnet-4-5", "--db", str(db)).exit_code == 0
+    rid = _imported_and_marked(first, second, db)
     with Store.open(db) as store:
         # As an older version wrote it: no rules version, and a question found in text
         # that the agent wrote before a tool call.

@@ -39,6 +39,14 @@ def two_tools(tmp_path: Path) -> tuple[Path, Path, Path]:
     return claude, codex, tmp_path / "runs.db"
 
 
+@pytest.fixture
+def imported(two_tools: tuple[Path, Path, Path]) -> tuple[Path, Path, Path, dict[str, str]]:
+    """The two sessions imported: their files, the database and each session's run."""
+    claude, codex, db = two_tools
+    _import(db, claude, codex)
+    return claude, codex, db, _runs(db)
+
+
 def _import(db: Path, *files: Path) -> Result:
     result = run_cli("import", *map(str, files), "--db", str(db))
     assert result.exit_code == 0, result.output
@@ -141,11 +149,9 @@ def test_group_makes_one_run_and_marks_and_ratings_follow_the_agents(
 
 
 def test_import_keeps_the_grouping_and_updates_it_in_place(
-    two_tools: tuple[Path, Path, Path], tmp_path: Path
+    imported: tuple[Path, Path, Path, dict[str, str]], tmp_path: Path
 ) -> None:
-    claude, codex, db = two_tools
-    _import(db, claude, codex)
-    ids = _runs(db)
+    claude, codex, db, ids = imported
     _marks(db, (ids["c1"], "codex", "tester", "2026-03-03T09:00:00Z"))
     _rate(db, ids["c1"], "codex", 0.3)
     assert run_cli("group", ids["s1"], ids["c1"], "--db", str(db)).exit_code == 0
@@ -188,11 +194,9 @@ def test_import_keeps_the_grouping_and_updates_it_in_place(
 
 
 def test_ungroup_gives_each_session_its_run_back_with_its_marks(
-    two_tools: tuple[Path, Path, Path],
+    imported: tuple[Path, Path, Path, dict[str, str]],
 ) -> None:
-    claude, codex, db = two_tools
-    _import(db, claude, codex)
-    ids = _runs(db)
+    claude, codex, db, ids = imported
     assert run_cli("group", ids["s1"], ids["c1"], "--db", str(db)).exit_code == 0
     _marks(
         db,
@@ -231,11 +235,9 @@ def test_ungroup_gives_each_session_its_run_back_with_its_marks(
 
 
 def test_a_name_is_kept_and_a_reviewer_keeps_the_latest_of_two_marks(
-    two_tools: tuple[Path, Path, Path],
+    imported: tuple[Path, Path, Path, dict[str, str]],
 ) -> None:
-    claude, codex, db = two_tools
-    _import(db, claude, codex)
-    ids = _runs(db)
+    claude, codex, db, ids = imported
     _marks(
         db,
         (ids["s1"], "claude-code", "tester", "2026-03-03T12:00:00Z"),

@@ -155,31 +155,32 @@ def test_deleting_a_run_cascades_to_everything_under_it(examples: Store) -> None
     ).fetchone() == (0,)
 
 
+def _refused_untouched(db: Path, create: bool = False) -> str:
+    """The one line with which opening `db` fails, which leaves it byte for byte."""
+    before = db.read_bytes()
+    with pytest.raises(StoreError) as caught:
+        Store.open(db, create=create)
+    assert db.read_bytes() == before
+    return one_line(caught.value)
+
+
 def test_a_database_from_a_newer_ppp_tui_is_refused_and_left_byte_for_byte(db: Path) -> None:
     conn = sqlite3.connect(db)
     conn.execute("CREATE TABLE runs (id TEXT PRIMARY KEY, future TEXT)")
     conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
     conn.commit()
     conn.close()
-    before = db.read_bytes()
-    with pytest.raises(StoreError) as caught:
-        Store.open(db)
-    message = one_line(caught.value)
+    message = _refused_untouched(db)
     assert str(db) in message
     assert f"schema {SCHEMA_VERSION + 1}" in message
     assert "newer ppp-tui" in message and "upgrade" in message
-    assert db.read_bytes() == before
     assert not Path(f"{db}-wal").exists()
 
 
 def test_a_file_that_is_not_sqlite_is_one_clear_line(db: Path) -> None:
     db.write_bytes(random.Random(7).randbytes(8192))
-    before = db.read_bytes()
-    with pytest.raises(StoreError) as caught:
-        Store.open(db)
-    message = one_line(caught.value)
+    message = _refused_untouched(db)
     assert message.startswith(f"{db}: not a usable SQLite database")
-    assert db.read_bytes() == before
 
 
 @pytest.mark.parametrize("user_version", [0, 1, 2, SCHEMA_VERSION + 5])
@@ -195,12 +196,8 @@ def test_a_sqlite_database_of_another_program_is_refused_untouched(
     conn.execute(f"PRAGMA user_version = {user_version}")
     conn.commit()
     conn.close()
-    before = db.read_bytes()
-    with pytest.raises(StoreError) as caught:
-        Store.open(db, create=True)
-    message = one_line(caught.value)
+    message = _refused_untouched(db, create=True)
     assert message == f"{db}: not a ppp-tui database (it has other tables: invoices)"
-    assert db.read_bytes() == before
 
 
 def test_a_missing_database_is_not_created_unless_asked(db: Path) -> None:

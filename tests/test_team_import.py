@@ -4,12 +4,12 @@ a store is one line that writes nothing."""
 
 from __future__ import annotations
 
-import shutil
 import socket
 import sqlite3
 from pathlib import Path
 
 import pytest
+from demo_files import demo_file, private_copy
 from helpers import dump, one_line_error, run_cli
 
 from ppp_tui.storage.demo import write_demo
@@ -24,16 +24,12 @@ EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "runs.jsonl"
 
 @pytest.fixture(scope="module")
 def demo(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    path = tmp_path_factory.mktemp("team") / "demo.db"
-    write_demo(path, 150, seed=7, sessions=True)
-    return path
+    return demo_file(tmp_path_factory, "team", 150, seed=7, sessions=True)
 
 
 @pytest.fixture
 def old_db(demo: Path, tmp_path: Path) -> Path:
-    copy = tmp_path / "old.db"
-    shutil.copyfile(demo, copy)
-    return copy
+    return private_copy(demo, tmp_path / "old.db")
 
 
 def test_moving_in_and_taking_a_copy_back(old_db: Path, pg_url: str, tmp_path: Path) -> None:

@@ -11,10 +11,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from demo_files import demo_file
 from helpers import dump, run_cli
 
 from ppp_tui.storage import postgres, postgres_schema, transfer
-from ppp_tui.storage.demo import write_demo
 from ppp_tui.storage.location import parse_server_url
 from ppp_tui.storage.store import Store
 
@@ -32,8 +32,7 @@ JUDGMENTS = [
 def source_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A demo database with sessions' runs (edits of files), marks of several
     reviewers with their history, and judge cache entries."""
-    path = tmp_path_factory.mktemp("transfer") / "source.db"
-    write_demo(path, 120, seed=5, sessions=True)
+    path = demo_file(tmp_path_factory, "transfer", 120, seed=5, sessions=True, name="source.db")
     conn = sqlite3.connect(path)
     conn.executemany("INSERT INTO judgments VALUES (?,?,?,?,?,?,?)", JUDGMENTS)
     conn.commit()

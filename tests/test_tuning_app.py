@@ -169,9 +169,7 @@ async def test_use_optimal_moves_the_open_runs_slider_and_saves_its_provenance(
 async def test_the_panel_opened_during_the_load_tunes_once_it_ends(
     db: Path, tmp_path: Path, held_load: HeldLoad
 ) -> None:
-    app = PPPApp(db, tmp_path / "config.toml")
-    async with app.run_test(size=SIZE) as pilot:
-        await held_load.first_screen(app, pilot)
+    async with held_load.opened(db, tmp_path / "config.toml", SIZE) as (app, pilot):
         await pilot.press("t")
         await pilot.pause()
         opened = app.screen

@@ -179,7 +179,9 @@ async def test_dragging_a_free_weight_with_the_mouse(db: Path, tmp_path: Path) -
         screen = await _run_screen(app, pilot)
         slider = screen.query_one("#weights-proactivity", FreeWeightSlider)
         assert not slider.allow_select
+        assert app.focused is not slider
         await pilot.mouse_down(slider, offset=(0, 0))
+        assert app.focused is slider  # a press takes the focus
         await pilot.hover(slider, offset=(slider.size.width - 1, 0))
         await pilot.mouse_up(slider, offset=(slider.size.width - 1, 0))
         await pilot.pause()

@@ -17,9 +17,26 @@ from .rereading import Rereading
 from .text import inline, literal
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from ..core.model import Run
 
 MARK_LOCK_WAIT_S = 5.0  # a mark waits this long for the lock (off the UI thread), as the CLI
+
+
+def _when_unlocked(write: Callable[[], object]) -> None:
+    """Call `write` until the database's lock lets it, for MARK_LOCK_WAIT_S at the most:
+    then PPPError, the lock's message and the wait."""
+    deadline = time.monotonic() + MARK_LOCK_WAIT_S
+    while True:
+        try:
+            write()
+            return
+        except DatabaseLocked as error:
+            if time.monotonic() >= deadline:
+                raise PPPError(f"{error} (waited {MARK_LOCK_WAIT_S:g} s)") from None
+            # Each try waits UI_LOCK_WAIT_S inside SQLite; the UI's reads go between tries.
+            time.sleep(0.05)
 
 
 class Marking(Rereading):
@@ -63,22 +80,13 @@ class Marking(Rereading):
         database's lock lets it."""
         workspace = self.workspace
         assert workspace is not None
-        deadline = time.monotonic() + MARK_LOCK_WAIT_S
         try:
-            while True:
-                try:
-                    workspace.store.mark(run_id, agent, source="app", reviewer=reviewer)
-                    break
-                except DatabaseLocked as error:
-                    if time.monotonic() >= deadline:
-                        self._mark_failed(f"{error} (waited {MARK_LOCK_WAIT_S:g} s)")
-                        return
-                    # Each try waits UI_LOCK_WAIT_S inside SQLite; the UI's reads go
-                    # between tries.
-                    time.sleep(0.05)
-                except (PPPError, sqlite3.Error) as error:  # e.g. the run is gone
-                    self._mark_failed(str(error))
-                    return
+            _when_unlocked(
+                lambda: workspace.store.mark(run_id, agent, source="app", reviewer=reviewer)
+            )
+        except (PPPError, sqlite3.Error) as error:  # the lock kept, or e.g. the run is gone
+            self._mark_failed(str(error))
+            return
         finally:
             self._mark_waiting = False
         self.call_from_thread(self.mark_preferred, run_id, agent, True)
@@ -108,16 +116,10 @@ class Marking(Rereading):
 
         workspace = self.workspace
         assert workspace is not None
-        deadline = time.monotonic() + MARK_LOCK_WAIT_S
         try:
-            while True:
-                try:
-                    workspace.store.set_technical([Score(run_id, agent, technical, "rating")])
-                    break
-                except DatabaseLocked as error:
-                    if time.monotonic() >= deadline:
-                        raise PPPError(f"{error} (waited {MARK_LOCK_WAIT_S:g} s)") from None
-                    time.sleep(0.05)
+            _when_unlocked(
+                lambda: workspace.store.set_technical([Score(run_id, agent, technical, "rating")])
+            )
             run = workspace.store.get_run(run_id)
         except (PPPError, sqlite3.Error) as error:
             if not self._closed:  # else quitting closed the database under the write

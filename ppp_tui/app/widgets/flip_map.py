@@ -15,17 +15,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from textual import events
 from textual.app import ComposeResult
 from textual.containers import Horizontal
 from textual.content import Content
 from textual.message import Message
 from textual.reactive import reactive
-from textual.widget import Widget
 from textual.widgets import Static
 
 from ...core.regions import Point, Region, clip_polygon, polygon_area
 from ..text import literal
+from .dragging import Dragged
 
 # Region colours, in the order of the regions (the agents' ranking order).
 PALETTE = ("$primary", "$success", "$warning", "$error", "$secondary", "$accent")
@@ -81,7 +80,7 @@ def pixel_owners(regions: tuple[Region, ...], columns: int, rows: int) -> list[l
     return owners
 
 
-class FlipMap(Widget, can_focus=True):
+class FlipMap(Dragged, can_focus=True):
     """Who ranks first at every weight of the triangle, for the open run."""
 
     # Dragging over the map is not selecting text (in a browser it left a highlight).
@@ -115,7 +114,6 @@ class FlipMap(Widget, can_focus=True):
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
-        self._dragging = False
         self._owners: tuple[tuple[tuple[Region, ...], int, int], list[list[str | None]]] | None
         self._owners = None
         self._rows: tuple[object, list[Content]] | None = None  # the lines without marks
@@ -214,26 +212,9 @@ class FlipMap(Widget, can_focus=True):
 
     # -- input -------------------------------------------------------------------
 
-    def _pick(self, x: int, y: int) -> None:
+    def _dragged_to(self, x: int, y: int) -> None:
         proactivity, personalization = self.weights_at(x, y)
         self.post_message(self.Picked(self, proactivity, personalization))
-
-    async def _on_mouse_down(self, event: events.MouseDown) -> None:
-        self.capture_mouse()
-        self._dragging = True
-        self._pick(event.x, event.y)
-        event.stop()
-
-    async def _on_mouse_move(self, event: events.MouseMove) -> None:
-        if self._dragging:
-            self._pick(event.x, event.y)
-            event.stop()
-
-    async def _on_mouse_up(self, event: events.MouseUp) -> None:
-        if self._dragging:
-            self._dragging = False
-            self.release_mouse()
-            event.stop()
 
 
 def legend(regions: tuple[Region, ...], winner: str | None) -> Content:

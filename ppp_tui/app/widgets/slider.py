@@ -15,7 +15,8 @@ from textual.binding import Binding
 from textual.content import Content
 from textual.message import Message
 from textual.reactive import reactive
-from textual.widget import Widget
+
+from .dragging import Dragged
 
 PAGE = 0.1  # pageup/pagedown (left/right step by 0.01)
 
@@ -25,7 +26,7 @@ def snap(value: float) -> float:
     return min(1.0, max(0.0, round(value, 10)))
 
 
-class WeightSlider(Widget, can_focus=True):
+class WeightSlider(Dragged, can_focus=True):
     """The technical weight; interaction is 1 - value."""
 
     # Dragging the knob is not selecting text (in a browser it left a highlight).
@@ -82,7 +83,6 @@ class WeightSlider(Widget, can_focus=True):
     ) -> None:
         super().__init__(name=name, id=id, classes=classes)
         self.set_reactive(WeightSlider.value, snap(value))
-        self._dragging = False
         self._painted: float | None = None  # the value last drawn
 
     def validate_value(self, value: float) -> float:
@@ -162,22 +162,10 @@ class WeightSlider(Widget, can_focus=True):
         self.value = value
 
     async def _on_mouse_down(self, event: events.MouseDown) -> None:
-        self.focus()
-        self.capture_mouse()
-        self._dragging = True
-        self.value = self._value_at(event.x)
-        event.stop()
+        self.focus()  # then Dragged's handler (Textual calls each class's in turn)
 
-    async def _on_mouse_move(self, event: events.MouseMove) -> None:
-        if self._dragging:
-            self.value = self._value_at(event.x)
-            event.stop()
-
-    async def _on_mouse_up(self, event: events.MouseUp) -> None:
-        if self._dragging:
-            self._dragging = False
-            self.release_mouse()
-            event.stop()
+    def _dragged_to(self, x: int, y: int) -> None:
+        self.value = self._value_at(x)
 
     def on_focus(self) -> None:
         self.refresh()
