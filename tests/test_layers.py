@@ -155,3 +155,15 @@ def test_screens_and_widgets_never_import_the_app_module() -> None:
 
 def test_the_app_folder_keeps_about_a_dozen_modules_at_its_top() -> None:
     assert len(list(APP.glob("*.py"))) <= 12
+
+
+def test_no_module_is_over_700_lines() -> None:
+    """Each module keeps to one job a reader can hold: data tables live beside the code
+    in data files (as search_words.json), not in a module."""
+    package = Path(__file__).resolve().parent.parent / "ppp_tui"
+    lengths = {
+        str(path.relative_to(package)): len(path.read_text(encoding="utf-8").splitlines())
+        for path in package.rglob("*.py")
+    }
+    assert len(lengths) > 100
+    assert {name: n for name, n in lengths.items() if n > 700} == {}
