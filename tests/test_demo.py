@@ -558,8 +558,8 @@ def test_the_fast_model_constructors_make_what_the_classes_make() -> None:
         (makers.new_question, model.Question, question_values),
         (makers.new_violation, model.Violation, violation_values),
         (makers.new_trajectory, model.Trajectory, trajectory_values),
-        (generator._agent, model.Agent, agent_values),
-        (generator._run, model.Run, run_values),
+        (makers.new_agent, model.Agent, agent_values),
+        (makers.new_run, model.Run, run_values),
     ]
     for make, cls, values in cases:
         fast, made = make(*values), cls(*values)

@@ -29,7 +29,7 @@ from ..model import (
 from ..preferences import AskedQuestion, check_questions
 from ..scoring import states_preferences
 from .checked import _MAX_INT, _consensus, content_id, questions_of_turns
-from .makers import new, new_question, new_trajectory, new_turn, new_violation
+from .makers import new_agent, new_question, new_run, new_trajectory, new_turn, new_violation
 
 _EFFORT = {e.value: e for e in Effort}
 _SEVERITY = {s.value: s for s in Severity}
@@ -212,21 +212,15 @@ def _fast_agent(obj: Any, task: str | None, preferences: tuple[str, ...]) -> Age
             raise _Unusual
         failure = failure.strip()
         technical = 0.0
-    agent: Agent = new(Agent)
-    agent.__dict__.update(
-        name=name,
-        technical=technical,
-        trajectory=trajectory,
-        model=_fast_optional_str(get("model")),
-        relevance=_fast_optional_unit(get("relevance")),
-        confidence=_fast_optional_unit(get("confidence")),
-        output=_fast_optional_str(get("output")),
-        failure=failure,
-        technical_source=None,
-        models=(),
-        sessions=(),
-        judged_model=None,
-        edits=None,
+    agent = new_agent(
+        name,
+        technical,
+        trajectory,
+        _fast_optional_str(get("model")),
+        _fast_optional_unit(get("relevance")),
+        _fast_optional_unit(get("confidence")),
+        _fast_optional_str(get("output")),
+        failure,
     )
     return agent
 
@@ -290,18 +284,17 @@ def _fast_run(obj: dict[str, Any]) -> Run:
         agent.failure is not None and agent.name == preferred for agent in agents
     ):
         raise _Unusual
-    run: Run = new(Run)
-    run.__dict__.update(
-        id=run_id,
-        agents=agents,
-        spec_id=_fast_optional_str(get("spec_id")),
-        stage=_fast_optional_str(get("stage")),
-        task=task,
-        created_at=_fast_optional_str(get("created_at")),
-        preferences=prefs,
-        selected_agent=selected,
-        preferred_agent=preferred,
-        iterations=tuple(iterations),
-        consensus=None if get("consensus") is None else _fast_consensus(obj),
+    run = new_run(
+        run_id,
+        agents,
+        _fast_optional_str(get("spec_id")),
+        _fast_optional_str(get("stage")),
+        task,
+        _fast_optional_str(get("created_at")),
+        prefs,
+        selected,
+        preferred,
+        tuple(iterations),
+        None if get("consensus") is None else _fast_consensus(obj),
     )
     return run

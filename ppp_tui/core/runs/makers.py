@@ -12,7 +12,18 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..model import AskedWith, Effort, Question, Severity, Source, Trajectory, Turn, Violation
+from ..model import (
+    Agent,
+    AskedWith,
+    Effort,
+    Question,
+    Run,
+    Severity,
+    Source,
+    Trajectory,
+    Turn,
+    Violation,
+)
 
 new = object.__new__
 
@@ -66,5 +77,64 @@ def new_trajectory(
     made: Trajectory = new(Trajectory)
     made.__dict__.update(
         turns=turns, questions=questions, violations=violations, unchecked=unchecked
+    )
+    return made
+
+
+def new_agent(
+    name: str,
+    technical: float,
+    trajectory: Trajectory | None,
+    model: str | None,
+    relevance: float | None,
+    confidence: float | None,
+    output: str | None,
+    failure: str | None = None,
+) -> Agent:
+    made: Agent = new(Agent)
+    made.__dict__.update(
+        name=name,
+        technical=technical,
+        trajectory=trajectory,
+        model=model,
+        relevance=relevance,
+        confidence=confidence,
+        output=output,
+        failure=failure,
+        technical_source=None,
+        models=(),
+        sessions=(),
+        judged_model=None,
+        edits=None,
+    )
+    return made
+
+
+def new_run(
+    run_id: str,
+    agents: tuple[Agent, ...],
+    spec_id: str | None,
+    stage: str | None,
+    task: str | None,
+    created_at: str | None,
+    preferences: tuple[str, ...],
+    selected_agent: str | None,
+    preferred_agent: str | None,
+    iterations: tuple[float, ...],
+    consensus: str | None = None,
+) -> Run:
+    made: Run = new(Run)
+    made.__dict__.update(
+        id=run_id,
+        agents=agents,
+        spec_id=spec_id,
+        stage=stage,
+        task=task,
+        created_at=created_at,
+        preferences=preferences,
+        selected_agent=selected_agent,
+        preferred_agent=preferred_agent,
+        iterations=iterations,
+        consensus=consensus,
     )
     return made

@@ -32,7 +32,14 @@ from ...core.model import (
 from ...core.preferences import AskedQuestion, check_questions
 from ...core.relevance import TaskType
 from ...core.runs.checked import questions_of_turns
-from ...core.runs.makers import new, new_question, new_trajectory, new_turn, new_violation
+from ...core.runs.makers import (
+    new_agent,
+    new_question,
+    new_run,
+    new_trajectory,
+    new_turn,
+    new_violation,
+)
 from ...core.scoring import (
     final_score,
     rank_key,
@@ -83,68 +90,6 @@ _SPECS_PER_CHUNK = 1000
 GENERATOR_VERSION = 6
 
 _DEFAULT_SETTINGS = Settings()
-
-
-# --- The run model, built fast ----------------------------------------------------------------
-# The agents and runs are made as core/runs/makers.py makes their parts: without their
-# dataclass __init__ (a test checks each against its class).
-
-
-def _agent(
-    name: str,
-    technical: float,
-    trajectory: Trajectory | None,
-    model: str,
-    relevance: float,
-    confidence: float,
-    output: str,
-) -> Agent:
-    agent = new(Agent)
-    agent.__dict__.update(
-        name=name,
-        technical=technical,
-        trajectory=trajectory,
-        model=model,
-        relevance=relevance,
-        confidence=confidence,
-        output=output,
-        failure=None,
-        technical_source=None,
-        models=(),
-        sessions=(),
-        judged_model=None,
-        edits=None,
-    )
-    return agent
-
-
-def _run(
-    run_id: str,
-    agents: tuple[Agent, ...],
-    spec_id: str | None,
-    stage: str | None,
-    task: str,
-    created_at: str,
-    preferences: tuple[str, ...],
-    selected_agent: str,
-    preferred_agent: str | None,
-    iterations: tuple[float, ...],
-) -> Run:
-    run = new(Run)
-    run.__dict__.update(
-        id=run_id,
-        agents=agents,
-        spec_id=spec_id,
-        stage=stage,
-        task=task,
-        created_at=created_at,
-        preferences=preferences,
-        selected_agent=selected_agent,
-        preferred_agent=preferred_agent,
-        iterations=iterations,
-        consensus=None,
-    )
-    return run
 
 
 # --- Specs -----------------------------------------------------------------------------------
@@ -385,7 +330,9 @@ def _agents(
             if trajectory is not None:
                 agent["trajectory"] = trajectory
             agents.append(agent)
-        models.append(_agent(profile.name, technical, parsed, model, relevance, confidence, output))
+        models.append(
+            new_agent(profile.name, technical, parsed, model, relevance, confidence, output)
+        )
     return agents, models
 
 
@@ -560,7 +507,7 @@ class _Generator:
         preferred = None
         if rng.random() < PREFERRED_SHARE:
             preferred = self._prefer(ranking, stage)
-        run = _run(
+        run = new_run(
             f"demo-{index + 1:06d}",
             tuple(agents),
             spec_id,
