@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import contextlib
 import email.utils
 import json
 import math
@@ -25,9 +26,9 @@ import os
 import re
 import threading
 import time
-from collections.abc import Callable, Coroutine, Mapping
+from collections.abc import AsyncGenerator, Callable, Coroutine, Mapping
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 import httpx
 
@@ -196,6 +197,9 @@ class Client:
                 task.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)
             await self.http.aclose()
+            # As asyncio.run ends: every async generator still open is finished here,
+            # not left as a task the closed loop never runs.
+            await asyncio.get_running_loop().shutdown_asyncgens()
 
         try:
             asyncio.run_coroutine_threadsafe(shut(), self._loop).result(MODELS_WAIT_S)
@@ -253,10 +257,14 @@ class Client:
                 if declared.isdigit() and (len(declared) > 12 or int(declared) > MAX_REPLY_BYTES):
                     raise _TooLarge
                 body = bytearray()
-                async for chunk in response.aiter_bytes():
-                    body += chunk
-                    if len(body) > MAX_REPLY_BYTES:
-                        raise _TooLarge
+                # Closed here whatever ends the loop: a reply cut short leaves no
+                # generator for the loop to finish after it has stopped.
+                read = cast(AsyncGenerator[bytes, None], response.aiter_bytes())  # it is one
+                async with contextlib.aclosing(read) as chunks:
+                    async for chunk in chunks:
+                        body += chunk
+                        if len(body) > MAX_REPLY_BYTES:
+                            raise _TooLarge
                 return _Reply(
                     response.status_code, response.reason_phrase, response.headers, bytes(body)
                 )
