@@ -25,7 +25,9 @@ from ppp_tui.core.preferences import CATALOGUE
 from ppp_tui.core.runs import run_from_dict
 from ppp_tui.core.runs.checked import _checked_run
 from ppp_tui.core.runs.fast import _fast_run, _Unusual
+from ppp_tui.storage.direct_rows import add_object
 from ppp_tui.storage.formats import open_any
+from ppp_tui.storage.rows import Rows
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 
@@ -38,6 +40,26 @@ def fast(raw: Any) -> Run | str:
         return _fast_run(raw)
     except _Unusual:
         return DECLINED
+
+
+# What the direct rows and `Rows.add` are compared with: a stamp, the first agent id
+# (not 0: ids count on from it) and a reviewer.
+ROWS_MADE = ("2026-01-01T00:00:00Z", 7, "Ada")
+
+
+def direct(raw: dict[str, Any]) -> tuple[Any, ...] | str:
+    """The direct rows' (tables, unknown names, next agent id, marked, run id), or
+    DECLINED, having added nothing."""
+    rows = Rows(*ROWS_MADE)
+    known = {"someone else's run"}
+    try:
+        marked = add_object(rows, raw, known)
+    except _Unusual:
+        assert not any(rows.take()) and rows.next_agent == 7 and not rows.unknown
+        assert known == {"someone else's run"}
+        return DECLINED
+    (added,) = known - {"someone else's run"}
+    return rows.take(), rows.unknown, rows.next_agent, marked, added
 
 
 def checked(raw: Any) -> Run | RunError:
@@ -57,6 +79,16 @@ def assert_equivalent(raw: Any) -> Run | str:
     if isinstance(quick, Run):
         assert isinstance(slow, Run), f"fast path took a document the checked path refuses: {slow}"
         assert quick == slow
+    rows = direct(raw) if type(raw) is dict else DECLINED
+    assert json.dumps(raw) == before, "the direct rows changed their input"
+    if isinstance(slow, Run):
+        expected = Rows(*ROWS_MADE)
+        expected.add(slow)
+        made = (expected.take(), expected.unknown, expected.next_agent)
+        assert rows == DECLINED or rows == (*made, slow.preferred_agent is not None, slow.id)
+    else:
+        assert rows == DECLINED, f"direct rows took a document the checked path refuses: {slow}"
+    assert (rows == DECLINED) == (quick == DECLINED), "the two fast ways take different documents"
     try:
         chosen: Run | RunError = run_from_dict(raw)
     except RunError as error:
@@ -113,6 +145,8 @@ TEXTS = st.one_of(
 )
 RESPONSES = st.lists(st.sampled_from((*QUESTIONS, "I made the change.", "```py\nx = 1\n```")))
 PREFERENCE_NAMES = st.sampled_from(sorted(CATALOGUE))
+# Names of the catalogue and others (an import notes those it does not know).
+ANY_PREFERENCE_NAMES = st.one_of(PREFERENCE_NAMES, st.sampled_from(("house_style", "Tabs")))
 NAMES = st.sampled_from(("claude", "codex", "gemini", "gpt", " claude "))
 UNITS = st.one_of(st.floats(0.0, 1.0), st.integers(0, 1), st.sampled_from((-0.0, 0.5, 1.0, 0, 1)))
 
@@ -142,7 +176,7 @@ def _usual_question() -> st.SearchStrategy[dict[str, Any]]:
 
 def _usual_violation() -> st.SearchStrategy[dict[str, Any]]:
     return st.fixed_dictionaries(
-        {"preference": PREFERENCE_NAMES},
+        {"preference": ANY_PREFERENCE_NAMES},
         optional={
             "severity": st.sampled_from(("minor", "major", "error", "Major")),
             "penalty": st.one_of(st.none(), st.floats(0, 1), st.integers(0, 2)),
@@ -190,7 +224,7 @@ def usual_runs(draw: st.DrawFn) -> dict[str, Any]:
         "spec_id": st.one_of(st.none(), st.just("SPEC-1")),
         "created_at": st.one_of(st.none(), st.just("2026-01-02T03:04:05+01:00")),
         "preferences": st.one_of(
-            st.none(), st.lists(PREFERENCE_NAMES, max_size=3), st.just([" json "])
+            st.none(), st.lists(ANY_PREFERENCE_NAMES, max_size=3), st.just([" json "])
         ),
         "iterations": st.lists(st.one_of(st.floats(-100, 100), st.integers(-100, 100)), max_size=4),
         "selected_agent": st.one_of(st.none(), st.sampled_from(names)),

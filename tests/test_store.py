@@ -1250,4 +1250,4 @@ def test_an_import_lifts_the_insert_trigger_only_while_it_runs(
     ],
 )
 def test_iterations_are_written_as_json_dumps_writes_them(values: tuple[Any, ...]) -> None:
-    assert rows_module._floats_json(values) == json.dumps(values)
+    assert rows_module.floats_json(values) == json.dumps(values)

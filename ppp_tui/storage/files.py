@@ -52,14 +52,21 @@ class Record:
 
     def parse(self) -> Run:
         """The validated run; errors name file, line and JSON path."""
+        return self.run_of(*self.decoded())
+
+    def decoded(self) -> tuple[Any, bool]:
+        """(the run's JSON value, whether its strings are to be checked for lone
+        surrogates); a line that is not JSON is reported here, when parsed, so that
+        --skip-invalid can skip just that line."""
         if self.error is not None:
             raise PPPError(f"{self.where}: {self.error}")
-        raw = self.raw
-        surrogates = self.surrogates
-        if self.text is not None:
-            # Reported when parsed, so --skip-invalid can skip just this line.
-            raw = _loads(self.text, self.where, line=False)
-            surrogates = "\\u" in self.text and _SURROGATE_ESCAPE.search(self.text) is not None
+        if self.text is None:
+            return self.raw, self.surrogates
+        raw = _loads(self.text, self.where, line=False)
+        return raw, "\\u" in self.text and _SURROGATE_ESCAPE.search(self.text) is not None
+
+    def run_of(self, raw: Any, surrogates: bool) -> Run:
+        """The validated run of the record's `decoded` value."""
         try:
             if surrogates:
                 _check_strings(raw, self.path)

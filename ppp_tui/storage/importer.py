@@ -21,6 +21,7 @@ from functools import cache
 from typing import TYPE_CHECKING, Any, BinaryIO, NoReturn
 
 from ..core.errors import PPPError
+from .direct_rows import _Unusual, add_object
 from .rows import BATCH, Rows, Writer, batch_database
 
 if TYPE_CHECKING:
@@ -111,9 +112,23 @@ class Import:
             self.writer.flush()
 
     def parse(self, record: Record, rows: Rows, report: ImportReport) -> None:
-        """Add the record's run to `rows` unless it is there already."""
+        """Add the record's run to `rows` unless it is there already: straight from its
+        JSON to rows (direct_rows) if it takes the fast way, else made a `Run` first."""
         try:
-            run = record.parse()
+            if type(record) is _record_type():
+                raw, surrogates = record.decoded()
+                if not surrogates and type(raw) is dict:
+                    try:
+                        marked = add_object(rows, raw, self.known)
+                    except _Unusual:
+                        pass
+                    else:
+                        report.added += 1
+                        report.marks += marked
+                        return
+                run = record.run_of(raw, surrogates)
+            else:
+                run = record.parse()
         except PPPError as error:
             if not self.skip_invalid:
                 raise

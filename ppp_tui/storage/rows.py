@@ -141,7 +141,7 @@ class Rows:
         self.edits, self.packs = [], []
         return tables
 
-    def _note(self, name: str) -> None:
+    def note(self, name: str) -> None:
         """Note `name` in `unknown` if it is not a catalogue preference."""
         known = self._known.get(name)
         if known is None:
@@ -151,10 +151,17 @@ class Rows:
         if not known:
             self.unknown.add(name)
 
-    def _run_values(self, run: Run) -> tuple[str, str, int]:
-        """(task type, preferences JSON, states_preferences) of a run."""
-        kind = _task_type(run.task)
-        preferences = run.preferences
+    def run_values(self, task: str | None, preferences: tuple[str, ...]) -> tuple[str, str, int]:
+        """(task type, preferences JSON, states_preferences) of a run's task and
+        preferences; notes the preferences not in the catalogue."""
+        text, stated, unknown = self.preference_values(preferences)
+        if unknown:
+            self.unknown.update(unknown)
+        return _task_type(task), text, stated
+
+    def preference_values(self, preferences: tuple[str, ...]) -> tuple[str, int, tuple[str, ...]]:
+        """(JSON list, states_preferences as 0/1, names not in the catalogue) of a run's
+        preferences."""
         values = self._preferences.get(preferences)
         if values is None:
             if len(self._preferences) > _CACHE_LIMIT:
@@ -164,12 +171,9 @@ class Rows:
                 int(states_preferences(preferences)),
                 tuple(name for name in preferences if not is_known(name)),
             )
-        text, stated, unknown = values
-        if unknown:
-            self.unknown.update(unknown)
-        return kind, text, stated
+        return values
 
-    def _json_list(self, names: tuple[str, ...]) -> str:
+    def json_list(self, names: tuple[str, ...]) -> str:
         text = self._lists.get(names)
         if text is None:
             if len(self._lists) > _CACHE_LIMIT:
@@ -181,8 +185,8 @@ class Rows:
     def _agent_lists(self, models: tuple[str, ...], sessions: tuple[str, ...]) -> tuple[Any, Any]:
         """An agent's models and sessions columns: JSON lists, NULL for none."""
         return (
-            self._json_list(models) if models else None,
-            self._json_list(sessions) if sessions else None,
+            self.json_list(models) if models else None,
+            self.json_list(sessions) if sessions else None,
         )
 
     def add(self, run: Run, revision: str | None = None) -> None:
@@ -190,7 +194,7 @@ class Rows:
         from (None for other runs)."""
         run_id = run.id
         stamp = self.stamp
-        kind, preferences, stated = self._run_values(run)
+        kind, preferences, stated = self.run_values(run.task, run.preferences)
         self.runs.append(
             (
                 run_id,
@@ -202,7 +206,7 @@ class Rows:
                 preferences,
                 stated,
                 run.selected_agent,
-                _floats_json(run.iterations),
+                floats_json(run.iterations),
                 len(run.agents),
                 stamp,
                 run.consensus,
@@ -276,7 +280,7 @@ class Rows:
                     len(turns),
                     len(questions),
                     len(violations),
-                    self._json_list(trajectory.unchecked),
+                    self.json_list(trajectory.unchecked),
                 )
             )
             if turns:
@@ -318,7 +322,7 @@ class Rows:
                 )
             if violations:
                 for v in violations:
-                    self._note(v.preference)
+                    self.note(v.preference)
                 self.violations.extend(
                     [
                         (tid, v.turn, v.preference, v.severity._value_, v.penalty, v.source._value_)
@@ -328,7 +332,7 @@ class Rows:
         self.packs.append(packs.packed(run_id, names, technicals, packed_counts, failed))
 
 
-def _floats_json(values: tuple[float, ...]) -> str:
+def floats_json(values: tuple[float, ...]) -> str:
     """`json.dumps(values)`: for finite floats (what an import reads) the same text made
     directly, in half the time."""
     try:

@@ -1,0 +1,187 @@
+"""A run object's table rows built straight from its JSON, for an import's hot path.
+
+`Rows.add(run_from_dict(obj))` makes a dozen model objects of each run only to read them
+back into rows. `add_object` reads the same checked values (core.runs.fast's readers)
+into the very rows `Rows.add` would build, without the objects: about a third of the
+parse workers' time. It takes the run objects of the usual shapes, as the fast parser
+does; anything else raises `_Unusual` before a row is added, and the import then goes
+the way of the checked parser and `Rows.add`. tests/test_runs_equivalence.py holds the
+two ways to the same rows, document by document.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..core.model import Effort, Severity, Source
+from ..core.runs.fast import (
+    _Unusual,
+    checker_violations,
+    extracted_questions,
+    fast_agent,
+    fast_agent_details,
+    fast_details,
+    fast_head,
+    fast_list,
+    fast_question,
+    fast_tail,
+    fast_turn,
+    fast_violation,
+)
+from . import packs
+from .rows import _NO_COUNTS, _NO_TRAJECTORY, Rows, _task_type, floats_json
+
+__all__ = ["_Unusual", "add_object"]
+
+_LOW, _MEDIUM = Effort.LOW, Effort.MEDIUM
+_EXTRACTED = Source.EXTRACTED._value_
+_CHECKER = Source.CHECKER._value_
+_LABEL = Source.LABEL._value_
+_ERROR = Severity.ERROR._value_
+
+
+def add_object(rows: Rows, obj: dict[str, Any], known: set[str]) -> bool:
+    """Add the rows of run object `obj` to `rows`, as `Rows.add(run_from_dict(obj))`
+    would, and its id to `known`; whether the run comes with a preferred mark. Raises
+    `_Unusual`, having added nothing, for a run the fast parser does not take, and for
+    one whose id is in `known` (the checked way tells a run to skip from a bad one)."""
+    task, preferences, agents_raw = fast_head(obj)
+    read = [fast_agent(item) for item in agents_raw]
+    names = [name for name, _, _, _ in read]
+    failed = [name for name, _, failure, _ in read if failure is not None]
+    run_id, selected, preferred, iterations = fast_tail(obj, names, failed)
+    if run_id in known:
+        raise _Unusual
+    spec_id, stage, created_at, consensus = fast_details(obj)
+    preference_list, stated, unknown = rows.preference_values(preferences)
+    first = rows.next_agent
+    agents: list[tuple[Any, ...]] = []
+    trajectories: list[tuple[Any, ...]] = []
+    turns: list[tuple[Any, ...]] = []
+    questions: list[tuple[Any, ...]] = []
+    violations: list[tuple[Any, ...]] = []
+    counts: list[Any] = []
+    for position, (item, (name, technical, failure, trajectory)) in enumerate(
+        zip(agents_raw, read, strict=True)
+    ):
+        agent_id = first + position
+        if trajectory is None:
+            counted: tuple[Any, ...] = _NO_COUNTS
+            counts.extend(_NO_TRAJECTORY)
+        else:
+            counted = _trajectory(
+                rows, trajectory, agent_id, run_id, task, preferences, stated, trajectories,
+                turns, questions, violations,
+            )  # fmt: skip
+            counts.extend(counted)
+        model, relevance, confidence, output = fast_agent_details(item)
+        row = (
+            agent_id, run_id, position, name, model, technical, relevance, confidence, output,
+            *counted,
+        )  # fmt: skip
+        agents.append(row if failure is None else (*row, failure, None, None, None))
+    known.add(run_id)
+    rows.runs.append(
+        (
+            run_id,
+            spec_id,
+            stage,
+            task,
+            _task_type(task),
+            created_at,
+            preference_list,
+            stated,
+            selected,
+            floats_json(iterations),
+            len(names),
+            rows.stamp,
+            consensus,
+            None,
+        )
+    )
+    if unknown:
+        rows.unknown.update(unknown)
+    if preferred is not None:
+        rows.marks.append((run_id, preferred, rows.stamp, "import", rows.reviewer))
+    rows.agents.extend(agents)
+    if trajectories:
+        rows.trajectories.extend(trajectories)
+        rows.turns.extend(turns)
+        rows.questions.extend(questions)
+        if violations:
+            for row in violations:
+                rows.note(row[2])
+            rows.violations.extend(violations)
+    rows.next_agent = first + len(names)
+    rows.packs.append(
+        packs.packed(
+            run_id,
+            names,
+            [technical for _, technical, _, _ in read],
+            counts,
+            [failure is not None for _, _, failure, _ in read],
+        )
+    )
+    return preferred is not None
+
+
+def _trajectory(
+    rows: Rows,
+    obj: Any,
+    tid: int,
+    run_id: str,
+    task: str | None,
+    preferences: tuple[str, ...],
+    stated: int,
+    trajectories: list[tuple[Any, ...]],
+    turns: list[tuple[Any, ...]],
+    questions: list[tuple[Any, ...]],
+    violations: list[tuple[Any, ...]],
+) -> tuple[int, int, int, int]:
+    """Add a trajectory's rows to the lists given; its counts: questions of low, medium
+    and high effort, and violations."""
+    if type(obj) is not dict:
+        raise _Unusual
+    get = obj.get
+    read = [fast_turn(turn) for turn in fast_list(get("turns") or [])]
+    if read:
+        turns.extend([(tid, number, *turn, None) for number, turn in enumerate(read, start=1)])
+    questions_raw = get("questions")
+    asked: list[tuple[str, Effort, int | None]]
+    if questions_raw is None:
+        asked = list(extracted_questions([turn[1] for turn in read], task))
+        questions.extend(
+            [(tid, turn, text, effort._value_, _EXTRACTED) for text, effort, turn in asked]
+        )
+    else:
+        listed = [fast_question(item, task) for item in fast_list(questions_raw)]
+        questions.extend(
+            [
+                (tid, turn, text, effort._value_, source._value_)
+                for text, effort, turn, source in listed
+            ]
+        )
+        asked = [(text, effort, turn) for text, effort, turn, _ in listed]
+    low = medium = 0
+    for _, effort, _ in asked:
+        if effort is _LOW:
+            low += 1
+        elif effort is _MEDIUM:
+            medium += 1
+    unchecked: tuple[str, ...] = ()
+    violations_raw = get("violations")
+    found = 0
+    if violations_raw is not None:
+        for preference, severity, penalty, turn in map(fast_violation, fast_list(violations_raw)):
+            violations.append((tid, turn, preference, severity._value_, penalty, _LABEL))
+            found += 1
+    elif stated:
+        checked, unchecked = checker_violations(
+            preferences, [(text, turn) for text, _, turn in asked]
+        )
+        violations.extend(
+            [(tid, turn, preference, _ERROR, None, _CHECKER) for preference, turn in checked]
+        )
+        found = len(checked)
+    trajectories.append((tid, run_id, len(read), len(asked), found, rows.json_list(unchecked)))
+    return low, medium, len(asked) - low - medium, found
