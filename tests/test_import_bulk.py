@@ -292,3 +292,46 @@ def test_json_lines_are_told_from_a_document_as_the_plain_twin_tells(text: str) 
 )
 def test_json_lines_or_a_document(text: str, lines: bool) -> None:
     assert files._looks_like_lines(text) is lines
+
+
+def test_a_json_line_holding_unicode_line_separators_in_a_string_stays_one_line(
+    tmp_path: Path,
+) -> None:
+    """U+2028, U+2029 and U+0085 may stand unescaped in a JSON string (json.dumps with
+    ensure_ascii=False writes them so): each line is cut at "\\n" alone, "\\r\\n" too."""
+    task = "Fix the\u2028parser\u2029now\x85please"
+    first = {"id": "r-1", "task": task, "agents": [{"name": "a", "technical_score": 0.5}]}
+    second = {**first, "id": "r-2", "task": "plain"}
+    source = tmp_path / "runs.jsonl"
+    source.write_text(
+        json.dumps(first, ensure_ascii=False) + "\r\n\n" + json.dumps(second) + "\r\n",
+        encoding="utf-8",
+        newline="",
+    )
+    parsed = [(record.line, record.parse().task) for record in read_records(str(source))]
+    assert parsed == [(1, task), (3, "plain")]
+    with Store.open(tmp_path / "ppp.db", create=True) as store:
+        report = store.import_records(read_records(str(source)))
+        assert report.added == 2 and not report.invalid
+        assert store.get_run("r-1").task == task
+
+
+def test_marks_and_technical_score_lines_are_cut_at_newlines_alone(tmp_path: Path) -> None:
+    from ppp_tui.storage.mark_files import read_marks
+    from ppp_tui.storage.technical import read_scores
+
+    odd = "run\u2028one"
+    marks = tmp_path / "marks.jsonl"
+    lines = [
+        {"run_id": odd, "agent": "a", "reviewer": "Ada"},
+        {"run_id": "r", "agent": "b", "reviewer": "Ada"},
+    ]
+    marks.write_text("\n".join(json.dumps(line, ensure_ascii=False) for line in lines), "utf-8")
+    assert [mark.run_id for mark in read_marks(marks)] == [odd, "r"]
+    scores = tmp_path / "scores.jsonl"
+    rows_ = [
+        {"run_id": odd, "agent": "a", "technical": 0.5},
+        {"run_id": "r", "agent": "b", "technical": 1},
+    ]
+    scores.write_text("\n".join(json.dumps(row, ensure_ascii=False) for row in rows_), "utf-8")
+    assert [score.run_id for score in read_scores(str(scores))] == [odd, "r"]

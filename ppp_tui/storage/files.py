@@ -203,6 +203,16 @@ def _read_file(name: str) -> bytes:
         raise PPPError(f"{name}: cannot read ({error.strerror})") from None
 
 
+def json_lines(text: str) -> list[str]:
+    """The lines of a JSON Lines text, cut at each "\\n" and only there, a "\\r" before
+    it left out: a JSON string may hold U+2028, U+0085 and the other characters
+    `str.splitlines` also cuts at (and it is twice as slow)."""
+    lines = text.split("\n")
+    if "\r" in text:
+        lines = [line.removesuffix("\r") for line in lines]
+    return lines
+
+
 def _lines(source: str, lines: list[str]) -> Iterator[Record]:
     # Each Record's fields set in one go, as Record(source, number, "$", None, None, line)
     # would set them one by one (the frozen class's __init__), in a third of the time:
@@ -262,7 +272,7 @@ def open_records(name: str, fmt: FileFormat = "auto") -> RecordFile:
     """Read one file (or "-" for standard input); JSON Lines lines decode when parsed."""
     source, text = read_text(name)
     if fmt == "jsonl" or (fmt == "auto" and _looks_like_lines(text)):
-        lines = text.splitlines()
+        lines = json_lines(text)
         total = sum(1 for line in lines if line and not line.isspace())
         if not total:
             raise PPPError(f"{source}: no runs in it (an empty input is an error)")

@@ -15,7 +15,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from ..core.errors import PPPError
-from .files import check_csv_header
+from .files import check_csv_header, json_lines
 from .reviewers import checked
 
 FIELDS = ("run_id", "agent", "reviewer")
@@ -66,7 +66,7 @@ def read_marks(path: Path, data: bytes | None = None) -> list[FileMark]:
 
 def _json_lines(path: Path, text: str) -> list[FileMark]:
     marks = []
-    for number, line in enumerate(text.splitlines(), 1):
+    for number, line in enumerate(json_lines(text), 1):
         if not line.strip():
             continue
         try:

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..core.errors import PPPError
-from .files import check_csv_header, read_text
+from .files import check_csv_header, json_lines, read_text
 
 COLUMNS = ("run_id", "agent", "technical")
 
@@ -61,7 +61,7 @@ def read_scores(name: str) -> list[Score]:
             value = json.loads(text)
         except json.JSONDecodeError:
             value = None
-            for number, line in enumerate(text.splitlines(), start=1):
+            for number, line in enumerate(json_lines(text), start=1):
                 if not line.strip():
                     continue
                 try:

@@ -31,7 +31,7 @@ from typing import Any
 
 from ..core.errors import PPPError
 from ..core.extraction import ask_texts
-from .files import Record, RecordFile, read_text
+from .files import Record, RecordFile, json_lines, read_text
 
 # The environments' effort levels (the simulated user's cost tag) as the paper's efforts:
 # low = answered from the precise task, medium = the user could not or would not answer,
@@ -222,7 +222,7 @@ def _rollouts(source: str, text: str) -> Iterator[tuple[str, Any]]:
         for i, item in enumerate(items):
             yield f"{source}: $[{i}]", item
         return
-    for number, line in enumerate(text.splitlines(), start=1):
+    for number, line in enumerate(json_lines(text), start=1):
         if not line.strip():
             continue
         try:
