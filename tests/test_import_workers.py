@@ -15,10 +15,19 @@ from typing import Any
 
 import pytest
 from helpers import table_rows
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from ppp_tui.core.errors import PPPError
 from ppp_tui.storage import importer
-from ppp_tui.storage.files import Record, read_records
+from ppp_tui.storage.files import (
+    ChainedRecords,
+    LineRecords,
+    Record,
+    line_record,
+    open_records,
+    read_records,
+)
 from ppp_tui.storage.store import Store
 from ppp_tui.storage.swap import import_new
 
@@ -214,3 +223,67 @@ def test_a_json_lines_file_s_records_are_what_the_record_class_makes(tmp_path: P
     assert {hash(record) for record in made} == {hash(record) for record in expected}
     with pytest.raises(PPPError, match=r"runs\.jsonl:5: invalid JSON"):
         made[2].parse()
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    lines=st.lists(st.sampled_from(["", " ", "\t", '{"a": 1}', "x", "\u2003"]), max_size=30),
+    steps=st.lists(st.one_of(st.none(), st.integers(1, 7)), max_size=12),
+)
+def test_lines_taken_as_they_are_are_the_records_made_one_by_one(
+    lines: list[str], steps: list[int | None]
+) -> None:
+    """`take` (some lines, records not made) and `next` (one record) in any order give
+    what iterating the records alone gives, blank lines left out, numbered from 1."""
+    expected = [(r.source, r.line, r.text) for r in LineRecords("f", lines)]
+    given_back: list[tuple[str, int | None, str | None]] = []
+    records = LineRecords("f", lines)
+    for step in steps:
+        if step is None:
+            record = next(records, None)
+            if record is not None:
+                given_back.append((record.source, record.line, record.text))
+        else:
+            taken = records.take(step)
+            assert len(taken) <= step
+            given_back += taken
+    given_back += [(r.source, r.line, r.text) for r in records]
+    assert given_back == expected
+    assert [r for r in LineRecords("f", lines)] == [line_record(*line) for line in expected]
+
+
+def test_several_files_import_as_one_chain_the_same_with_workers_or_without(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """JSON Lines, a JSON document and JSON Lines again, read as the import command reads
+    them (ChainedRecords): the workers take the lines of each file as they are, and the
+    rows, the report and the bad lines' file and line are those of the plain loop."""
+    from ppp_tui.storage.demo import generate
+
+    runs = [json.dumps(run) for run in generate(1300, seed=3)]
+    first = tmp_path / "first.jsonl"
+    first.write_text("\n".join(runs[:600]) + "\n\n  \n" + runs[600] + "\n", encoding="utf-8")
+    document = tmp_path / "middle.json"
+    document.write_text("[" + ",".join(runs[601:700]) + "]", encoding="utf-8")
+    last = tmp_path / "last.jsonl"
+    tail = [*runs[700:], runs[5], "{not json", *runs[10:12]]
+    last.write_text("\r\n".join(tail), encoding="utf-8")
+    monkeypatch.setattr(importer, "_FORK_MIN", 100)
+    monkeypatch.setattr(importer, "_PIPE_BATCH", 64)
+
+    def run_import(path: Path) -> tuple[int, int, list[str]]:
+        files = [str(first), str(document), str(last)]
+        chained = ChainedRecords(open_records(name).records for name in files)
+        with Store.open(path, create=True) as store:
+            report = store.import_records(chained, skip_invalid=True)
+        return report.added, report.skipped, report.invalid
+
+    parallel = run_import(tmp_path / "parallel.db")
+    monkeypatch.setattr(importer, "_can_fork", lambda: False)
+    single = run_import(tmp_path / "single.db")
+    assert parallel == single
+    assert parallel[:2] == (1300, 3)
+    assert parallel[2] == [
+        f"{last}:602: invalid JSON: Expecting property name enclosed in double quotes (column 2)"
+    ]
+    assert table_rows(tmp_path / "parallel.db") == table_rows(tmp_path / "single.db")

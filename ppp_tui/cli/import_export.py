@@ -300,16 +300,14 @@ def _list_runs(report: SessionReport) -> None:
 
 
 def _import_runs(files: Sequence[str], fmt: str, skip_invalid: bool, env: Env) -> None:
-    import itertools
-
-    from ..storage.files import RecordFile
+    from ..storage.files import ChainedRecords, RecordFile
     from ..storage.formats import open_any
 
     sources: list[RecordFile] = []
     for name in files:
         sources.append(open_any(name, fmt, lambda m: click.echo(f"warning: {inline(m)}", err=True)))
     total = sum(source.total for source in sources)
-    chained = itertools.chain.from_iterable(source.records for source in sources)
+    chained = ChainedRecords(source.records for source in sources)
     with progress_bar(total, "importing") as step:
         if env.server() is not None or os.path.lexists(env.db_path):
             with env.store(create=True) as store:

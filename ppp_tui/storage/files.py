@@ -12,7 +12,7 @@ import os
 import re
 import stat
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -213,24 +213,76 @@ def json_lines(text: str) -> list[str]:
     return lines
 
 
-def _lines(source: str, lines: list[str]) -> Iterator[Record]:
-    # Each Record's fields set in one go, as Record(source, number, "$", None, None, line)
-    # would set them one by one (the frozen class's __init__), in a third of the time:
-    # an import makes them all before its parse workers start.
-    new = object.__new__
-    for number, line in enumerate(lines, start=1):
-        if line and not line.isspace():
-            record: Record = new(Record)
-            record.__dict__.update(
-                source=source,
-                line=number,
-                path="$",
-                raw=None,
-                error=None,
-                text=line,
-                surrogates=False,
-            )
-            yield record
+# A JSON Lines line not made a Record yet: (file name, 1-based line number, text).
+Line = tuple[str, int, str]
+
+
+def line_record(source: str, number: int, text: str) -> Record:
+    """The record of a JSON Lines line, decoded when parsed. Its fields are set in one go,
+    as Record(source, number, "$", None, None, text) would set them one by one (the frozen
+    class's __init__), in a third of the time."""
+    record: Record = object.__new__(Record)
+    record.__dict__.update(
+        source=source, line=number, path="$", raw=None, error=None, text=text, surrogates=False
+    )
+    return record
+
+
+class LineRecords(Iterator[Record]):
+    """The records of a JSON Lines file, one per line that is not blank; `take` gives the
+    next lines without making their records (an import's parse workers make them)."""
+
+    def __init__(self, source: str, lines: list[str]) -> None:
+        self._source = source
+        self._lines = lines
+        self._next = 0  # index of the next line to look at
+
+    def __next__(self) -> Record:
+        lines = self._lines
+        while self._next < len(lines):
+            text = lines[self._next]
+            self._next += 1
+            if text and not text.isspace():
+                return line_record(self._source, self._next, text)
+        raise StopIteration
+
+    def take(self, most: int) -> list[Line]:
+        """Up to `most` of the next lines that are not blank, as `Line`s; none at the end."""
+        source, lines, start = self._source, self._lines, self._next
+        taken: list[Line] = []
+        end = start
+        while len(taken) < most and end < len(lines):
+            stop = min(len(lines), end + most - len(taken))
+            taken += [
+                (source, number, text)
+                for number, text in enumerate(lines[end:stop], start=end + 1)
+                if text and not text.isspace()
+            ]
+            end = stop
+        self._next = end
+        return taken
+
+
+class ChainedRecords(Iterator[Record]):
+    """The records of several files in turn, as itertools.chain gives them, with
+    `LineRecords.take` of the file being read."""
+
+    def __init__(self, files: Iterable[Iterator[Record]]) -> None:
+        self._files = iter(files)
+        self._file: Iterator[Record] | None = None
+
+    def __next__(self) -> Record:
+        while True:
+            if self._file is None:
+                self._file = next(self._files)  # StopIteration: the last one is done
+            record = next(self._file, None)
+            if record is not None:
+                return record
+            self._file = None
+
+    def take(self, most: int) -> list[Line]:
+        """`LineRecords.take` of the file being read; none if it is not JSON Lines."""
+        return self._file.take(most) if isinstance(self._file, LineRecords) else []
 
 
 def _document(source: str, text: str) -> Iterator[Record]:
@@ -276,7 +328,7 @@ def open_records(name: str, fmt: FileFormat = "auto") -> RecordFile:
         total = sum(1 for line in lines if line and not line.isspace())
         if not total:
             raise PPPError(f"{source}: no runs in it (an empty input is an error)")
-        return RecordFile(total, _lines(source, lines))
+        return RecordFile(total, LineRecords(source, lines))
     if not text or text.isspace():
         raise PPPError(f"{source}: no runs in it (an empty input is an error)")
     records = list(_document(source, text))

@@ -25,7 +25,7 @@ from .direct_rows import _Unusual, add_object
 from .rows import BATCH, Rows, Writer, batch_database
 
 if TYPE_CHECKING:
-    from .files import Record
+    from .files import Line, Record
 
 # JSON Lines imports (see Import): parse worker processes, the fewest lines in a row
 # worth them, the most they share (held in memory until they are done), lines per batch.
@@ -146,22 +146,29 @@ class Import:
 
     def lines(self, first: Record) -> None:
         """`first` and the JSON Lines records after it (up to `_FORK_CHUNK`)."""
-        chunk = [first]
+        chunk: list[Record | Line] = [first]
         # The records hold no reference cycles: the cycle collector would only walk the
         # chunk again and again as it grows (a quarter of the time it takes to read).
         collecting = gc.isenabled()
         gc.disable()
         try:
-            while len(chunk) < _FORK_CHUNK and (line := self.stream.line()) is not None:
-                chunk.append(line)
+            while len(chunk) < _FORK_CHUNK:
+                # Lines a JSON Lines file gives as they are: the workers make their
+                # records, rather than this process before they start.
+                if taken := self.stream.lines(_FORK_CHUNK - len(chunk)):
+                    chunk += taken
+                elif (line := self.stream.line()) is not None:
+                    chunk.append(line)
+                else:
+                    break
         finally:
             if collecting:
                 gc.enable()
         if len(chunk) < _FORK_MIN or not self.forked(chunk):
             for record in chunk:
-                self.one(record)
+                self.one(_record(record))
 
-    def forked(self, chunk: list[Record]) -> bool:
+    def forked(self, chunk: list[Record | Line]) -> bool:
         """Parse `chunk` in workers and write it; False if they could not start."""
         import fcntl  # Linux only, as forking is here
 
@@ -225,13 +232,13 @@ class Import:
                 gc.enable()
         return True
 
-    def _apply(self, batch: list[Record], message: tuple[Any, ...]) -> None:
+    def _apply(self, batch: list[Record | Line], message: tuple[Any, ...]) -> None:
         """Write a worker's batch: its rows, or (if it added a run already added) it again."""
         kind, data, ids, agents, added, skipped, invalid, marks, unknown = message
         known = self.known
         if not known.isdisjoint(ids):  # another worker's batch added one of its runs
             for record in batch:
-                self.one(record)
+                self.one(_record(record))
             self.writer.flush()
             return
         known.update(ids)
@@ -251,7 +258,12 @@ class Import:
             self.progress(len(batch))
 
     def _work(
-        self, chunk: list[Record], tickets: int, write_fd: int, inherited: list[int], mask: Any
+        self,
+        chunk: list[Record | Line],
+        tickets: int,
+        write_fd: int,
+        inherited: list[int],
+        mask: Any,
     ) -> NoReturn:
         """A worker: parse the batches of `chunk` whose numbers it takes from `tickets`, in
         the order taken (ascending), and send each with its number; never returns."""
@@ -272,7 +284,7 @@ class Import:
                         rows.next_agent = 0
                         rows.unknown = set()
                         for record in chunk[start : start + _PIPE_BATCH]:
-                            self.parse(record, rows, report)
+                            self.parse(_record(record), rows, report)
                         tables = rows.take()
                         ids = [row[0] for row in tables[0]]
                         message = (
@@ -417,6 +429,14 @@ class _Stream:
             self._held = record
         return self._ended and self._held is None and self._failure is None
 
+    def lines(self, most: int) -> list[Line]:
+        """Up to `most` of the next records as `Line`s, if they are the lines of a JSON
+        Lines file that gives them so (files.LineRecords); else none."""
+        if self._held is not None or self._failure is not None or self._ended:
+            return []
+        take = getattr(self._records, "take", None)
+        return take(most) if take is not None else []
+
     def line(self) -> Record | None:
         """The next record if it is a JSON Lines one; else None, and `next` gives it."""
         if self._held is not None or self._failure is not None or self._ended:
@@ -438,6 +458,15 @@ def _can_fork() -> bool:
     if sys.platform != "linux" or threading.current_thread() is not threading.main_thread():
         return False
     return len(os.sched_getaffinity(0)) > 1  # on one core a worker only adds work
+
+
+def _record(item: Record | Line) -> Record:
+    """The record of a chunk's item: a `Line` made one."""
+    if isinstance(item, tuple):
+        from .files import line_record
+
+        return line_record(*item)
+    return item
 
 
 def _is_line(record: Record) -> bool:
