@@ -2,7 +2,8 @@
 
 An import (importer.py) and a demo (demo/writer.py, in worker processes that write their
 own chunks) build the rows of every table from parsed runs here, batch by batch, and
-write them in one go per table.
+write them in one go per table (an import's run objects of the usual shapes go straight
+from their JSON to the same rows: direct_rows.py).
 Agent ids are given while the rows are built; trajectories and their turns, questions
 and violations, and an agent's edits of files, share their agent's id, so a batch built
 elsewhere with ids counted from 0 is written with the next free id added in the INSERT
