@@ -318,3 +318,18 @@ def test_the_dashboard_figures_are_the_same_on_both_engines(
         on_server = Dashboard.load(store, Settings())
     assert _same(dataclasses.asdict(on_server), dataclasses.asdict(on_file))
     assert on_file.runs == 300 and on_file.violated_preferences > 0
+
+
+async def test_an_empty_store_says_how_to_fill_it_with_its_url(pg_url: str, tmp_path: Path) -> None:
+    """Not `ppp-tui demo`, which would make a demo file beside the user: the commands
+    that fill this store."""
+    server = parse_server_url(pg_url)
+    with postgres.connect(server) as conn:
+        postgres_schema.prepare(conn, server)
+        conn.commit()
+    async with opened(server, tmp_path, SIZE) as (app, pilot):
+        await _until(pilot, lambda: app.workspace is not None and app.workspace.loaded)
+        await pilot.pause()
+        shown = str(app.screen.query_one("#runs-message").render())
+    assert "This team store holds no runs yet" in shown
+    assert "ppp-tui import FILE --db URL" in shown and "ppp-tui demo --db URL" in shown

@@ -158,6 +158,7 @@ class PPPApp(Marking, Regrouping, LiveSessions, App[None]):
         folders and files to follow while the app is open (a SQLite file's only)."""
         super().__init__()
         self.db_path = db_path
+        self.team_store = not isinstance(db_path, Path)
         self.config_path = config_path
         self.workspace: Workspace | None = None
         # Seconds from a slider's Changed message to the refreshed screen, per step.

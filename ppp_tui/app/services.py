@@ -25,6 +25,7 @@ class AppServices(App[None]):
     workspace: Workspace | None
     load_done: asyncio.Event
     stage_filter: str | None  # the stage the runs list is filtered by
+    team_store: bool  # the runs are a team store's, on a PostgreSQL server
 
 
 class WorkspaceView(Screen[None]):

@@ -197,7 +197,10 @@ class RunsScreen(WorkspaceView):
         message = self.query_one("#runs-message", Static)
         if not workspace.infos:
             message.update(
-                "This database holds no runs yet: import some with `ppp-tui import FILE`"
+                "This team store holds no runs yet: import some with `ppp-tui import FILE"
+                " --db URL` or add demo runs with `ppp-tui demo --db URL` (URL: this store's)."
+                if self.app.team_store
+                else "This database holds no runs yet: import some with `ppp-tui import FILE`"
                 " or create a demo database with `ppp-tui demo`."
             )
             self._clear_slot()
