@@ -245,6 +245,13 @@ def test_another_program_s_database_and_a_newer_one_are_refused(pg_url: str) -> 
             f"{server}: made by a newer ppp-tui (schema 99; this version reads up to"
             f" {schema.SCHEMA_VERSION}); upgrade ppp-tui to open it"
         )
+        conn.execute(f"UPDATE schema_version SET version = {schema.SCHEMA_VERSION}, server = 7")
+        with pytest.raises(StoreError) as caught:
+            postgres_schema.prepare(conn, server)
+        assert str(caught.value) == (
+            f"{server}: made by a newer ppp-tui (server revision 7; this version reads up to"
+            f" {postgres_schema.SERVER_REVISION}); upgrade ppp-tui to open it"
+        )
         conn.execute("UPDATE schema_version SET version = 3")
         with pytest.raises(StoreError, match="needs an upgrade"):
             postgres_schema.prepare(conn, server, upgrade=False)

@@ -217,5 +217,12 @@ def _check(server: ServerURL, found: set[str], versions: tuple[int, int], upgrad
     if version == 0:
         refuse_foreign(server, found)
     check_version(server, version, upgrade)
+    if version == SCHEMA_VERSION and revision > SERVER_REVISION:
+        # What a newer ppp-tui keeps on the server (say, its index's triggers) this one
+        # would not keep up: refused as a newer schema is.
+        raise StoreError(
+            f"{server}: made by a newer ppp-tui (server revision {revision}; this version"
+            f" reads up to {SERVER_REVISION}); upgrade ppp-tui to open it"
+        )
     if version == SCHEMA_VERSION and revision < SERVER_REVISION and not upgrade:
         raise StoreError(f"{server}: needs an upgrade (its full-text index)")
