@@ -218,8 +218,8 @@ def _check(server: ServerURL, found: set[str], versions: tuple[int, int], upgrad
         refuse_foreign(server, found)
     check_version(server, version, upgrade)
     if version == SCHEMA_VERSION and revision > SERVER_REVISION:
-        # What a newer ppp-tui keeps on the server (say, its index's triggers) this one
-        # would not keep up: refused as a newer schema is.
+        # What a newer ppp-tui added on the server may want writes this version does
+        # not make: refused as a newer schema is.
         raise StoreError(
             f"{server}: made by a newer ppp-tui (server revision {revision}; this version"
             f" reads up to {SERVER_REVISION}); upgrade ppp-tui to open it"
