@@ -252,14 +252,20 @@ def test_browse_on_a_server_out_of_reach_is_one_line(empty_cwd: Path) -> None:
     assert list(empty_cwd.iterdir()) == []
 
 
-def test_browse_refuses_demo_and_watch_with_a_server(empty_cwd: Path) -> None:
+def test_browse_refuses_demo_with_a_server_and_watches_only_a_server_it_reaches(
+    empty_cwd: Path,
+) -> None:
     from helpers import run_cli
 
     url = "postgresql://ppp@127.0.0.1:9/team"
     demo = run_cli("browse", "--demo", "--db", url)
     assert demo.exit_code == 2 and "--demo opens a SQLite file" in demo.stderr
     watch = run_cli("browse", "--watch", "--db", url)
-    assert watch.exit_code == 2 and "--watch follows sessions into a SQLite file" in watch.stderr
+    assert watch.exit_code == 1
+    assert (
+        watch.stderr
+        == f"Error: {parse_server_url(url)}: cannot reach the server (connection refused)\n"
+    )
     assert list(empty_cwd.iterdir()) == []
 
 
@@ -333,3 +339,37 @@ async def test_an_empty_store_says_how_to_fill_it_with_its_url(pg_url: str, tmp_
         shown = str(app.screen.query_one("#runs-message").render())
     assert "This team store holds no runs yet" in shown
     assert "ppp-tui import FILE --db URL" in shown and "ppp-tui demo --db URL" in shown
+
+
+async def test_sessions_followed_into_a_store_join_the_runs_list(
+    pg_url: str, tmp_path: Path
+) -> None:
+    """`browse --watch` on a team store: the sessions there go into it, and one that
+    starts while the app is open joins the list."""
+    import json
+
+    from helpers import claude_lines
+
+    server = parse_server_url(pg_url)
+    with postgres.connect(server) as conn:
+        postgres_schema.prepare(conn, server)
+        conn.commit()
+    folder = tmp_path / "projects"
+
+    def write(path: Path, lines: list[dict[str, object]]) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+
+    write(folder / "p" / "s1.jsonl", claude_lines("s1", "/nowhere/repo", "claude-opus-4-5"))
+    app = PPPApp(server, tmp_path / "config.toml", [str(folder)])
+    async with app.run_test(size=SIZE) as pilot:
+        await app.load_done.wait()
+        await _until(pilot, lambda: len(_runs_shown(app)[0]) == 1, seconds=20)
+        write(
+            folder / "q" / "s2.jsonl",
+            claude_lines("s2", "/nowhere/other", "claude-opus-4-5", prompt="Another task"),
+        )
+        await _until(pilot, lambda: len(_runs_shown(app)[0]) == 2, seconds=20)
+    assert app._stop_following.is_set()
+    with ServerStore.connect(server) as store:
+        assert store.count() == 2

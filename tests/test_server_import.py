@@ -204,11 +204,6 @@ def test_imports_at_once_from_two_places_lose_nothing(pg_url: str, many_runs: Pa
     assert agents == sum(len(json.loads(line)["agents"]) for line in lines)
 
 
-def test_watching_sessions_into_a_store_stays_refused(pg_url: str) -> None:
-    line = one_line_error(run_cli("import", "--agents", "--watch", "--db", pg_url))
-    assert line.startswith("Error: sessions are watched into a SQLite file so far")
-
-
 def test_the_store_the_environment_names_takes_imports_and_a_nul_writes_nothing(
     pg_url: str, tmp_path: Path
 ) -> None:

@@ -30,7 +30,7 @@ TIMEOUT = 30.0
 class Watcher:
     """A `ppp-tui import --watch` process and the lines it wrote so far."""
 
-    def __init__(self, db: Path, *names: Path) -> None:
+    def __init__(self, db: Path | str, *names: Path) -> None:
         self.process = subprocess.Popen(
             [sys.executable, "-m", "ppp_tui", "import", "--watch", *map(str, names), f"--db={db}"],
             stdout=subprocess.PIPE,
@@ -290,13 +290,74 @@ def test_nothing_to_watch_is_an_error(tmp_path: Path) -> None:
         assert usage.exit_code == 2 and "--watch follows session files and folders" in usage.output
 
 
-def test_a_watch_into_a_team_store_is_refused_before_anything_is_read(tmp_path: Path) -> None:
-    from helpers import run_cli
+def test_a_watch_into_a_team_store_follows_sessions_and_outlives_a_dropped_connection(
+    tmp_path: Path, watchers: list[Watcher], pg_url: str
+) -> None:
+    """The same lines as into a file; the server ending the watcher's connection is one
+    line, said once however often the write is tried again, and the next change is
+    written on a new connection."""
+    import psycopg
 
-    url = "postgresql://ana:s3cret@localhost:1/team"
-    result = run_cli("import", str(tmp_path), "--watch", "--db", url)
-    assert result.exit_code == 1 and "s3cret" not in result.output
-    assert result.stderr == (
-        "Error: sessions are watched into a SQLite file so far; import that file into the"
-        " PostgreSQL store then\n"
-    )
+    from ppp_tui.storage.location import parse_server_url
+
+    folder = tmp_path / "projects"
+    first = folder / "p" / "s1.jsonl"
+    lines = claude_lines("s1", "/nowhere/repo", "claude-opus-4-5")
+    _append(first, lines[:2])
+    watcher = Watcher(pg_url, folder)
+    watchers.append(watcher)
+    assert "imported 1 session: 1 new run" in watcher.next_line()
+    with psycopg.connect(pg_url, autocommit=True) as conn:
+        ((run_id,),) = conn.execute("SELECT id FROM runs").fetchall()
+        assert watcher.next_line().split()[1:3] == ["new", run_id]
+        # The server drops the watcher's connection (as a restart would).
+        ended = conn.execute(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
+            " WHERE datname = current_database() AND pid <> pg_backend_pid()"
+        ).fetchall()
+        assert ended and all(row[0] for row in ended)
+        _append(first, lines[2:])
+        assert watcher.next_line().split()[1:3] == ["updated", run_id]
+        assert conn.execute("SELECT answer FROM trajectory_questions").fetchall() == [
+            ("JSON Lines",)
+        ]
+    lost = [line for line in watcher.err if "tried again with the next change" in line]
+    assert len(lost) == 1 and "the connection to the server was lost" in lost[0], watcher.err
+    assert all(secret not in "".join(watcher.err) for secret in parse_server_url(pg_url).passwords)
+    assert watcher.stop() == 0
+    assert not [line for line in watcher.err if "Traceback" in line]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["projects"]
+
+
+def test_a_refused_write_is_said_once_until_it_is_written_or_refused_otherwise(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A write tried again every second (a team store's server away, a lock held long)
+    says its reason once, not every second; another reason, or the same one after a
+    write went through, is said again."""
+    from ppp_tui.core.errors import PPPError
+    from ppp_tui.core.sessions.grouping import Grouping
+    from ppp_tui.storage.sessions import watching
+    from ppp_tui.storage.sessions.importing import SessionReport
+
+    outcomes = ["away", "away", "away", "locked", "locked", None, "away"]
+
+    def write(*args: Any) -> None:
+        reason = outcomes.pop(0)
+        if reason is not None:
+            raise PPPError(f"the store is {reason}")
+
+    monkeypatch.setattr(watching, "write_sessions", write)
+    watcher = watching.Watcher(None, watching.Places.of([]), Grouping())  # type: ignore[arg-type]
+    said = []
+    while outcomes:
+        report = SessionReport()
+        watcher.waiting["a session read"] = None  # type: ignore[assignment]
+        watcher._write([], report)
+        said.append(report.errors)
+    suffix = " (tried again with the next change)"
+    assert said == [
+        [f"the store is away{suffix}"], [], [], [f"the store is locked{suffix}"], [], [],
+        [f"the store is away{suffix}"],
+    ]  # fmt: skip
+    assert watcher.waiting  # the last one waits for the next change

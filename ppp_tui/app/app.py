@@ -155,7 +155,7 @@ class PPPApp(Marking, Regrouping, LiveSessions, App[None]):
         self, db_path: Path | ServerURL, config_path: Path, watch: Sequence[str] = ()
     ) -> None:
         """`db_path`: a SQLite file, or a team store's server; `watch`: the session
-        folders and files to follow while the app is open (a SQLite file's only)."""
+        folders and files to follow while the app is open."""
         super().__init__()
         self.db_path = db_path
         self.team_store = not isinstance(db_path, Path)

@@ -245,12 +245,10 @@ class LiveSessions(Rereading):
     def _follow(self) -> None:
         from ..core.sessions.grouping import Grouping
         from ..storage.sessions.watching import watch_places
-        from ..storage.store import Store
+        from ..storage.store_server import open_store
 
         try:
-            if isinstance(self.db_path, ServerURL):  # `browse --watch` refuses one
-                raise PPPError("sessions are followed into a SQLite file only")
-            store = Store.open(self.db_path)
+            store = open_store(self.db_path)
         except PPPError as error:
             self.post_message(SessionsWritten([str(error)], failed=True))
             return

@@ -63,16 +63,20 @@ def browse(
     gc.enable()
     env = Env(db, config, reviewer)
     env.scope()  # whose marks the app shows (it can switch: w)
-    server = _team_store(env, use_demo, watch)
+    server = _team_store(env, use_demo)
     if server is not None:
-        PPPApp(server, env.config_path).run()
+        PPPApp(server, env.config_path, _followed() if watch else []).run()
         return
     path, config_path = _app_paths(env, db, use_demo, replace)
-    followed = _followed(path) if watch else []
+    followed = _followed() if watch else []
+    if watch:  # the database made if missing: the sessions go into it
+        from ..storage.store import Store
+
+        Store.open(path, create=True).close()
     PPPApp(path, config_path, followed).run()
 
 
-def _team_store(env: Env, use_demo: bool, watch: bool = False) -> ServerURL | None:
+def _team_store(env: Env, use_demo: bool) -> ServerURL | None:
     """The team store --db names (connected to once, so that a wrong URL or a server
     out of reach is one line before the app starts), or None for a SQLite file."""
     server = env.server()
@@ -83,8 +87,6 @@ def _team_store(env: Env, use_demo: bool, watch: bool = False) -> ServerURL | No
             "--demo opens a SQLite file; put the demo into a team store with"
             " `ppp-tui demo --db URL`, then open it without --demo"
         )
-    if watch:
-        raise click.UsageError("--watch follows sessions into a SQLite file only")
     from ..storage.store_server import ServerStore
 
     ServerStore.connect(server).close()
@@ -97,11 +99,10 @@ def _team_store(env: Env, use_demo: bool, watch: bool = False) -> ServerURL | No
     return server
 
 
-def _followed(path: Path) -> list[str]:
-    """The agents' session folders that exist (each said on standard error), with the
-    database made if missing, for `--watch`."""
+def _followed() -> list[str]:
+    """The agents' session folders that exist (each said on standard error), for
+    `--watch`."""
     from ..storage.sessions.discover import default_places
-    from ..storage.store import Store
 
     found = []
     for tool, place in default_places().items():
@@ -110,7 +111,6 @@ def _followed(path: Path) -> list[str]:
             click.echo(f"{tool.value}: following {inline(place)}", err=True)
         else:
             click.echo(f"{tool.value}: nothing at {inline(place)}", err=True)
-    Store.open(path, create=True).close()
     return found
 
 

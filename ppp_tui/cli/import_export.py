@@ -119,11 +119,6 @@ def import_(
             )
         from .watching import watch_sessions
 
-        if Env(db, config).server() is not None:
-            raise click.ClickException(
-                "sessions are watched into a SQLite file so far; import that file into the"
-                " PostgreSQL store then"
-            )
         names = list(files) + (_agent_places(SessionReport()) if agents else [])
         grouping = Grouping(window, one_run_per_session, run_name, stage)
         watch_sessions(names, grouping, Env(db, config))

@@ -255,10 +255,11 @@ def write_sessions(
     merged = merge_parts(sessions)
     report.sessions = len(merged)
     report.asks = sum(len(turn.asks) for s in merged for turn in s.turns)
-    conn = store.conn
     try:
         with store.lock, store._transaction(), store._writing_runs():
-            _write(conn, store, merged, options, report)
+            # Taken in the transaction: a team store's connection the server dropped is
+            # made again as it begins (a long `import --watch` outlives a restart).
+            _write(store.conn, store, merged, options, report)
     except sqlite3.Error as error:  # a read-only file, a full disk: one line, as any import
         raise database_error(store.path, error) from None
 

@@ -5,9 +5,10 @@ The system tells of changes (inotify, FSEvents, ReadDirectoryChangesW, through
 watchfiles): nothing is looked at while nothing changes. Changes that come together are
 taken as one batch, read (following.py: only what was appended, where the format allows
 it) and written in one transaction, grouped into runs as `import` groups them. A write
-that finds the database locked past its timeout is tried again with the next batch, or
-after a second. A batch whose write took long (a very long session) makes the next wait
-a few times as long, so that following it costs a bounded share of the processor.
+that finds the database locked past its timeout (or a team store's server away) is
+tried again with the next batch, or after a second; its reason is said once. A batch
+whose write took long (a very long session) makes the next wait a few times as long,
+so that following it costs a bounded share of the processor.
 """
 
 from __future__ import annotations
@@ -80,6 +81,7 @@ class Watcher:
         self.options = options
         self.following = Following()
         self.waiting: dict[str, Session] = {}  # read, not yet written (the database refused)
+        self.refused: str | None = None  # why the last write was refused, told once
         self.pause = 0.0  # how long the next batch waits (after a long write)
 
     def first(self) -> SessionReport:
@@ -162,9 +164,14 @@ class Watcher:
                 written = {rid for rid, *_ in report.runs}
                 report.waiting = written & set(self.store.waiting_agents())
         except PPPError as error:
-            report.errors.append(f"{error} (tried again with the next change)")
+            # Said once, however many times it is tried again (every second while a
+            # team store's server is away, say): a different reason is said again.
+            if str(error) != self.refused:
+                self.refused = str(error)
+                report.errors.append(f"{error} (tried again with the next change)")
             return
         self.waiting.clear()
+        self.refused = None
 
 
 def watch_places(
