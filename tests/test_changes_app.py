@@ -7,12 +7,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import HOSTILE_LINE, HOSTILE_PATH, TASK, UNSAFE, changes_db, opened
+from helpers import HOSTILE_LINE, HOSTILE_PATH, UNSAFE, changes_db, opened
 from rich.cells import cell_len
 from rich.segment import Segment
 from run_opened import open_first_run
 from textual.pilot import Pilot
 from textual.widgets import Static, Tab, TabbedContent
+from transcripts import TASK
 
 from ppp_tui.app.app import PPPApp
 from ppp_tui.app.screens.help import key_lines

@@ -6,9 +6,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from helpers import TASK, claude_lines, codex_lines, opened, run_cli, write_lines
+from helpers import opened, run_cli
 from textual.pilot import Pilot
 from textual.widgets import Input, Label, Static
+from transcripts import TASK, claude_lines, codex_lines, write_lines
 
 from ppp_tui.app.app import PPPApp
 from ppp_tui.app.screens.help import key_lines

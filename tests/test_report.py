@@ -10,8 +10,9 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
-from helpers import UNSAFE, ClaudeTranscript, run_cli, write_lines
+from helpers import UNSAFE, run_cli
 from markdown_it import MarkdownIt
+from transcripts import ClaudeTranscript, write_lines
 
 CWD = "/home/ana/shop"
 ESCAPES = "\x1b]52;c;SGVsbG8=\x07\x1b[2J\x9b31m\u202e"

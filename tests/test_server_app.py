@@ -348,7 +348,7 @@ async def test_sessions_followed_into_a_store_join_the_runs_list(
     starts while the app is open joins the list."""
     import json
 
-    from helpers import claude_lines
+    from transcripts import claude_lines
 
     server = parse_server_url(pg_url)
     with postgres.connect(server) as conn:

@@ -14,7 +14,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import claude_lines, dump, one_line_error, run_cli, write_lines
+from helpers import dump, one_line_error, run_cli
+from transcripts import claude_lines, write_lines
 
 import ppp_tui.storage.sessions.importing  # noqa: F401  (its clock frozen with the others')
 from ppp_tui.storage import database, rows  # noqa: F401

@@ -17,7 +17,8 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner, Result
-from helpers import UNSAFE, ClaudeTranscript, run_cli, structured_patch, write_lines
+from helpers import UNSAFE, run_cli
+from transcripts import ClaudeTranscript, structured_patch, write_lines
 
 from ppp_tui.cli import cli
 

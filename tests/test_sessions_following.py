@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import ask_claude_lines, ask_codex_lines, claude_lines, codex_lines, gemini_lines
+from transcripts import ask_claude_lines, ask_codex_lines, claude_lines, codex_lines, gemini_lines
 
 from ppp_tui.core.model import Agent
 from ppp_tui.core.sessions.agents import session_agent

@@ -21,19 +21,17 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import (
-    ESC,
+from helpers import ESC, clean_exit, invoke
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from transcripts import (
     SESSION_START,
     ask_claude_lines,
     ask_codex_lines,
-    clean_exit,
     gemini_ask_output,
     gemini_lines,
-    invoke,
     jsonl,
 )
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
 
 from ppp_tui.core.sessions.grouping import within
 from ppp_tui.core.sessions.model import Session, SessionError, SessionWarnings, Tool

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner, Result
-from helpers import TASK
-from helpers import claude_lines as _claude_lines
-from helpers import write_lines as _write
+from transcripts import TASK
+from transcripts import claude_lines as _claude_lines
+from transcripts import write_lines as _write
 
 from ppp_tui.cli import cli
 from ppp_tui.core.sessions.agents import selection_text, session_agent

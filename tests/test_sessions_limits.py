@@ -16,15 +16,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import (
-    SESSION_START,
-    ask_claude_lines,
-    ask_codex_lines,
-    clean_exit,
-    gemini_lines,
-    invoke,
-    jsonl,
-)
+from helpers import clean_exit, invoke
+from transcripts import SESSION_START, ask_claude_lines, ask_codex_lines, gemini_lines, jsonl
 
 from ppp_tui.core.model import Agent, Trajectory
 from ppp_tui.core.sessions import agents

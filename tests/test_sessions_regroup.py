@@ -10,8 +10,9 @@ from pathlib import Path
 
 import pytest
 from click.testing import Result
-from helpers import TASK, claude_lines, codex_lines, run_cli, write_lines
+from helpers import run_cli
 from judge_server import Messages, Server, effort_by_keyword, serving
+from transcripts import TASK, claude_lines, codex_lines, write_lines
 
 from ppp_tui.core.model import HAND
 from ppp_tui.core.sessions.grouping import agent_names, keys_run_id

@@ -10,13 +10,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import (
+from helpers import run_cli
+from transcripts import (
     ask_claude_lines,
     ask_codex_lines,
     claude_lines,
     gemini_ask_output,
     gemini_lines,
-    run_cli,
     write_lines,
 )
 

@@ -20,7 +20,8 @@ from pathlib import Path
 from typing import IO, Any
 
 import pytest
-from helpers import ask_claude_lines, check_consistent, claude_lines, codex_lines
+from helpers import check_consistent
+from transcripts import ask_claude_lines, claude_lines, codex_lines
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
 

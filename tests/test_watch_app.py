@@ -11,9 +11,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import claude_lines
 from textual.pilot import Pilot
 from textual.widgets import DataTable
+from transcripts import claude_lines
 
 from ppp_tui.app import app as app_module
 from ppp_tui.app.app import PPPApp
