@@ -335,3 +335,43 @@ def test_marks_and_technical_score_lines_are_cut_at_newlines_alone(tmp_path: Pat
     ]
     scores.write_text("\n".join(json.dumps(row, ensure_ascii=False) for row in rows_), "utf-8")
     assert [score.run_id for score in read_scores(str(scores))] == [odd, "r"]
+
+
+@pytest.mark.parametrize("where", ["junk", "consensus"])
+def test_a_run_nested_near_the_recursion_limit_is_a_run_or_one_bad_line(
+    tmp_path: Path, where: str
+) -> None:
+    """Nesting deep enough to end the interpreter's recursion somewhere on the way (the
+    JSON decoder, the id made of the content, the consensus kept as text) is never a
+    traceback: each depth is a run, or one line "nested too deeply" --skip-invalid
+    skips."""
+    import sys
+
+    good = {"id": "ok", "agents": [{"name": "a", "technical_score": 1}]}
+    limit = sys.getrecursionlimit()
+    for depth in range(limit - 60, limit + 6, 3):
+        nested = "[" * depth + "]" * depth
+        if where == "junk":  # no id: the id is made of the content
+            line = '{"agents": [{"name": "a", "technical_score": 1}], "junk": ' + nested + "}"
+        else:
+            line = (
+                '{"id": "deep", "agents": [{"name": "a", "technical_score": 1}],'
+                ' "consensus": {"x": ' + nested + "}}"
+            )
+        source = tmp_path / f"{where}-{depth}.jsonl"
+        source.write_text(json.dumps(good) + "\n" + line + "\n", encoding="utf-8")
+        with Store.open(tmp_path / f"{where}-{depth}.db", create=True) as store:
+            report = store.import_records(read_records(str(source)), skip_invalid=True)
+        assert report.added + len(report.invalid) == 2, depth
+        assert all("nested too deeply" in error for error in report.invalid), report.invalid
+
+
+def test_json_lines_end_at_a_newline_a_crlf_or_a_lone_cr_and_nowhere_else() -> None:
+    text = '{"a": "x\u2028y"}\r\n{"b": 1}\r{"c": "\x85"}\n\n{"d": "\u2029"}'
+    assert files.json_lines(text) == [
+        '{"a": "x\u2028y"}',
+        '{"b": 1}',
+        '{"c": "\x85"}',
+        "",
+        '{"d": "\u2029"}',
+    ]

@@ -58,7 +58,12 @@ def direct(raw: dict[str, Any]) -> tuple[Any, ...] | str:
         assert not any(rows.take()) and rows.next_agent == 7 and not rows.unknown
         assert known == {"someone else's run"}
         return DECLINED
+    assert marked is not None
     (added,) = known - {"someone else's run"}
+    # Again: the run is there now, so it is skipped, and nothing is added.
+    again = Rows(*ROWS_MADE)
+    assert add_object(again, raw, set(known)) is None
+    assert not any(again.take()) and again.next_agent == 7 and not again.unknown
     return rows.take(), rows.unknown, rows.next_agent, marked, added
 
 

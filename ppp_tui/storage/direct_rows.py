@@ -29,9 +29,7 @@ from ..core.runs.fast import (
     fast_violation,
 )
 from . import packs
-from .rows import _NO_COUNTS, _NO_TRAJECTORY, Rows, _task_type, floats_json
-
-__all__ = ["_Unusual", "add_object"]
+from .rows import NO_COUNTS, PACKED_NO_TRAJECTORY, Rows, cached_task_type, floats_json
 
 _LOW, _MEDIUM = Effort.LOW, Effort.MEDIUM
 _EXTRACTED = Source.EXTRACTED._value_
@@ -40,18 +38,17 @@ _LABEL = Source.LABEL._value_
 _ERROR = Severity.ERROR._value_
 
 
-def add_object(rows: Rows, obj: dict[str, Any], known: set[str]) -> bool:
+def add_object(rows: Rows, obj: dict[str, Any], known: set[str]) -> bool | None:
     """Add the rows of run object `obj` to `rows`, as `Rows.add(run_from_dict(obj))`
-    would, and its id to `known`; whether the run comes with a preferred mark. Raises
-    `_Unusual`, having added nothing, for a run the fast parser does not take, and for
-    one whose id is in `known` (the checked way tells a run to skip from a bad one)."""
+    would, and its id to `known`; whether the run comes with a preferred mark, or None
+    (nothing added) if its id is in `known` already. Raises `_Unusual`, having added
+    nothing, for a run the fast parser does not take; other errors (RecursionError for
+    a run nested too deeply) go through as they are, nothing added either."""
     task, preferences, agents_raw = fast_head(obj)
     read = [fast_agent(item) for item in agents_raw]
     names = [name for name, _, _, _ in read]
     failed = [name for name, _, failure, _ in read if failure is not None]
     run_id, selected, preferred, iterations = fast_tail(obj, names, failed)
-    if run_id in known:
-        raise _Unusual
     spec_id, stage, created_at, consensus = fast_details(obj)
     preference_list, stated, unknown = rows.preference_values(preferences)
     first = rows.next_agent
@@ -66,8 +63,8 @@ def add_object(rows: Rows, obj: dict[str, Any], known: set[str]) -> bool:
     ):
         agent_id = first + position
         if trajectory is None:
-            counted: tuple[Any, ...] = _NO_COUNTS
-            counts.extend(_NO_TRAJECTORY)
+            counted: tuple[Any, ...] = NO_COUNTS
+            counts.extend(PACKED_NO_TRAJECTORY)
         else:
             row, turn_rows, question_rows, violation_rows, counted = _trajectory(
                 rows, trajectory, agent_id, run_id, task, preferences, stated
@@ -83,6 +80,10 @@ def add_object(rows: Rows, obj: dict[str, Any], known: set[str]) -> bool:
             *counted,
         )  # fmt: skip
         agents.append(row if failure is None else (*row, failure, None, None, None))
+    # Known only now: read whole, the run is one the checked parser takes too, so its
+    # id being there already means skipping it (rather than reporting it as bad).
+    if run_id in known:
+        return None
     known.add(run_id)
     rows.runs.append(
         (
@@ -90,7 +91,7 @@ def add_object(rows: Rows, obj: dict[str, Any], known: set[str]) -> bool:
             spec_id,
             stage,
             task,
-            _task_type(task),
+            cached_task_type(task),
             created_at,
             preference_list,
             stated,

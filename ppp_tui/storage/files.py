@@ -65,12 +65,12 @@ class Record:
         raw = _loads(self.text, self.where, line=False)
         return raw, "\\u" in self.text and _SURROGATE_ESCAPE.search(self.text) is not None
 
-    def run_of(self, raw: Any, surrogates: bool) -> Run:
-        """The validated run of the record's `decoded` value."""
+    def run_of(self, raw: Any, surrogates: bool, fast: bool = True) -> Run:
+        """The validated run of the record's `decoded` value (`fast`: run_from_dict's)."""
         try:
             if surrogates:
                 _check_strings(raw, self.path)
-            return run_from_dict(raw, self.path)
+            return run_from_dict(raw, self.path, fast)
         except RunError as error:
             raise PPPError(f"{self.where}: {error}") from None
         except RecursionError:
@@ -204,13 +204,12 @@ def _read_file(name: str) -> bytes:
 
 
 def json_lines(text: str) -> list[str]:
-    """The lines of a JSON Lines text, cut at each "\\n" and only there, a "\\r" before
-    it left out: a JSON string may hold U+2028, U+0085 and the other characters
-    `str.splitlines` also cuts at (and it is twice as slow)."""
-    lines = text.split("\n")
+    """The lines of a JSON Lines text, cut at each "\\n", "\\r\\n" or lone "\\r" (which
+    JSON never holds unescaped) and only there: a JSON string may hold U+2028, U+0085
+    and the other characters `str.splitlines` also cuts at (and it is twice as slow)."""
     if "\r" in text:
-        lines = [line.removesuffix("\r") for line in lines]
-    return lines
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    return text.split("\n")
 
 
 # A JSON Lines line not made a Record yet: (file name, 1-based line number, text).

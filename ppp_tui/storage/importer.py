@@ -21,7 +21,8 @@ from functools import cache
 from typing import TYPE_CHECKING, Any, BinaryIO, NoReturn
 
 from ..core.errors import PPPError
-from .direct_rows import _Unusual, add_object
+from ..core.runs.fast import _Unusual
+from .direct_rows import add_object
 from .rows import BATCH, Rows, Writer, batch_database
 
 if TYPE_CHECKING:
@@ -117,16 +118,21 @@ class Import:
         try:
             if type(record) is _record_type():
                 raw, surrogates = record.decoded()
-                if not surrogates and type(raw) is dict:
+                fast = not surrogates and type(raw) is dict
+                if fast:
                     try:
                         marked = add_object(rows, raw, self.known)
-                    except _Unusual:
-                        pass
+                    except (_Unusual, RecursionError):
+                        # The checked parser says what is wrong (or takes it).
+                        fast = False
                     else:
-                        report.added += 1
-                        report.marks += marked
+                        if marked is None:
+                            report.skipped += 1
+                        else:
+                            report.added += 1
+                            report.marks += marked
                         return
-                run = record.run_of(raw, surrogates)
+                run = record.run_of(raw, surrogates, fast)
             else:
                 run = record.parse()
         except PPPError as error:
@@ -145,7 +151,8 @@ class Import:
     # -- parse workers -------------------------------------------------------------
 
     def lines(self, first: Record) -> None:
-        """`first` and the JSON Lines records after it (up to `_FORK_CHUNK`)."""
+        """`first` and the JSON Lines lines after it (up to `_FORK_CHUNK`): records, or
+        `Line`s where the records can give them so (`_Stream.lines`)."""
         chunk: list[Record | Line] = [first]
         # The records hold no reference cycles: the cycle collector would only walk the
         # chunk again and again as it grows (a quarter of the time it takes to read).
@@ -431,7 +438,9 @@ class _Stream:
 
     def lines(self, most: int) -> list[Line]:
         """Up to `most` of the next records as `Line`s, if they are the lines of a JSON
-        Lines file that gives them so (files.LineRecords); else none."""
+        Lines file that gives them so: the records given are files.LineRecords or
+        files.ChainedRecords (anything else wrapped around them gives one record at a
+        time, the same records, only slower); else none."""
         if self._held is not None or self._failure is not None or self._ended:
             return []
         take = getattr(self._records, "take", None)
@@ -463,10 +472,15 @@ def _can_fork() -> bool:
 def _record(item: Record | Line) -> Record:
     """The record of a chunk's item: a `Line` made one."""
     if isinstance(item, tuple):
-        from .files import line_record
-
-        return line_record(*item)
+        return _line_record()(*item)
     return item
+
+
+@cache
+def _line_record() -> Callable[[str, int, str], Record]:
+    from .files import line_record  # as _record_type
+
+    return line_record
 
 
 def _is_line(record: Record) -> bool:

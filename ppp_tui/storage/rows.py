@@ -41,8 +41,8 @@ BATCH = 2000
 INDEX_EVERY = 10_000
 # Distinct values an import remembers (task types, preference lists) before starting over.
 _CACHE_LIMIT = 10_000
-_NO_COUNTS: tuple[None, ...] = (None, None, None, None)
-_NO_TRAJECTORY = (packs.NO_TRAJECTORY,) * 4  # packed counts of an agent without one
+NO_COUNTS: tuple[None, ...] = (None, None, None, None)
+PACKED_NO_TRAJECTORY = (packs.NO_TRAJECTORY,) * 4  # packed counts of an agent without one
 
 _INSERTS = (
     "INSERT INTO runs (id, spec_id, stage, task, task_type, created_at, preferences,"
@@ -100,7 +100,7 @@ class Rows:
 
     Values that repeat from run to run (preference lists, unchecked lists, which
     preference names are known) are worked out once per import; task types once per
-    process (`_task_type`).
+    process (`cached_task_type`).
     """
 
     def __init__(self, stamp: str, next_agent: int, reviewer: str = "") -> None:
@@ -158,7 +158,7 @@ class Rows:
         text, stated, unknown = self.preference_values(preferences)
         if unknown:
             self.unknown.update(unknown)
-        return _task_type(task), text, stated
+        return cached_task_type(task), text, stated
 
     def preference_values(self, preferences: tuple[str, ...]) -> tuple[str, int, tuple[str, ...]]:
         """(JSON list, states_preferences as 0/1, names not in the catalogue) of a run's
@@ -175,6 +175,8 @@ class Rows:
         return values
 
     def json_list(self, names: tuple[str, ...]) -> str:
+        """`names` as a JSON list (an agent's models or sessions, a trajectory's
+        unchecked preferences), each list's text made once."""
         text = self._lists.get(names)
         if text is None:
             if len(self._lists) > _CACHE_LIMIT:
@@ -227,12 +229,12 @@ class Rows:
         for position, agent in enumerate(run.agents):
             trajectory = agent.trajectory
             # NULL counts mean "no trajectory" (schema.py).
-            counts: tuple[int | None, ...] = _NO_COUNTS
+            counts: tuple[int | None, ...] = NO_COUNTS
             if trajectory is not None:
                 counts = (*trajectory.effort_counts(), len(trajectory.violations))
                 packed_counts.extend(counts)
             else:
-                packed_counts.extend(_NO_TRAJECTORY)
+                packed_counts.extend(PACKED_NO_TRAJECTORY)
             names.append(agent.name)
             # An unscored agent's placeholder is packed as NaN: the reads rank it as
             # the settings say (score_reads.py).
@@ -346,7 +348,7 @@ def floats_json(values: tuple[float, ...]) -> str:
 
 
 @lru_cache(maxsize=_CACHE_LIMIT)
-def _task_type(task: str | None) -> str:
+def cached_task_type(task: str | None) -> str:
     """A task text's type, remembered across imports and batches (a demo's chunk worker
     builds many batches whose runs share task texts)."""
     return task_type(task).value

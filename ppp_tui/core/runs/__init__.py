@@ -21,9 +21,10 @@ from .fast import _fast_run, _Unusual
 __all__ = ["content_id", "run_from_dict"]
 
 
-def run_from_dict(raw: Any, path: str = "$") -> Run:
-    """Validate and complete one run; raises `RunError` naming the JSON path."""
-    if type(raw) is dict:
+def run_from_dict(raw: Any, path: str = "$", fast: bool = True) -> Run:
+    """Validate and complete one run; raises `RunError` naming the JSON path. Without
+    `fast`, the checked parser alone (for a run the fast one was seen to decline)."""
+    if fast and type(raw) is dict:
         try:
             return _fast_run(raw)
         except _Unusual:

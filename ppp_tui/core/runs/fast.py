@@ -110,6 +110,7 @@ def fast_turn(turn: Any) -> tuple[str, str, int | None, int | None, str | None]:
 
 
 def fast_list(raw: Any) -> list[Any]:
+    """`raw` if it is a list (of turns, questions, violations)."""
     if type(raw) is not list:
         raise _Unusual
     return raw
