@@ -22,6 +22,7 @@ from ppp_tui.core.errors import PPPError
 from ppp_tui.storage import importer
 from ppp_tui.storage.files import (
     ChainedRecords,
+    Line,
     LineRecords,
     Record,
     line_record,
@@ -134,9 +135,10 @@ def test_a_stalled_worker_leaves_its_batches_to_the_other_and_changes_nothing_wr
     parse = importer.Import.parse
     main = os.getpid()
 
-    def stalling(self: importer.Import, record: Record, rows: Any, report: Any) -> None:
+    def stalling(self: importer.Import, record: Record | Line, rows: Any, report: Any) -> None:
         # The worker that takes batch 0 is late with it: the other takes the batches after.
-        if os.getpid() != main and record.line == 1:
+        number = record[1] if isinstance(record, tuple) else record.line
+        if os.getpid() != main and number == 1:
             time.sleep(1.0)
         parse(self, record, rows, report)
 

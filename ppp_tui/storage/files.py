@@ -62,8 +62,7 @@ class Record:
             raise PPPError(f"{self.where}: {self.error}")
         if self.text is None:
             return self.raw, self.surrogates
-        raw = _loads(self.text, self.where, line=False)
-        return raw, "\\u" in self.text and _SURROGATE_ESCAPE.search(self.text) is not None
+        return decoded_line(self.source, self.line, self.text)
 
     def run_of(self, raw: Any, surrogates: bool, fast: bool = True) -> Run:
         """The validated run of the record's `decoded` value (`fast`: run_from_dict's)."""
@@ -75,6 +74,17 @@ class Record:
             raise PPPError(f"{self.where}: {error}") from None
         except RecursionError:
             raise PPPError(f"{self.where}: {self.path}: {_TOO_DEEP}") from None
+
+
+def decoded_line(source: str, number: int | None, text: str) -> tuple[Any, bool]:
+    """`Record.decoded` of JSON Lines line `number` of `source`, holding `text`."""
+    try:
+        raw = json.loads(text)
+    except (ValueError, RecursionError):
+        where = source if number is None else f"{source}:{number}"
+        _loads(text, where, line=False)  # the PPPError that names it
+        raise
+    return raw, "\\u" in text and _SURROGATE_ESCAPE.search(text) is not None
 
 
 _TOO_DEEP = "nested too deeply (a run needs only a few levels of lists and objects)"

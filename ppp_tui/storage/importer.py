@@ -26,6 +26,7 @@ from .direct_rows import add_object
 from .rows import BATCH, Rows, Writer, batch_database
 
 if TYPE_CHECKING:
+    from ..core.model import Run
     from .files import Line, Record
 
 # JSON Lines imports (see Import): parse worker processes, the fewest lines in a row
@@ -105,41 +106,26 @@ class Import:
         self.writer.finish()
         self.report.unknown_preferences = self.writer.rows.unknown
 
-    def one(self, record: Record) -> None:
+    def one(self, record: Record | Line) -> None:
         if self.progress is not None:
             self.progress(1)
         self.parse(record, self.writer.rows, self.report)
         if len(self.writer.rows.runs) >= BATCH:
             self.writer.flush()
 
-    def parse(self, record: Record, rows: Rows, report: ImportReport) -> None:
-        """Add the record's run to `rows` unless it is there already: straight from its
-        JSON to rows (direct_rows) if it takes the fast way, else made a `Run` first."""
+    def parse(self, record: Record | Line, rows: Rows, report: ImportReport) -> None:
+        """Add the run of a record (or of a JSON Lines `Line`) to `rows` unless it is
+        there already: straight from its JSON to rows (direct_rows) if it takes the fast
+        way, else made a `Run` first."""
         try:
-            if type(record) is _record_type():
-                raw, surrogates = record.decoded()
-                fast = not surrogates and type(raw) is dict
-                if fast:
-                    try:
-                        marked = add_object(rows, raw, self.known)
-                    except (_Unusual, RecursionError):
-                        # The checked parser says what is wrong (or takes it).
-                        fast = False
-                    else:
-                        if marked is None:
-                            report.skipped += 1
-                        else:
-                            report.added += 1
-                            report.marks += marked
-                        return
-                run = record.run_of(raw, surrogates, fast)
-            else:
-                run = record.parse()
+            run = self._run(record, rows, report)
         except PPPError as error:
             if not self.skip_invalid:
                 raise
             report.invalid.append(str(error))
             return
+        if run is None:
+            return  # its rows added (or it was there already) by the direct rows
         if run.id in self.known:
             report.skipped += 1
             return
@@ -147,6 +133,30 @@ class Import:
         rows.add(run)
         report.added += 1
         report.marks += run.preferred_agent is not None
+
+    def _run(self, record: Record | Line, rows: Rows, report: ImportReport) -> Run | None:
+        """The run of a record to add; None if the direct rows took it (and counted it
+        in `report`). A `Line` is made a record only if its run leaves the fast way."""
+        if isinstance(record, tuple):
+            raw, surrogates = _decoded_line()(*record)
+        elif type(record) is _record_type():
+            raw, surrogates = record.decoded()
+        else:
+            return record.parse()  # a run parsed already, or another kind of record
+        fast = not surrogates and type(raw) is dict
+        if fast:
+            try:
+                marked = add_object(rows, raw, self.known)
+            except (_Unusual, RecursionError):
+                fast = False  # the checked parser says what is wrong (or takes it)
+            else:
+                if marked is None:
+                    report.skipped += 1
+                else:
+                    report.added += 1
+                    report.marks += marked
+                return None
+        return _record(record).run_of(raw, surrogates, fast)
 
     # -- parse workers -------------------------------------------------------------
 
@@ -173,7 +183,7 @@ class Import:
                 gc.enable()
         if len(chunk) < _FORK_MIN or not self.forked(chunk):
             for record in chunk:
-                self.one(_record(record))
+                self.one(record)
 
     def forked(self, chunk: list[Record | Line]) -> bool:
         """Parse `chunk` in workers and write it; False if they could not start."""
@@ -245,7 +255,7 @@ class Import:
         known = self.known
         if not known.isdisjoint(ids):  # another worker's batch added one of its runs
             for record in batch:
-                self.one(_record(record))
+                self.one(record)
             self.writer.flush()
             return
         known.update(ids)
@@ -291,7 +301,7 @@ class Import:
                         rows.next_agent = 0
                         rows.unknown = set()
                         for record in chunk[start : start + _PIPE_BATCH]:
-                            self.parse(_record(record), rows, report)
+                            self.parse(record, rows, report)
                         tables = rows.take()
                         ids = [row[0] for row in tables[0]]
                         message = (
@@ -481,6 +491,13 @@ def _line_record() -> Callable[[str, int, str], Record]:
     from .files import line_record  # as _record_type
 
     return line_record
+
+
+@cache
+def _decoded_line() -> Callable[[str, int | None, str], tuple[Any, bool]]:
+    from .files import decoded_line  # as _record_type
+
+    return decoded_line
 
 
 def _is_line(record: Record) -> bool:

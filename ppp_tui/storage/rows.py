@@ -16,6 +16,7 @@ tables in with INSERT ... SELECT (`copy_batch`), binding no value itself.
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 import sqlite3
@@ -457,14 +458,14 @@ def _insert(conn: sqlite3.Connection, sql: str, rows: list[tuple[Any, ...]], per
     steps through SQLite (a fifth less time for a parse worker's batch database). Rows of
     another width than the statement's go in one by one, failing as executemany does."""
     whole = len(rows) - len(rows) % per if per > 1 else 0
+    if whole and set(map(len, rows)) != {sql.count("?")}:
+        whole = 0
     if whole:
-        width = sql.count("?")
-        if any(len(row) != width for row in rows):
-            whole = 0
-    if whole:
-        statement = _rows_insert(sql, per)
-        for start in range(0, whole, per):
-            conn.execute(statement, [value for row in rows[start : start + per] for value in row])
+        joined = itertools.chain.from_iterable
+        conn.executemany(
+            _rows_insert(sql, per),
+            [tuple(joined(rows[start : start + per])) for start in range(0, whole, per)],
+        )
     if whole < len(rows):
         conn.executemany(sql, rows[whole:] if whole else rows)
 
